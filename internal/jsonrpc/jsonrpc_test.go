@@ -1,0 +1,185 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestPeekFrame(t *testing.T) {
+	tests := []struct {
+		name, in   string
+		kind       Kind
+		id, method string
+		tool       string
+		wantErr    bool
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, KindRequest, "1", "tools/list", "", false},
+		{"call", `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"arguments":{"name":"x"},"name":"echo"}}`, KindRequest, `"a"`, "tools/call", "echo", false},
+		{"escaped tool", `{"method":"tools/call","id":2,"params":{"name":"e\u0063ho"}}`, KindRequest, "2", "tools/call", "echo", false},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, KindNotification, "", "notifications/initialized", "", false},
+		{"response", `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`, KindResponse, "7", "", "", false},
+		{"error", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, KindError, "", "", "", false},
+		{"batch", `[{"jsonrpc":"2.0"}]`, KindBatch, "", "", "", false},
+		{"whitespace", " \t{ \"id\" : 3 , \"result\" : [ 1 , \"]\" ] }", KindResponse, "3", "", "", false},
+		{"not object", `"hello"`, KindInvalid, "", "", "", true},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"result":{"a":`, KindInvalid, "", "", "", true},
+		{"empty", ``, KindInvalid, "", "", "", true},
+		{"invalid kind", `{"jsonrpc":"2.0"}`, KindInvalid, "", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := PeekFrame([]byte(tc.in))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if p.Kind != tc.kind || string(p.ID) != tc.id || p.Method != tc.method || p.Tool != tc.tool {
+				t.Errorf("got kind=%v id=%s method=%q tool=%q", p.Kind, p.ID, p.Method, p.Tool)
+			}
+		})
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	b, err := NewRequest(5, "tools/call", map[string]any{"name": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kind() != KindRequest || m.Method != "tools/call" || string(m.ID) != "5" {
+		t.Fatalf("round trip: %+v", m)
+	}
+	e, _ := NewErrorResponse(nil, &Error{Code: CodeParseError, Message: "bad"})
+	if !bytes.Contains(e, []byte(`-32700`)) || bytes.Contains(e, []byte(`"id"`)) {
+		t.Fatalf("error response: %s", e)
+	}
+	if IDKey(json.RawMessage("1")) != IDKey(json.RawMessage("1.0")) || IDKey(json.RawMessage(`"a"`)) == IDKey(json.RawMessage("1")) {
+		t.Fatal("IDKey does not canonicalise")
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	in := "a\r\n" + big + "\n" + strings.Repeat("y", 50) + "\nlast"
+	lr := NewLineReader(strings.NewReader(in), 100<<10)
+	want := []struct {
+		line string
+		err  error
+	}{{"a", nil}, {"", ErrFrameTooLarge}, {strings.Repeat("y", 50), nil}, {"last", nil}, {"", io.EOF}}
+	for i, w := range want {
+		got, err := lr.ReadLine()
+		if !errors.Is(err, w.err) && !(err == nil && w.err == nil) {
+			t.Fatalf("%d: err = %v, want %v", i, err, w.err)
+		}
+		if err == nil && string(got) != w.line {
+			t.Fatalf("%d: got %q", i, got)
+		}
+	}
+	// A line of exactly the cap is accepted.
+	lr = NewLineReader(strings.NewReader(strings.Repeat("z", 1000)+"\n"), 1000)
+	if got, err := lr.ReadLine(); err != nil || len(got) != 1000 {
+		t.Fatalf("cap-sized line: %d %v", len(got), err)
+	}
+}
+
+func TestSSEReader(t *testing.T) {
+	in := ": comment\n\nevent: endpoint\ndata: /messages?s=1\n\nid: 7\nretry: 300\ndata: {\"a\":\ndata: 1}\n\nid: 8\ndata:\n\ndata: partial"
+	r := NewSSEReader(strings.NewReader(in), 0)
+	ev, err := r.Next()
+	if err != nil || ev.Event != "endpoint" || string(ev.Data) != "/messages?s=1" {
+		t.Fatalf("endpoint event: %+v %v", ev, err)
+	}
+	ev, err = r.Next()
+	if err != nil || ev.ID != "7" || ev.Retry != 300 || string(ev.Data) != "{\"a\":\n1}" {
+		t.Fatalf("data event: %+v %v", ev, err)
+	}
+	ev, err = r.Next()
+	if err != nil || ev.ID != "8" || !ev.HasID || len(ev.Data) != 0 {
+		t.Fatalf("priming event: %+v %v", ev, err)
+	}
+	if _, err = r.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("cut event: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := WriteEvent(&buf, Event{ID: "1", Data: []byte("a\nb"), Retry: -1}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := NewSSEReader(&buf, 0).Next()
+	if err != nil || string(back.Data) != "a\nb" || back.ID != "1" {
+		t.Fatalf("write/read: %+v %v", back, err)
+	}
+}
+
+func FuzzPeekFrame(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`, `{"id":"a","result":{}}`, `[1]`, `{"a":"\"}`, `{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := PeekFrame(b)
+		if err != nil {
+			return
+		}
+		// Whenever the full decoder accepts an object, peek must agree on method and id.
+		var m Message
+		if json.Unmarshal(b, &m) == nil && p.Kind != KindBatch {
+			if m.Method != p.Method {
+				t.Fatalf("method: peek %q decode %q", p.Method, m.Method)
+			}
+			if (len(m.ID) > 0 && string(m.ID) != "null") != (p.ID != nil) {
+				t.Fatalf("id presence: peek %s decode %s", p.ID, m.ID)
+			}
+		}
+	})
+}
+
+func FuzzSSEReader(f *testing.F) {
+	f.Add([]byte("data: x\n\n"))
+	f.Add([]byte("id: 1\nevent: e\ndata: a\ndata: b\n\n:c\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := NewSSEReader(bytes.NewReader(b), 1<<12)
+		for i := 0; i < 1000; i++ {
+			if _, err := r.Next(); err != nil {
+				return
+			}
+		}
+	})
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\r\nccc"), 2)
+	f.Fuzz(func(t *testing.T, b []byte, max int) {
+		if max <= 0 || max > 1<<16 {
+			max = 16
+		}
+		lr := NewLineReader(bytes.NewReader(b), max)
+		total := 0
+		for {
+			line, err := lr.ReadLine()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if errors.Is(err, ErrFrameTooLarge) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(line) > max+1 {
+				t.Fatalf("line of %d over cap %d", len(line), max)
+			}
+			total += len(line)
+		}
+		if total > len(b) {
+			t.Fatalf("read %d bytes from %d", total, len(b))
+		}
+	})
+}

@@ -1,0 +1,274 @@
+// Package mcp is mcpdrill's MCP client. It speaks every protocol revision
+// (2024-11-05 through the modern stateless 2026-07-28) over stdio, Streamable
+// HTTP (JSON and SSE replies, sessions) and the 2024-11-05 HTTP+SSE transport,
+// detects the server's era, and records what it observed about the peer
+// (stdout noise, oversize frames, server requests) without ever failing the
+// session over a server's misbehaviour.
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+)
+
+// Protocol revisions known to this client.
+const (
+	Rev20241105 = "2024-11-05"
+	Rev20250326 = "2025-03-26"
+	Rev20250618 = "2025-06-18"
+	Rev20251125 = "2025-11-25"
+	Rev20260728 = "2026-07-28"
+	// LatestLegacy is the newest revision that uses the initialize handshake.
+	LatestLegacy = Rev20251125
+	// Latest is the newest revision this client speaks.
+	Latest = Rev20260728
+)
+
+// Revisions lists every known revision, oldest first.
+var Revisions = []string{Rev20241105, Rev20250326, Rev20250618, Rev20251125, Rev20260728}
+
+// IsKnown reports whether rev is one of Revisions.
+func IsKnown(rev string) bool {
+	for _, r := range Revisions {
+		if r == rev {
+			return true
+		}
+	}
+	return false
+}
+
+// IsModern reports whether rev belongs to the modern (stateless, per-request
+// _meta) era, i.e. is 2026-07-28 or later. Revisions are dates, so any
+// well-formed YYYY-MM-DD string compares lexically.
+func IsModern(rev string) bool {
+	if len(rev) != 10 || rev[4] != '-' || rev[7] != '-' {
+		return false
+	}
+	return rev >= Rev20260728
+}
+
+// Era is the protocol era negotiated with a server.
+type Era string
+
+// Eras.
+const (
+	// EraLegacy is the initialize-handshake era (2025-11-25 and older).
+	EraLegacy Era = "legacy"
+	// EraModern is the stateless era (2026-07-28 and newer).
+	EraModern Era = "modern"
+)
+
+// TransportKind names the transport a session runs over.
+type TransportKind string
+
+// Transport kinds.
+const (
+	// TransportStdio is a child process speaking NDJSON on stdin/stdout.
+	TransportStdio TransportKind = "stdio"
+	// TransportStreamableHTTP is the single-endpoint HTTP transport (2025-03-26+).
+	TransportStreamableHTTP TransportKind = "streamable-http"
+	// TransportSSE is the 2024-11-05 HTTP+SSE two-endpoint transport.
+	TransportSSE TransportKind = "http+sse"
+)
+
+// Config describes a target server and the client's limits.
+type Config struct {
+	// Command is the stdio server's argv; Env holds extra KEY=VALUE entries
+	// appended to os.Environ(); Dir is its working directory.
+	Command []string
+	Env     []string
+	Dir     string
+
+	// URL is the HTTP endpoint; Headers are sent on every request (values are
+	// never reported); HTTPClient defaults to a plain client.
+	URL        string
+	Headers    http.Header
+	HTTPClient *http.Client
+
+	// Protocol forces one revision (no detection, no fallback); "" auto-detects.
+	Protocol string
+
+	// RequestTimeout bounds each request (default 10s).
+	RequestTimeout time.Duration
+	// DiscoverTimeout bounds the stdio server/discover probe (default 2s).
+	DiscoverTimeout time.Duration
+	// MaxFrame caps one response / line (default jsonrpc.DefaultMaxFrame).
+	MaxFrame int
+	// MaxListPages caps tools/list pagination (default 50).
+	MaxListPages int
+	// ClientName and ClientVersion go into clientInfo (defaults "mcpdrill", "dev").
+	ClientName, ClientVersion string
+	// StderrTail is how many lines of child stderr are kept (default 50).
+	StderrTail int
+}
+
+func (c Config) withDefaults() Config {
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 10 * time.Second
+	}
+	if c.DiscoverTimeout <= 0 {
+		c.DiscoverTimeout = 2 * time.Second
+	}
+	if c.MaxFrame <= 0 {
+		c.MaxFrame = jsonrpc.DefaultMaxFrame
+	}
+	if c.MaxListPages <= 0 {
+		c.MaxListPages = 50
+	}
+	if c.ClientName == "" {
+		c.ClientName = "mcpdrill"
+	}
+	if c.ClientVersion == "" {
+		c.ClientVersion = "dev"
+	}
+	if c.StderrTail <= 0 {
+		c.StderrTail = 50
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	return c
+}
+
+// ServerInfo is the server's self-description (serverInfo).
+type ServerInfo struct{ Name, Version, Title string }
+
+// Session describes the negotiated connection.
+type Session struct {
+	// Revision is the negotiated protocol revision.
+	Revision string
+	// Era is legacy or modern.
+	Era Era
+	// Transport is the transport in use.
+	Transport TransportKind
+	// Server is the server's identity (initialize serverInfo or discover _meta).
+	Server ServerInfo
+	// Capabilities is the server's raw capabilities object.
+	Capabilities json.RawMessage
+	// Instructions is the server's optional instructions text.
+	Instructions string
+	// SessionID reports whether the server issued an Mcp-Session-Id.
+	SessionID bool
+	// Detection lists, in order, how the era and revision were chosen.
+	Detection []string
+	// Discover is the raw DiscoverResult when modern.
+	Discover json.RawMessage
+	// SupportedVersions are the versions the server said it supports, if any.
+	SupportedVersions []string
+}
+
+// Tool is one entry of a tools/list result.
+type Tool struct {
+	Name, Title, Description               string
+	InputSchema, OutputSchema, Annotations json.RawMessage
+	// Raw is the tool object as the server sent it.
+	Raw json.RawMessage
+}
+
+// ToolList is the outcome of paging through tools/list.
+type ToolList struct {
+	Tools []Tool
+	// Pages is how many pages were fetched.
+	Pages int
+	// Capped is true when MaxListPages stopped the listing early.
+	Capped bool
+	// CursorLoop is true when a nextCursor repeated and the listing stopped.
+	CursorLoop bool
+	// TTLMs and CacheScope are the first page's caching hints, if present.
+	TTLMs      *int64
+	CacheScope string
+	// HasTTL / HasCacheScope are true when the hint was present on every page.
+	HasTTL, HasCacheScope bool
+	// Raw holds the raw result object of each page.
+	Raw []json.RawMessage
+}
+
+// Complete reports whether the listing reached the end (not capped, no loop).
+func (l ToolList) Complete() bool { return !l.Capped && !l.CursorLoop }
+
+// Observation is something the client noticed about the peer that is not an
+// error of mcpdrill's own (the scanner turns these into findings).
+type Observation struct {
+	// Kind is e.g. "stdout-noise", "oversize-frame", "stderr", "unsolicited",
+	// "late-response", "notification", "http-status", "server-request".
+	Kind string
+	// Detail never contains a header value.
+	Detail string
+	// Count is how often it happened.
+	Count int
+}
+
+// Sentinel errors (use errors.Is).
+var (
+	// ErrTimeout: no reply within RequestTimeout (or the ctx deadline).
+	ErrTimeout = errors.New("mcp: request timed out")
+	// ErrServerExited: the stdio child exited or closed stdout.
+	ErrServerExited = errors.New("mcp: server exited")
+	// ErrClosed: the client was closed.
+	ErrClosed = errors.New("mcp: client closed")
+	// ErrProtocolRefused: no mutually supported protocol revision.
+	ErrProtocolRefused = errors.New("mcp: protocol revision refused")
+	// ErrUnreachable: the server could not be started or connected to.
+	ErrUnreachable = errors.New("mcp: server unreachable")
+	// ErrNoResponse: the transport ended the exchange without a response
+	// (e.g. an SSE stream closed early, or 202 to a request).
+	ErrNoResponse = errors.New("mcp: no response")
+	// ErrFrameTooLarge: a reply exceeded MaxFrame and was discarded.
+	ErrFrameTooLarge = jsonrpc.ErrFrameTooLarge
+)
+
+// HTTPError is an HTTP status the client could not treat as a JSON-RPC reply.
+type HTTPError struct {
+	Status int
+	// Header is the response header (callers read WWW-Authenticate).
+	Header http.Header
+	// Body is the parsed JSON-RPC body, if it was one.
+	Body *jsonrpc.Message
+}
+
+// Error implements error. It never includes header values.
+func (e *HTTPError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcp: HTTP %d %s", e.Status, http.StatusText(e.Status))
+	if e.Body != nil && e.Body.Error != nil {
+		fmt.Fprintf(&b, " (JSON-RPC error %d)", e.Body.Error.Code)
+	}
+	return b.String()
+}
+
+// Meta keys of the modern per-request protocol fields.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// HTTP header names used by the client.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+)
+
+// ResultType returns a result's resultType ("complete" when absent, as the
+// modern spec requires of clients), or "" when msg carries no result.
+func ResultType(msg *jsonrpc.Message) string {
+	if msg == nil || msg.Result == nil {
+		return ""
+	}
+	var r struct {
+		ResultType *string `json:"resultType"`
+	}
+	if json.Unmarshal(msg.Result, &r) != nil || r.ResultType == nil {
+		return "complete"
+	}
+	return *r.ResultType
+}

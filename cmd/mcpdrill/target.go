@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+)
+
+// targetFlags are the flags every command that talks to a live server shares.
+// A stdio server is given as the arguments after "--".
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "url", Usage: "Streamable HTTP (or legacy HTTP+SSE) endpoint of the server"},
+		&cli.StringSliceFlag{Name: "header", Usage: "HTTP header `NAME=VALUE` sent to the server (repeatable; VALUE may use ${ENV}; values are never printed)"},
+		&cli.StringFlag{Name: "protocol", Usage: "force a protocol `REVISION` (" + strings.Join(mcp.Revisions, ", ") + "); default: detect"},
+		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
+		&cli.DurationFlag{Name: "deadline", Value: 2 * time.Minute, Usage: "whole-run deadline"},
+		&cli.IntFlag{Name: "max-list-pages", Value: 50, Usage: "tools/list page cap"},
+		&cli.IntFlag{Name: "max-frame", Value: 64 << 20, Usage: "largest accepted message in bytes"},
+		&cli.StringSliceFlag{Name: "env", Usage: "extra `KEY=VALUE` for a stdio server's environment (repeatable)"},
+	}
+}
+
+// targetConfig builds the client configuration from the shared flags.
+func targetConfig(c *cli.Context) (mcp.Config, error) {
+	cfg := mcp.Config{
+		URL:            c.String("url"),
+		Command:        c.Args().Slice(),
+		Env:            c.StringSlice("env"),
+		Protocol:       c.String("protocol"),
+		RequestTimeout: c.Duration("timeout"),
+		MaxListPages:   c.Int("max-list-pages"),
+		MaxFrame:       c.Int("max-frame"),
+		ClientName:     "mcpdrill",
+		ClientVersion:  version,
+	}
+	switch {
+	case cfg.URL == "" && len(cfg.Command) == 0:
+		return cfg, usageErr("no target: give --url URL or a server command after --")
+	case cfg.URL != "" && len(cfg.Command) > 0:
+		return cfg, usageErr("give either --url or a server command after --, not both")
+	}
+	if cfg.Protocol != "" && !validRevision(cfg.Protocol) {
+		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
+	}
+	if cfg.RequestTimeout <= 0 {
+		return cfg, usageErr("--timeout must be positive")
+	}
+	if cfg.MaxListPages <= 0 || cfg.MaxFrame <= 0 {
+		return cfg, usageErr("--max-list-pages and --max-frame must be positive")
+	}
+	for _, kv := range cfg.Env {
+		if !strings.Contains(kv, "=") {
+			return cfg, usageErr("--env %q: want KEY=VALUE", kv)
+		}
+	}
+	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
+	if err != nil {
+		return cfg, exitErr(exitUsage, err)
+	}
+	if len(h) > 0 && cfg.URL == "" {
+		return cfg, usageErr("--header needs --url")
+	}
+	cfg.Headers = h
+	return cfg, nil
+}
+
+func validRevision(r string) bool {
+	for _, k := range mcp.Revisions {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+// parseHeaders reads NAME=VALUE (or "NAME: VALUE") pairs, expanding ${ENV}
+// in values. A missing variable is an error naming the variable, never the value.
+func parseHeaders(pairs []string, lookup func(string) (string, bool)) (http.Header, error) {
+	h := http.Header{}
+	for _, p := range pairs {
+		name, value, ok := strings.Cut(p, "=")
+		if i := strings.IndexByte(p, ':'); i >= 0 && (!ok || i < len(name)) {
+			name, value, ok = p[:i], strings.TrimSpace(p[i+1:]), true
+		}
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+			return nil, fmt.Errorf("--header: want NAME=VALUE, got a value without a valid name")
+		}
+		var missing []string
+		value = os.Expand(value, func(k string) string {
+			v, found := lookup(k)
+			if !found {
+				missing = append(missing, k)
+			}
+			return v
+		})
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("--header %s: environment variable %s is not set", name, strings.Join(missing, ", "))
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return nil, fmt.Errorf("--header %s: value contains a line break", name)
+		}
+		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
+	}
+	return h, nil
+}

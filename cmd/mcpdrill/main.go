@@ -58,12 +58,12 @@ const exitCodesHelp = `EXIT CODES:
 func newApp() *cli.App {
 	slices.SortFunc(commands, func(a, b *cli.Command) int { return cmp.Compare(a.Name, b.Name) })
 	app := &cli.App{
-		Name:     "mcpdrill",
-		Usage:    "fault-inject, scan and pin MCP servers",
-		Version:  version,
-		Commands: commands,
+		Name:                  "mcpdrill",
+		Usage:                 "fault-inject, scan and pin MCP servers",
+		Version:               version,
+		Commands:              commands,
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitCodesHelp + "\n",
-		ExitErrHandler: func(*cli.Context, error) {},
+		ExitErrHandler:        func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitErr(exitUsage, err)
 		},

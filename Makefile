@@ -1,0 +1,59 @@
+# mcpdrill — build, test and demo targets. `make demo` and `make test` are the
+# two commands a fresh machine needs (see README.md).
+
+GO        ?= go
+BIN       := bin/mcpdrill
+NPM_DIR   := testdata/npm
+NPM_BIN   := $(CURDIR)/$(NPM_DIR)/node_modules/.bin
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+DEMO_PROFILE ?= vacuous
+FUZZTIME  ?= 20s
+
+# Real npm MCP servers (pinned in testdata/npm/package-lock.json) for integration tests.
+export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
+export MCPDRILL_NPM_FILESYSTEM  := $(NPM_BIN)/mcp-server-filesystem
+export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
+
+.PHONY: all build test test-short bench fuzz lint demo npm clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mcpdrill
+
+# Installs the pinned npm servers when npm is present and they are missing.
+npm: $(NPM_DIR)/node_modules/.package-lock.json
+
+$(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: integration tests with npm servers will be skipped"; fi
+
+test: npm
+	$(GO) test -race -timeout 20m ./...
+
+test-short:
+	$(GO) test -short ./...
+
+bench: npm
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./proxy/...
+
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+demo: build
+	@echo "mcpdrill scan of the built-in testbed (profile $(DEMO_PROFILE)), over stdio:"
+	@./$(BIN) scan --fail-on never -- ./$(BIN) testbed --profile $(DEMO_PROFILE)
+
+clean:
+	rm -rf bin out

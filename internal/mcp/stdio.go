@@ -1,0 +1,333 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Shutdown timing for stdio children (variables so tests can shorten them).
+var (
+	closeGrace = 2 * time.Second // after closing stdin, and again after SIGTERM
+	exitDrain  = 250 * time.Millisecond
+)
+
+// maxStderrLine bounds one kept stderr line.
+const maxStderrLine = 1024
+
+// stdioConn is a child process speaking NDJSON.
+type stdioConn struct {
+	cmd   *exec.Cmd
+	stdin *os.File
+	out   *os.File
+	errR  *os.File
+	mux   *mux
+	obs   *observer
+
+	wmu sync.Mutex
+
+	replies chan []byte
+	stop    chan struct{}
+
+	readDone chan struct{}
+	waitDone chan struct{}
+
+	mu       sync.Mutex
+	exitCode int
+	exited   bool
+	ring     []string
+	ringNext int
+	ringFull bool
+
+	closeOnce sync.Once
+}
+
+func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
+	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
+		return nil, fmt.Errorf("mcp: empty command")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("mcp: pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("mcp: pipe: %w", err)
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Dir = cfg.Dir
+	ownProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		// Only argv[0] is named: later arguments may carry secrets.
+		return nil, fmt.Errorf("%w: start %q: %w", ErrUnreachable, cfg.Command[0], unwrapExecErr(err))
+	}
+	s := &stdioConn{
+		cmd: cmd, stdin: inW, out: outR, errR: errR, obs: obs,
+		mux:      newMux(obs),
+		replies:  make(chan []byte, 64),
+		stop:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		waitDone: make(chan struct{}),
+		ring:     make([]string, cfg.StderrTail),
+	}
+	s.mux.answer = s.queueReply
+	go s.readLoop(cfg.MaxFrame)
+	go s.stderrLoop()
+	go s.replyLoop()
+	go s.waitLoop()
+	return s, nil
+}
+
+func unwrapExecErr(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (s *stdioConn) readLoop(max int) {
+	defer close(s.readDone)
+	lr := newLineReader(s.out, max)
+	for {
+		line, err := lr.next()
+		switch {
+		case err == nil:
+			s.mux.dispatchFrame(line)
+		case errors.Is(err, errOversize):
+			s.obs.count("oversize-frame", fmt.Sprintf("line of %d bytes exceeds the %d-byte cap", lr.n, max))
+			lost := fmt.Errorf("%w: reply of %d bytes discarded", ErrFrameTooLarge, lr.n)
+			if id := oversizeID(lr.head, lr.tail); id != nil {
+				if !s.mux.failKey(idKey(id), lost) {
+					s.mux.failSole(lost)
+				}
+			} else {
+				s.mux.failSole(lost)
+			}
+		default:
+			if s.isClosing() {
+				s.mux.fail(ErrClosed)
+			} else {
+				s.mux.fail(fmt.Errorf("%w: stdout closed", ErrServerExited))
+			}
+			return
+		}
+	}
+}
+
+func (s *stdioConn) isClosing() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *stdioConn) stderrLoop() {
+	r := bufio.NewReaderSize(s.errR, 4096)
+	var cur []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(cur) < maxStderrLine {
+			n := min(len(chunk), maxStderrLine-len(cur))
+			cur = append(cur, chunk[:n]...)
+		}
+		if err == nil || (errors.Is(err, io.EOF) && len(cur) > 0) {
+			s.addStderr(string(trimEOL(cur)))
+			cur = cur[:0]
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+func (s *stdioConn) addStderr(line string) {
+	s.obs.count("stderr", "server wrote to stderr (lines counted)")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ring) == 0 {
+		return
+	}
+	s.ring[s.ringNext] = line
+	s.ringNext = (s.ringNext + 1) % len(s.ring)
+	if s.ringNext == 0 {
+		s.ringFull = true
+	}
+}
+
+func (s *stdioConn) stderrTail() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ringFull {
+		return append([]string(nil), s.ring[:s.ringNext]...)
+	}
+	out := append([]string(nil), s.ring[s.ringNext:]...)
+	return append(out, s.ring[:s.ringNext]...)
+}
+
+func (s *stdioConn) waitLoop() {
+	err := s.cmd.Wait()
+	s.mu.Lock()
+	s.exited = true
+	s.exitCode = s.cmd.ProcessState.ExitCode()
+	code := s.exitCode
+	s.mu.Unlock()
+	close(s.waitDone)
+	// Replies already in the pipe still count: give the reader a moment to
+	// reach EOF before failing what is pending (a grandchild may hold stdout).
+	select {
+	case <-s.readDone:
+	case <-time.After(exitDrain):
+		if s.isClosing() {
+			s.mux.fail(ErrClosed)
+		} else {
+			s.mux.fail(fmt.Errorf("%w: exit status %d (%v)", ErrServerExited, code, err))
+		}
+	}
+}
+
+func (s *stdioConn) exitStatus() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode, s.exited
+}
+
+func (s *stdioConn) queueReply(frame []byte) {
+	select {
+	case s.replies <- frame:
+	default:
+		s.obs.count("dropped-reply", "too many server requests queued; reply dropped")
+	}
+}
+
+func (s *stdioConn) replyLoop() {
+	for {
+		select {
+		case <-s.stop:
+			return
+		case f := <-s.replies:
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = s.write(ctx, f)
+			cancel()
+		}
+	}
+}
+
+// write sends one frame plus newline, bounded by ctx's deadline.
+func (s *stdioConn) write(ctx context.Context, frame []byte) error {
+	if s.isClosing() {
+		return ErrClosed
+	}
+	buf := frame
+	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
+		buf = make([]byte, len(frame)+1)
+		copy(buf, frame)
+		buf[len(frame)] = '\n'
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	dl, _ := ctx.Deadline()
+	_ = s.stdin.SetWriteDeadline(dl)
+	_, err := s.stdin.Write(buf)
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("%w: server is not reading stdin", ErrTimeout)
+	case s.isClosing():
+		return ErrClosed
+	default:
+		return fmt.Errorf("%w: write to stdin: %w", ErrServerExited, err)
+	}
+}
+
+// roundTrip implements transport.
+func (s *stdioConn) roundTrip(ctx context.Context, r outgoing) (*reply, error) {
+	ch, err := s.mux.register(r.key, r.rawNull)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.write(ctx, r.frame); err != nil {
+		s.mux.done(r.key, ch, false)
+		return nil, err
+	}
+	select {
+	case d := <-ch:
+		s.mux.done(r.key, ch, false)
+		if d.err != nil {
+			return nil, d.err
+		}
+		return &reply{msg: d.msg}, nil
+	case <-ctx.Done():
+		s.mux.done(r.key, ch, true)
+		return nil, ctx.Err()
+	}
+}
+
+func (s *stdioConn) notify(ctx context.Context, frame []byte, _ http.Header) (*reply, error) {
+	return nil, s.write(ctx, frame)
+}
+
+func (s *stdioConn) inFlight() int { return s.mux.inFlight() }
+
+// close: close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
+func (s *stdioConn) close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.wmu.Lock()
+		s.stdin.Close()
+		s.wmu.Unlock()
+		select {
+		case <-s.waitDone:
+		case <-time.After(closeGrace):
+			s.obs.note("shutdown", "server ignored stdin EOF; sent SIGTERM")
+			terminateGroup(s.cmd)
+			select {
+			case <-s.waitDone:
+			case <-time.After(closeGrace):
+				s.obs.note("shutdown", "server ignored SIGTERM; sent SIGKILL")
+				killGroup(s.cmd)
+				<-s.waitDone
+			}
+		}
+		// The child is gone; a grandchild may still hold stdout/stderr open.
+		s.out.Close()
+		s.errR.Close()
+		<-s.readDone
+		s.mux.fail(ErrClosed)
+	})
+	return nil
+}

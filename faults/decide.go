@@ -1,0 +1,103 @@
+package faults
+
+import "sync"
+
+// Decision is the outcome of [Decider.Decide] for one frame.
+type Decision struct {
+	// Fire is true when a rule fired; all other fields are zero otherwise.
+	Fire bool
+	// Rule is the index of the rule that fired; RuleName its name.
+	Rule     int
+	RuleName string
+	Fault    string
+	Params   Params
+	// Roll is the value of [Roll] for this frame and rule; it seeds every
+	// random choice of [Apply].
+	Roll uint64
+	// Match is the 1-based count of frames this rule had matched in this
+	// direction, this one included.
+	Match int
+}
+
+// Decider holds a plan's per-direction match and fire counters. It is safe
+// for concurrent use; each direction's frames must be presented in the order
+// the proxy read them, with consecutive indices.
+type Decider struct {
+	plan *Plan
+	mu   [3]sync.Mutex
+	// matched and fired are indexed [direction][rule].
+	matched [3][]int
+	fired   [3][]int
+}
+
+// NewDecider returns a Decider with zeroed counters.
+func (p *Plan) NewDecider() *Decider {
+	d := &Decider{plan: p}
+	for i := range d.matched {
+		d.matched[i] = make([]int, len(p.Rules))
+		d.fired[i] = make([]int, len(p.Rules))
+	}
+	return d
+}
+
+// Empty reports whether the plan has no rules, so the proxy can take its
+// plain byte-copy path.
+func (d *Decider) Empty() bool { return d == nil || len(d.plan.Rules) == 0 }
+
+// Plan returns the plan the Decider runs.
+func (d *Decider) Plan() *Plan { return d.plan }
+
+// Decide returns the decision for one frame. Rules are tried in order;
+// every rule whose matchers accept the frame counts it, and the first one
+// that is eligible by its counts and whose roll is below its probability
+// fires. Later rules still count the frame but do not roll.
+func (d *Decider) Decide(f *Frame) Decision {
+	if d.Empty() {
+		return Decision{}
+	}
+	dir := f.Dir
+	if dir > ToClient {
+		dir = AnyDirection
+	}
+	d.mu[dir].Lock()
+	defer d.mu[dir].Unlock()
+	var out Decision
+	for i := range d.plan.Rules {
+		r := &d.plan.Rules[i]
+		if !r.Matches(f) {
+			continue
+		}
+		d.matched[dir][i]++
+		if out.Fire {
+			continue
+		}
+		n := d.matched[dir][i]
+		if !eligible(r, n) || (r.Limit > 0 && d.fired[dir][i] >= r.Limit) {
+			continue
+		}
+		roll := Roll(d.plan.Seed, d.plan.Session, f.Dir, i, f.Index)
+		if Unit(roll) >= r.Probability {
+			continue
+		}
+		d.fired[dir][i]++
+		out = Decision{Fire: true, Rule: i, RuleName: r.Name, Fault: r.Fault, Params: r.Params, Roll: roll, Match: n}
+	}
+	return out
+}
+
+// eligible applies nth, after and every to the n-th matching frame.
+func eligible(r *Rule, n int) bool {
+	if r.After > 0 && n <= r.After {
+		return false
+	}
+	if r.Nth > 0 && n != r.Nth {
+		return false
+	}
+	if r.Every > 0 {
+		k := n - r.After
+		if k%r.Every != 0 {
+			return false
+		}
+	}
+	return true
+}

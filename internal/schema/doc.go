@@ -1,0 +1,12 @@
+// Package schema owns mcpdrill's use of JSON Schema: compiling documents
+// without ever fetching remote references (santhosh-tekuri/jsonschema/v6,
+// "format" asserted by default), validating decoded instances with
+// value-free violation messages, synthesising valid instances (one per
+// anyOf/oneOf branch), the shared payload corruption used by the scanner and
+// the proxy, the output-contract enforceability assessment, and the
+// canonical JSON form used for fingerprints.
+//
+// Every walk is bounded: documents are depth-checked before decoding and
+// recursive schemas are followed with cycle guards and budgets, so hostile
+// input fails fast instead of hanging or exhausting the stack.
+package schema

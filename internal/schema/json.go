@@ -1,0 +1,279 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxJSONDepth is the deepest nesting of objects and arrays that DecodeJSON
+// accepts. Deeper documents are refused with ErrTooDeep before any decoding
+// happens, so a hostile payload cannot make later recursive walks expensive.
+const MaxJSONDepth = 1000
+
+// Bounds on a single JSON number accepted by DecodeJSON. A number such as
+// 1e999999999 is legal JSON, but turning it into an exact rational (which the
+// validator does) would cost gigabytes; it is refused with ErrNumberTooLarge.
+const (
+	maxNumberDigits   = 1000
+	maxNumberExponent = 10000
+)
+
+var (
+	// ErrTooDeep reports a JSON document or schema nested deeper than allowed.
+	ErrTooDeep = errors.New("schema: JSON nesting too deep")
+	// ErrNumberTooLarge reports a JSON number with too many digits or too
+	// large an exponent to be handled exactly.
+	ErrNumberTooLarge = errors.New("schema: JSON number too large")
+	// ErrTrailingData reports bytes after the first JSON value.
+	ErrTrailingData = errors.New("schema: trailing data after JSON value")
+)
+
+// DecodeJSON decodes one JSON value with json.Number numbers (UseNumber), so
+// integers keep their exact text. Objects become map[string]any and arrays
+// []any. Nesting deeper than MaxJSONDepth, oversized numbers and trailing data
+// are errors. Duplicate object keys keep the last value, as encoding/json does.
+func DecodeJSON(b []byte) (any, error) {
+	return decodeJSONDepth(b, MaxJSONDepth)
+}
+
+func decodeJSONDepth(b []byte, maxDepth int) (any, error) {
+	if d := jsonDepth(b); d > maxDepth {
+		return nil, fmt.Errorf("%w: depth over %d", ErrTooDeep, maxDepth)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("schema: decode JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, ErrTrailingData
+	}
+	if err := checkNumbers(v, 0); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// jsonDepth returns the maximum nesting depth of objects and arrays in b,
+// scanning bytes only (strings are skipped). It stops counting once the depth
+// is known to be excessive. It does not validate the JSON.
+func jsonDepth(b []byte) int {
+	depth, maxd := 0, 0
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > maxd {
+				maxd = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return maxd
+}
+
+func checkNumbers(v any, depth int) error {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			if err := checkNumbers(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if err := checkNumbers(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		if _, ok := parseDecimal(string(t)); !ok {
+			return ErrNumberTooLarge
+		}
+	}
+	return nil
+}
+
+// decimal is a parsed JSON number: value = (neg ? -1 : 1) × 0.digits × 10^exp,
+// with digits free of leading and trailing zeros. Zero has empty digits.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int
+}
+
+// parseDecimal parses JSON number text exactly, without binary rounding. It
+// fails on malformed text and on numbers outside the accepted bounds.
+func parseDecimal(s string) (decimal, bool) {
+	var d decimal
+	if s == "" {
+		return d, false
+	}
+	if s[0] == '-' {
+		d.neg = true
+		s = s[1:]
+	}
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" || !allDigits(intPart) || !allDigits(frac) {
+		return d, false
+	}
+	if len(intPart)+len(frac) > maxNumberDigits {
+		return d, false
+	}
+	e := 0
+	if hasExp {
+		if expPart == "" {
+			return d, false
+		}
+		sign := 1
+		switch expPart[0] {
+		case '+':
+			expPart = expPart[1:]
+		case '-':
+			sign = -1
+			expPart = expPart[1:]
+		}
+		if expPart == "" || !allDigits(expPart) {
+			return d, false
+		}
+		expPart = strings.TrimLeft(expPart, "0")
+		if len(expPart) > 6 {
+			return d, false
+		}
+		n, _ := strconv.Atoi("0" + expPart)
+		if n > maxNumberExponent {
+			return d, false
+		}
+		e = sign * n
+	}
+	all := intPart + frac
+	e += len(intPart)
+	trimmed := strings.TrimLeft(all, "0")
+	e -= len(all) - len(trimmed)
+	trimmed = strings.TrimRight(trimmed, "0")
+	if trimmed == "" {
+		return decimal{}, true // zero, sign dropped
+	}
+	d.digits = trimmed
+	d.exp = e
+	return d, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// integral reports whether the decimal has no fractional part.
+func (d decimal) integral() bool { return d.exp >= len(d.digits) }
+
+// String renders the decimal in the canonical number form documented on
+// Canonical (the ECMAScript Number-to-String layout applied to the exact
+// decimal digits).
+func (d decimal) String() string {
+	if d.digits == "" {
+		return "0"
+	}
+	var b strings.Builder
+	if d.neg {
+		b.WriteByte('-')
+	}
+	k, n := len(d.digits), d.exp
+	switch {
+	case k <= n && n <= 21:
+		b.WriteString(d.digits)
+		b.WriteString(strings.Repeat("0", n-k))
+	case 0 < n && n <= 21:
+		b.WriteString(d.digits[:n])
+		b.WriteByte('.')
+		b.WriteString(d.digits[n:])
+	case -6 < n && n <= 0:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -n))
+		b.WriteString(d.digits)
+	default:
+		b.WriteByte(d.digits[0])
+		if k > 1 {
+			b.WriteByte('.')
+			b.WriteString(d.digits[1:])
+		}
+		b.WriteByte('e')
+		if n-1 >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(n - 1))
+	}
+	return b.String()
+}
+
+// Type returns the JSON type name of a decoded value: "object", "array",
+// "string", "integer" (a number with no fractional part, such as 3 or 3.0),
+// "number", "boolean" or "null". It returns "" for values outside the JSON
+// data model (and for malformed json.Number text).
+func Type(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		d, ok := parseDecimal(string(t))
+		if !ok {
+			return ""
+		}
+		if d.integral() {
+			return "integer"
+		}
+		return "number"
+	case float64:
+		return floatType(t)
+	case float32:
+		return floatType(float64(t))
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return "integer"
+	}
+	return ""
+}
+
+func floatType(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ""
+	}
+	if f == math.Trunc(f) {
+		return "integer"
+	}
+	return "number"
+}

@@ -1,0 +1,143 @@
+package schema
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// EscapeToken escapes one JSON pointer reference token (RFC 6901): "~"
+// becomes "~0" and "/" becomes "~1".
+func EscapeToken(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+}
+
+// PointerAppend returns the JSON pointer ptr extended by one reference token.
+func PointerAppend(ptr, tok string) string {
+	return ptr + "/" + EscapeToken(tok)
+}
+
+// SplitPointer splits a JSON pointer ("" or "/a/b") into unescaped tokens.
+// It reports false for text that is not a pointer.
+func SplitPointer(ptr string) ([]string, bool) {
+	if ptr == "" {
+		return nil, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	parts := strings.Split(ptr[1:], "/")
+	for i, p := range parts {
+		if !strings.Contains(p, "~") {
+			continue
+		}
+		var b strings.Builder
+		for j := 0; j < len(p); j++ {
+			if p[j] != '~' {
+				b.WriteByte(p[j])
+				continue
+			}
+			if j+1 >= len(p) {
+				return nil, false
+			}
+			switch p[j+1] {
+			case '0':
+				b.WriteByte('~')
+			case '1':
+				b.WriteByte('/')
+			default:
+				return nil, false
+			}
+			j++
+		}
+		parts[i] = b.String()
+	}
+	return parts, true
+}
+
+// Resolve follows a local reference inside a decoded document. ref is either
+// a URI fragment reference ("#", "#/$defs/Item", percent-encoded as in a
+// "$ref", e.g. "#/properties/a%20b") or a bare JSON pointer ("", "/a/b").
+// Tokens use the RFC 6901 escapes ~0 and ~1; array elements are addressed by
+// decimal index without leading zeros. A plain-name fragment ("#node") is
+// looked up as a "$anchor" (or a draft-07 style "$id": "#node") anywhere in
+// root. Anything with text before '#' is not local and is not resolved.
+func Resolve(root any, ref string) (any, bool) {
+	ptr := ref
+	if strings.HasPrefix(ref, "#") {
+		frag, err := url.PathUnescape(ref[1:])
+		if err != nil {
+			return nil, false
+		}
+		if frag != "" && frag[0] != '/' {
+			return findAnchor(root, frag, 0)
+		}
+		ptr = frag
+	} else if ref != "" && ref[0] != '/' {
+		return nil, false
+	}
+	toks, ok := SplitPointer(ptr)
+	if !ok {
+		return nil, false
+	}
+	cur := root
+	for _, tok := range toks {
+		switch t := cur.(type) {
+		case map[string]any:
+			v, ok := t[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, ok := arrayIndex(tok)
+			if !ok || i >= len(t) {
+				return nil, false
+			}
+			cur = t[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func arrayIndex(tok string) (int, bool) {
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') || !allDigits(tok) || len(tok) > 9 {
+		return 0, false
+	}
+	i, err := strconv.Atoi(tok)
+	return i, err == nil
+}
+
+// findAnchor searches root depth-first (object keys in sorted order) for an
+// object whose "$anchor" is name or whose "$id" is "#name".
+func findAnchor(root any, name string, depth int) (any, bool) {
+	if depth > MaxJSONDepth {
+		return nil, false
+	}
+	switch t := root.(type) {
+	case map[string]any:
+		if a, ok := t["$anchor"].(string); ok && a == name {
+			return t, true
+		}
+		if id, ok := t["$id"].(string); ok && id == "#"+name {
+			return t, true
+		}
+		for _, k := range sortedKeys(t) {
+			if v, ok := findAnchor(t[k], name, depth+1); ok {
+				return v, true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if v, ok := findAnchor(e, name, depth+1); ok {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}

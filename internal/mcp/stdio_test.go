@@ -1,0 +1,353 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func connectFake(t *testing.T, mode string, mod func(*Config)) *Client {
+	t.Helper()
+	cfg := fakeCfg(t, mode)
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := Connect(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Connect(%s): %v", mode, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func hasObs(c *Client, kind string) (Observation, bool) {
+	for _, o := range c.Observations() {
+		if o.Kind == kind {
+			return o, true
+		}
+	}
+	return Observation{}, false
+}
+
+func TestStdioEraDetection(t *testing.T) {
+	tests := []struct {
+		mode, rev    string
+		era          Era
+		server       string
+		detectSubstr string
+	}{
+		{"legacy", Rev20251125, EraLegacy, "fake-legacy", "no reply in"},
+		{"legacy-32601", Rev20251125, EraLegacy, "fake-legacy-32601", "error -32601; initialize"},
+		{"legacy-late", Rev20251125, EraLegacy, "fake-legacy-late", "no reply in"},
+		{"modern", Rev20260728, EraModern, "fake-modern", "server/discover answered (2026-07-28)"},
+		{"refuse-legacy", Rev20250618, EraLegacy, "fake-refuse-legacy", "falling back to initialize with 2025-06-18"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			c := connectFake(t, tt.mode, nil)
+			s := c.Session()
+			if s.Revision != tt.rev || s.Era != tt.era || s.Transport != TransportStdio || s.Server.Name != tt.server {
+				t.Fatalf("session = %+v", s)
+			}
+			if !strings.Contains(strings.Join(s.Detection, " | "), tt.detectSubstr) {
+				t.Fatalf("detection %q lacks %q", s.Detection, tt.detectSubstr)
+			}
+			// the session works after detection
+			l, err := c.ListTools(context.Background())
+			if err != nil || len(l.Tools) != 1 {
+				t.Fatalf("ListTools = %+v, %v", l, err)
+			}
+			if tt.mode == "legacy-late" {
+				// the stray discover reply arrives after initialize: noted, harmless
+				if _, ok := hasObs(c, "late-response"); !ok {
+					t.Fatalf("late discover reply not observed: %+v", c.Observations())
+				}
+			}
+		})
+	}
+}
+
+func TestStdioModernMetaAndCapabilities(t *testing.T) {
+	c := connectFake(t, "modern", nil)
+	s := c.Session()
+	if s.Instructions != "be nice" || len(s.Discover) == 0 || len(s.SupportedVersions) != 2 || !strings.Contains(string(s.Capabilities), "tools") {
+		t.Fatalf("session = %+v", s)
+	}
+	msg, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "x", "_meta": map[string]any{"progressToken": 7, MetaProtocolVersion: Rev20260728}})
+	if err != nil || msg.Error != nil {
+		t.Fatalf("call: %v %+v", err, msg)
+	}
+	var r struct {
+		EchoMeta map[string]any `json:"echoMeta"`
+	}
+	_ = json.Unmarshal(msg.Result, &r)
+	if r.EchoMeta["progressToken"] != float64(7) || r.EchoMeta[MetaProtocolVersion] != Rev20260728 || r.EchoMeta[MetaClientInfo] == nil {
+		t.Fatalf("meta not merged: %v", r.EchoMeta)
+	}
+	l, err := c.ListTools(context.Background())
+	if err != nil || !l.HasTTL || !l.HasCacheScope || *l.TTLMs != 500 || l.CacheScope != "private" {
+		t.Fatalf("list = %+v %v", l, err)
+	}
+	if ResultType(msg) != "complete" {
+		t.Fatal("missing resultType must read as complete")
+	}
+}
+
+func TestStdioUnsupportedRetry(t *testing.T) {
+	old := Revisions
+	Revisions = append(append([]string(nil), old...), "2027-01-01")
+	defer func() { Revisions = old }()
+	c := connectFake(t, "refuse-future", nil)
+	s := c.Session()
+	if s.Revision != "2027-01-01" || s.Era != EraModern {
+		t.Fatalf("session = %+v", s)
+	}
+	if !strings.Contains(strings.Join(s.Detection, "|"), "retrying with 2027-01-01") {
+		t.Fatalf("detection = %q", s.Detection)
+	}
+}
+
+func TestStdioRefused(t *testing.T) {
+	_, err := Connect(context.Background(), fakeCfg(t, "refuse-all"))
+	if !errors.Is(err, ErrProtocolRefused) {
+		t.Fatalf("err = %v", err)
+	}
+	// forced legacy revision the server will not echo
+	cfg := fakeCfg(t, "legacy")
+	cfg.Protocol = Rev20260728 // forced modern against a legacy server: discover unanswered
+	c, err := Connect(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("forced modern: %v", err)
+	}
+	if s := c.Session(); s.Era != EraModern || !strings.Contains(strings.Join(s.Detection, "|"), "continuing as forced") {
+		t.Fatalf("session = %+v", s)
+	}
+	c.Close()
+	cfg = fakeCfg(t, "legacy")
+	cfg.Protocol = "1999-01-01"
+	if _, err := Connect(context.Background(), cfg); !errors.Is(err, ErrProtocolRefused) {
+		t.Fatalf("unknown forced revision: %v", err)
+	}
+}
+
+func TestStdioForcedLegacy(t *testing.T) {
+	c := connectFake(t, "legacy", func(c *Config) { c.Protocol = Rev20250326 })
+	s := c.Session()
+	if s.Revision != Rev20250326 || s.Era != EraLegacy || s.Detection[0] != "protocol forced to 2025-03-26; initialize" {
+		t.Fatalf("session = %+v", s)
+	}
+}
+
+func TestStdioPagination(t *testing.T) {
+	tests := []struct {
+		mode                 string
+		pages                int
+		capped, loop, ttl, cs bool
+	}{
+		{"paged", 3, false, false, true, false},
+		{"loop", 3, false, true, false, false},
+		{"endless", 4, true, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			c := connectFake(t, tt.mode, func(c *Config) { c.MaxListPages = 4 })
+			l, err := c.ListTools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Pages != tt.pages || l.Capped != tt.capped || l.CursorLoop != tt.loop || l.HasTTL != tt.ttl || l.HasCacheScope != tt.cs || len(l.Raw) != tt.pages || len(l.Tools) != tt.pages {
+				t.Fatalf("list = %+v", l)
+			}
+			if tt.mode == "paged" && (l.Tools[2].Name != "t2" || l.Tools[0].Title != "T" || string(l.Tools[0].Annotations) != `{"readOnlyHint":true}` || l.Complete() != true) {
+				t.Fatalf("tools = %+v", l.Tools)
+			}
+		})
+	}
+}
+
+func TestStdioNoise(t *testing.T) {
+	c := connectFake(t, "noise", nil)
+	if _, err := c.ListTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o, ok := hasObs(c, "stdout-noise")
+	if !ok || o.Count != 2 || !strings.Contains(o.Detail, "starting server") {
+		t.Fatalf("noise observation = %+v (all %+v)", o, c.Observations())
+	}
+}
+
+func TestStdioOversize(t *testing.T) {
+	for _, mode := range []string{"oversize", "oversize-tail"} {
+		t.Run(mode, func(t *testing.T) {
+			c := connectFake(t, mode, func(c *Config) { c.MaxFrame = 4096 })
+			start := time.Now()
+			_, err := c.ListTools(context.Background())
+			if !errors.Is(err, ErrFrameTooLarge) {
+				t.Fatalf("err = %v", err)
+			}
+			if time.Since(start) > 2*time.Second {
+				t.Fatal("dropped reply should fail fast, not time out")
+			}
+			if _, ok := hasObs(c, "oversize-frame"); !ok {
+				t.Fatal("no oversize observation")
+			}
+			// the session survives
+			if msg, err := c.Call(context.Background(), "ping", nil); err != nil || msg.Error != nil {
+				t.Fatalf("ping after oversize: %v", err)
+			}
+			if c.pending() != 0 {
+				t.Fatalf("pending = %d", c.pending())
+			}
+		})
+	}
+}
+
+func TestStdioTimeoutCancels(t *testing.T) {
+	c := connectFake(t, "hang", func(c *Config) { c.RequestTimeout = 300 * time.Millisecond })
+	start := time.Now()
+	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "slow"})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+	if c.pending() != 0 {
+		t.Fatalf("pending map leaked: %d", c.pending())
+	}
+	// ctx cancellation is reported as such, not as a timeout
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "slow"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancel err = %v", err)
+	}
+	waitFor(t, func() bool { return strings.Contains(strings.Join(c.StderrTail(), "\n"), `"requestId":3`) })
+	if !strings.Contains(strings.Join(c.StderrTail(), "\n"), `"reason":"timeout"`) {
+		t.Fatalf("stderr = %q", c.StderrTail())
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStdioSilent(t *testing.T) {
+	cfg := fakeCfg(t, "silent")
+	cfg.RequestTimeout = 300 * time.Millisecond
+	start := time.Now()
+	_, err := Connect(context.Background(), cfg)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+func TestStdioCrash(t *testing.T) {
+	c := connectFake(t, "crash", nil)
+	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "boom"})
+	if !errors.Is(err, ErrServerExited) {
+		t.Fatalf("err = %v", err)
+	}
+	waitFor(t, func() bool { _, ok := c.ExitStatus(); return ok })
+	if code, _ := c.ExitStatus(); code != 3 {
+		t.Fatalf("exit code = %d", code)
+	}
+	if _, err := c.Call(context.Background(), "ping", nil); !errors.Is(err, ErrServerExited) {
+		t.Fatalf("after crash: %v", err)
+	}
+	if _, ok := hasObs(c, "stdout-noise"); !ok {
+		t.Fatal("the half line should be noted as noise")
+	}
+}
+
+func TestStdioServerRequests(t *testing.T) {
+	c := connectFake(t, "ping", nil)
+	l, err := c.ListTools(context.Background())
+	if err != nil || len(l.Tools) != 1 || l.Tools[0].Name != "pinged" {
+		t.Fatalf("list = %+v, %v", l, err)
+	}
+	waitFor(t, func() bool { return strings.Contains(strings.Join(c.StderrTail(), "\n"), `roots answered {"roots":[]}`) })
+	var reqs []string
+	for _, o := range c.Observations() {
+		if o.Kind == "server-request" {
+			reqs = append(reqs, o.Detail)
+		}
+	}
+	if strings.Join(reqs, ",") != `"ping","roots/list","sampling/createMessage"` {
+		t.Fatalf("server requests = %v", reqs)
+	}
+}
+
+func TestStdioCloseEscalation(t *testing.T) {
+	old := closeGrace
+	closeGrace = 200 * time.Millisecond
+	defer func() { closeGrace = old }()
+	c := connectFake(t, "stubborn", nil)
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("close took %v", d)
+	}
+	code, exited := c.ExitStatus()
+	if !exited || code != -1 {
+		t.Fatalf("exit = %d %v", code, exited)
+	}
+	var notes []string
+	for _, o := range c.Observations() {
+		if o.Kind == "shutdown" {
+			notes = append(notes, o.Detail)
+		}
+	}
+	if len(notes) != 2 {
+		t.Fatalf("shutdown notes = %v", notes)
+	}
+	if _, err := c.Call(context.Background(), "ping", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after close: %v", err)
+	}
+}
+
+func TestStdioCloseGraceful(t *testing.T) {
+	c := connectFake(t, "legacy", nil)
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("graceful close took %v", d)
+	}
+	if code, exited := c.ExitStatus(); !exited || code != 0 {
+		t.Fatalf("exit = %d %v", code, exited)
+	}
+}
+
+func TestStdioSendRaw(t *testing.T) {
+	c := connectFake(t, "legacy", nil)
+	msg, err := c.SendRaw(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x",`))
+	if err != nil || msg.Error == nil || msg.Error.Code != -32700 {
+		t.Fatalf("malformed probe: %+v %v", msg, err)
+	}
+	msg, err = c.SendRaw(context.Background(), []byte(`{"jsonrpc":"2.0","id":"p1","method":"nope"}`))
+	if err != nil || msg.Error == nil || msg.Error.Code != -32601 || string(msg.ID) != `"p1"` {
+		t.Fatalf("unknown method probe: %+v %v", msg, err)
+	}
+	if c.pending() != 0 {
+		t.Fatalf("pending = %d", c.pending())
+	}
+}
+
+func TestStdioUnreachable(t *testing.T) {
+	_, err := Connect(context.Background(), Config{Command: []string{"/nonexistent/mcp-server", "--token=secret"}})
+	if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,81 @@
+package drift
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (run with -update after review):\n%s", path, got)
+	}
+}
+
+func readManifest(t *testing.T, name string) Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestDiffGolden(t *testing.T) {
+	old := readManifest(t, "diff/old.json")
+	nw := readManifest(t, "diff/new.json")
+	out, err := json.MarshalIndent(Diff(old.Tools, nw.Tools), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "diff/changes.golden.json", append(out, '\n'))
+}
+
+func FuzzDiff(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`),
+		[]byte(`{"type":"object","properties":{"b":{"type":"integer"}}}`))
+	f.Add([]byte(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`), []byte(`{"anyOf":[true,false,{"enum":[1,true]}]}`))
+	f.Add([]byte(`{"items":{"minimum":1},"multipleOf":0}`), []byte(`{"items":[{"maximum":"x"}],"multipleOf":-1}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		av, err1 := decodeJSON(a)
+		bv, err2 := decodeJSON(b)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		ta := Tool{Name: "t", InputSchema: av, OutputSchema: bv}
+		tb := Tool{Name: "t", InputSchema: bv, OutputSchema: av}
+		if cs := Diff([]Tool{ta}, []Tool{ta}); len(cs) != 0 {
+			t.Fatalf("diff(a, a) = %+v", cs)
+		}
+		for _, c := range Diff([]Tool{ta}, []Tool{tb}) {
+			if c.RuleID == "" || c.RuleID == "BRK-UNGRADED" || c.Message == "" {
+				t.Fatalf("ungraded change %+v", c)
+			}
+		}
+	})
+}

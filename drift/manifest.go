@@ -1,0 +1,136 @@
+package drift
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Manifest shapes ParseManifest accepts.
+const (
+	ShapeListResult = "tools/list result"
+	ShapeBareArray  = "bare array"
+	ShapeRPCFrame   = "JSON-RPC response"
+)
+
+// Manifest is a declared tool set read from a file.
+type Manifest struct {
+	// Tools in file order.
+	Tools []Tool
+	// Shape is the form the file had (one of the Shape* constants).
+	Shape string
+	// NextCursor is set when the saved list result still had a cursor: the
+	// manifest is one page of a longer list, and tools the server serves
+	// beyond it cannot be called undeclared.
+	NextCursor string
+}
+
+// Truncated reports whether the manifest is one page of a longer list.
+func (m Manifest) Truncated() bool { return m.NextCursor != "" }
+
+// ErrNotManifest reports a file that is none of the accepted shapes.
+var ErrNotManifest = errors.New("not a tool manifest")
+
+// ParseManifest reads a manifest: a tools/list result (an object with a
+// "tools" array; envelope members such as nextCursor, ttlMs and cacheScope
+// are allowed), a bare array of tools, or a whole JSON-RPC response frame
+// whose result is a tools/list result. Every tool needs a non-blank string
+// name and names must be unique. A drift capture file is also a tools/list
+// result and parses as its declared tools.
+func ParseManifest(b []byte) (Manifest, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("%w: %w", ErrNotManifest, err)
+	}
+	var m Manifest
+	var list []any
+	switch x := v.(type) {
+	case []any:
+		m.Shape, list = ShapeBareArray, x
+	case map[string]any:
+		if _, ok := x["jsonrpc"]; ok {
+			if e, ok := x["error"]; ok && e != nil {
+				return Manifest{}, fmt.Errorf("%w: the JSON-RPC frame is an error response", ErrNotManifest)
+			}
+			res, ok := x["result"].(map[string]any)
+			if !ok {
+				return Manifest{}, fmt.Errorf("%w: the JSON-RPC frame has no result object", ErrNotManifest)
+			}
+			m.Shape, x = ShapeRPCFrame, res
+		} else {
+			m.Shape = ShapeListResult
+		}
+		if _, ok := x["mcpServers"]; ok {
+			return Manifest{}, fmt.Errorf("%w: this is an MCP client configuration (mcpServers), not a tools/list result", ErrNotManifest)
+		}
+		tl, ok := x["tools"].([]any)
+		if !ok {
+			return Manifest{}, fmt.Errorf("%w: no \"tools\" array", ErrNotManifest)
+		}
+		list = tl
+		if c, ok := x["nextCursor"].(string); ok {
+			m.NextCursor = c
+		}
+	default:
+		return Manifest{}, fmt.Errorf("%w: expected an object or an array, got %s", ErrNotManifest, describeType(v))
+	}
+	seen := map[string]bool{}
+	for i, e := range list {
+		t, err := toolFromValue(e, nil)
+		if err != nil {
+			return Manifest{}, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		if seen[t.Name] {
+			return Manifest{}, fmt.Errorf("tools[%d]: %w: tool %q is listed twice", i, ErrInvalidTool, t.Name)
+		}
+		seen[t.Name] = true
+		m.Tools = append(m.Tools, t)
+	}
+	return m, nil
+}
+
+// ToolNames returns the sorted names of a tool set.
+func ToolNames(tools []Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ListResult renders tools as a tools/list result document, the form
+// ParseManifest reads back.
+func ListResult(tools []Tool) []byte {
+	arr := make([]any, len(tools))
+	for i, t := range tools {
+		v, err := decodeJSON(t.Raw)
+		if err != nil || t.Raw == nil {
+			v = toolValue(t)
+		}
+		arr[i] = v
+	}
+	return canonical(map[string]any{"tools": arr})
+}
+
+// toolValue rebuilds a tool object from its decoded fields.
+func toolValue(t Tool) map[string]any {
+	m := map[string]any{"name": t.Name}
+	if t.Title != "" {
+		m["title"] = t.Title
+	}
+	if strings.TrimSpace(t.Description) != "" {
+		m["description"] = t.Description
+	}
+	if t.InputSchema != nil {
+		m["inputSchema"] = t.InputSchema
+	}
+	if t.OutputSchema != nil {
+		m["outputSchema"] = t.OutputSchema
+	}
+	if t.Annotations != nil {
+		m["annotations"] = t.Annotations
+	}
+	return m
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "testbed",
+		Usage: "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
+		Description: "Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
+			"conformant dual-era server (good) to hostile ones (hang, flood, hugeline, crash, ...).\n" +
+			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},
+			&cli.StringFlag{Name: "http", Usage: "serve HTTP on `ADDR` (host:port, loopback) instead of stdio; the URL is printed on stderr"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address"},
+			&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
+			&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
+			&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N` (default per profile)"},
+			&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
+			&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
+			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
+			&cli.IntFlag{Name: "schema-depth", Hidden: true},
+			&cli.DurationFlag{Name: "delay", Hidden: true},
+		},
+		Action: runTestbed,
+	})
+}
+
+func runTestbed(c *cli.Context) error {
+	if c.Bool("list") {
+		if err := testbed.WriteList(c.App.Writer); err != nil {
+			return exitErr(exitInternal, err)
+		}
+		return nil
+	}
+	if c.NArg() > 0 {
+		return usageErr("testbed takes no arguments, got %q", c.Args().First())
+	}
+	name := c.String("profile")
+	if _, ok := testbed.Lookup(name); !ok {
+		return usageErr("unknown profile %q (see mcpdrill testbed --list)", name)
+	}
+	reply := c.String("reply")
+	if reply != "" && reply != "json" && reply != "sse" {
+		return usageErr("--reply must be json or sse, got %q", reply)
+	}
+	o := testbed.Options{
+		Profile:     name,
+		Seed:        c.Uint64("seed"),
+		Version:     c.String("version"),
+		DriftAfter:  c.Int("drift-after"),
+		PageSize:    c.Int("page-size"),
+		Reply:       reply,
+		HugeBytes:   c.Int("huge-bytes"),
+		SchemaDepth: c.Int("schema-depth"),
+		Delay:       c.Duration("delay"),
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if addr := c.String("http"); addr != "" {
+		return serveTestbedHTTP(ctx, c, addr, o)
+	}
+	err := testbed.ServeStdio(ctx, o, os.Stdin, c.App.Writer, c.App.ErrWriter)
+	switch {
+	case errors.Is(err, testbed.ErrCrashed):
+		return exitErr(exitFindings, nil) // a crashing server exits 1
+	case err == nil, errors.Is(err, context.Canceled):
+		return nil
+	}
+	return exitErr(exitInternal, err)
+}
+
+func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbed.Options) error {
+	if !c.Bool("allow-remote") {
+		if err := testbed.CheckListenAddr(addr); err != nil {
+			return usageErr("%v (use --allow-remote to serve beyond this machine)", err)
+		}
+	}
+	o.OnCrash = func() { os.Exit(exitFindings) } // a crashing server exits 1
+	h, err := testbed.NewHandler(o)
+	if err != nil {
+		return exitErr(exitInternal, err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))
+	}
+	fmt.Fprintf(c.App.ErrWriter, "mcpdrill testbed: profile %s listening on http://%s%s\n", o.Profile, ln.Addr(), testbed.PathMCP)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		_ = srv.Close()
+		return nil
+	case err := <-errc:
+		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))
+	}
+}

@@ -1,0 +1,75 @@
+package testbed
+
+// behaviour is the data that makes a profile what it is. Every field is a
+// small, independent switch consulted at one point of the server; a profile
+// is a table row, not a code path.
+type behaviour struct {
+	version  string // default serverInfo.version
+	pageSize int    // tools/list page size
+	sse      bool   // Streamable HTTP replies as text/event-stream
+	tools    func(o Options, drifted bool) []tool
+	errs     errorStyle
+
+	hang       bool   // read requests, never answer
+	flood      bool   // endless noise on stdout, slow answers
+	noisy      bool   // log lines on stdout between frames
+	crashOn    string // method whose reply is cut in half, then the server dies
+	hugeList   bool   // tools/list is one HugeBytes line
+	cursorLoop bool   // nextCursor cycles forever
+	drift      bool   // the description changes after DriftAfter lists
+}
+
+var (
+	allRevs    = AllRevisions
+	modernOnly = []string{Rev20260728}
+	legacyOnly = []string{Rev20241105}
+)
+
+// profiles is the catalogue. Summaries say what a scan should find.
+var profiles = []Profile{
+	{Name: "good", Revisions: allRevs,
+		Summary: "conformant dual-era server: tight output schemas, correct error codes; a scan should find nothing",
+		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools}},
+	{Name: "vacuous", Revisions: allRevs,
+		Summary: "output schemas that accept anything well-typed ({type:object}, free strings, a wrapper); one $ref schema is enforceable",
+		b:       behaviour{version: "1.0.0", pageSize: 10, sse: true, tools: vacuousTools}},
+	{Name: "sloppy-errors", Revisions: allRevs,
+		Summary: "wrong error handling: unknown tool and method succeed, invalid args as -32603, malformed JSON ignored, wrong codes",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, errs: sloppyErrors}},
+	{Name: "drifting", Revisions: allRevs,
+		Summary: "tool set differs between --version 1 and 2 (rename, enum, required, description, removal, addition); rug-pulls a description after N lists",
+		b:       behaviour{version: "1", pageSize: 10, sse: true, tools: driftingTools, drift: true}},
+	{Name: "modern", Revisions: modernOnly,
+		Summary: "2026-07-28 only: server/discover and per-request _meta; initialize is refused naming the supported versions",
+		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools}},
+	{Name: "legacy", Revisions: legacyOnly,
+		Summary: "2024-11-05 only: initialize handshake, no server/discover, no output schemas; on HTTP only the old HTTP+SSE transport",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools}},
+	{Name: "hang", Revisions: allRevs, Hostile: true,
+		Summary: "reads every request and never answers: the client must time out",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, hang: true}},
+	{Name: "flood", Revisions: allRevs, Hostile: true,
+		Summary: "writes endless noise and huge notifications to stdout while answering slowly: the client must bound what it reads",
+		b:       behaviour{version: "1.0.0", pageSize: 10, sse: true, tools: goodTools, flood: true}},
+	{Name: "hugeline", Revisions: allRevs, Hostile: true,
+		Summary: "answers tools/list with a single ~100 MiB line: the client must cap frame size",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, hugeList: true}},
+	{Name: "crash", Revisions: allRevs, Hostile: true,
+		Summary: "writes half of its tools/list reply and exits 1: the client must report a broken frame and a dead server",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, crashOn: "tools/list"}},
+	{Name: "cursor-loop", Revisions: allRevs, Hostile: true,
+		Summary: "tools/list nextCursor cycles forever: the client must cap pagination",
+		b:       behaviour{version: "1.0.0", pageSize: 2, tools: goodTools, cursorLoop: true}},
+	{Name: "ref-cycle", Revisions: allRevs, Hostile: true,
+		Summary: "an outputSchema whose $ref chain is a cycle (beside a legitimately recursive one): the validator must not loop",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: refCycleTools}},
+	{Name: "deep-schema", Revisions: allRevs, Hostile: true,
+		Summary: "an outputSchema nested 10,000 levels deep: the client must bound schema depth",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: deepSchemaTools}},
+	{Name: "noisy-stdout", Revisions: allRevs, Hostile: true,
+		Summary: "prints log lines on stdout between frames: the client must skip non-JSON lines and flag the violation",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, noisy: true}},
+	{Name: "bad-schema", Revisions: allRevs, Hostile: true,
+		Summary: "an outputSchema that does not compile, a non-object inputSchema, duplicate and invalid tool names",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: badSchemaTools}},
+}

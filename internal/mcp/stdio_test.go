@@ -143,8 +143,8 @@ func TestStdioForcedLegacy(t *testing.T) {
 
 func TestStdioPagination(t *testing.T) {
 	tests := []struct {
-		mode                 string
-		pages                int
+		mode                  string
+		pages                 int
 		capped, loop, ttl, cs bool
 	}{
 		{"paged", 3, false, false, true, false},
@@ -278,7 +278,9 @@ func TestStdioServerRequests(t *testing.T) {
 	if err != nil || len(l.Tools) != 1 || l.Tools[0].Name != "pinged" {
 		t.Fatalf("list = %+v, %v", l, err)
 	}
-	waitFor(t, func() bool { return strings.Contains(strings.Join(c.StderrTail(), "\n"), `roots answered {"roots":[]}`) })
+	waitFor(t, func() bool {
+		return strings.Contains(strings.Join(c.StderrTail(), "\n"), `roots answered {"roots":[]}`)
+	})
 	var reqs []string
 	for _, o := range c.Observations() {
 		if o.Kind == "server-request" {

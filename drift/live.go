@@ -1,0 +1,177 @@
+package drift
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// Observation is what one live listing established about a server.
+type Observation struct {
+	Session mcp.Session
+	Tools   []Tool
+	// Pages is how many tools/list pages were read.
+	Pages int
+	// Capped is true when the listing stopped before its end (page cap or a
+	// cursor loop): the tool set is incomplete.
+	Capped bool
+	// ForcedProtocol is the --protocol revision, when the user forced one.
+	ForcedProtocol string
+	// Invalid counts served tool entries that could not be read (no name).
+	Invalid int
+}
+
+// FromMCP converts listed tools, skipping entries that are not readable
+// tools (their count is returned).
+func FromMCP(ts []mcp.Tool) ([]Tool, int) {
+	out := make([]Tool, 0, len(ts))
+	bad := 0
+	for _, t := range ts {
+		dt, err := ParseTool(t.Raw)
+		if err != nil {
+			bad++
+			continue
+		}
+		out = append(out, dt)
+	}
+	return out, bad
+}
+
+// Observe connects to a live server and lists its tools. Connection errors
+// are returned wrapped (errors.Is mcp.ErrProtocolRefused, mcp.ErrUnreachable,
+// mcp.ErrTimeout …); the caller decides how to report them.
+func Observe(ctx context.Context, cfg mcp.Config) (*Observation, error) {
+	c, err := mcp.Connect(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	defer c.Close()
+	return observeClient(ctx, c, cfg.Protocol)
+}
+
+func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observation, error) {
+	list, err := c.ListTools(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("tools/list: %w", err)
+	}
+	tools, bad := FromMCP(list.Tools)
+	return &Observation{
+		Session:        c.Session(),
+		Tools:          tools,
+		Pages:          list.Pages,
+		Capped:         !list.Complete(),
+		ForcedProtocol: forced,
+		Invalid:        bad,
+	}, nil
+}
+
+// IsRefused reports whether a connection error is a refused protocol
+// revision (which stops the comparison with MCP-DRIFT-PROTOCOL-UNSUPPORTED).
+func IsRefused(err error) bool { return errors.Is(err, mcp.ErrProtocolRefused) }
+
+// RefusedFinding is the finding for a server that refused the protocol
+// revision: no tools were compared.
+func RefusedFinding(err error) report.Finding {
+	msg := "the server refused the protocol revision; no tool list was obtained, so no tools were compared"
+	var supported string
+	if err != nil {
+		if i := strings.Index(err.Error(), "server supports "); i >= 0 {
+			supported = err.Error()[i:]
+		}
+	}
+	return report.Finding{Rule: RuleProtocolUnsupported, Severity: report.SeverityError, Message: msg, Evidence: supported}
+}
+
+// SessionFindings reports what the listing itself established: a legacy
+// server (no server/discover, unless the user forced a revision, in which
+// case the absence was not observed) and a capped listing.
+func (o *Observation) SessionFindings() []report.Finding {
+	var fs []report.Finding
+	if o.Session.Era == mcp.EraLegacy && o.ForcedProtocol == "" {
+		fs = append(fs, report.Finding{Rule: RuleLegacyServer, Severity: report.SeverityInfo,
+			Message: fmt.Sprintf("no server/discover; negotiated %s with initialize and compared anyway (no newer revision is claimed)", o.Session.Revision)})
+	}
+	if o.Capped {
+		fs = append(fs, report.Finding{Rule: RulePaginationCapped, Severity: report.SeverityWarn,
+			Message: fmt.Sprintf("tools/list stopped after %d page(s) with a cursor still set; missing-tool findings are suppressed", o.Pages)})
+	}
+	return fs
+}
+
+// Side is one side of a comparison: a tool set and whether it is known to
+// be complete.
+type Side struct {
+	Tools []Tool
+	// Incomplete is true for a capped live listing or a manifest saved with
+	// a nextCursor.
+	Incomplete bool
+}
+
+// Compare turns the classified differences between a declared (or
+// baseline) tool set and a served (or current) one into findings:
+// MCP-DRIFT-TOOL-MISSING, -TOOL-UNDECLARED, -SCHEMA, -SCHEMA-COMPATIBLE and
+// -ANNOTATION. Missing tools are suppressed when the served side is
+// incomplete, undeclared ones when the declared side is. Each fact has one
+// rule: presence changes are never also reported as schema changes.
+func Compare(declared, served Side) []report.Finding {
+	var fs []report.Finding
+	if declared.Incomplete {
+		fs = append(fs, report.Finding{Rule: RuleManifestTruncated, Severity: report.SeverityWarn,
+			Message: "the manifest was saved with a nextCursor (one page of a longer list); undeclared-tool findings are suppressed"})
+	}
+	for _, c := range Diff(declared.Tools, served.Tools) {
+		f, ok := changeFinding(c, declared.Incomplete, served.Incomplete)
+		if ok {
+			fs = append(fs, f)
+		}
+	}
+	report.Sort(fs)
+	return fs
+}
+
+// ChangeFindings converts changes without any suppression.
+func ChangeFindings(cs []Change) []report.Finding {
+	var fs []report.Finding
+	for _, c := range cs {
+		f, _ := changeFinding(c, false, false)
+		fs = append(fs, f)
+	}
+	report.Sort(fs)
+	return fs
+}
+
+func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.Finding, bool) {
+	b := c.Breaking
+	f := report.Finding{
+		Tool: c.Tool, Pointer: c.Pointer, Change: c.ChangeID, Breaking: &b, Severity: c.Severity,
+		Message:  c.Message,
+		Evidence: fmt.Sprintf("graded by %s (%s)", c.RuleID, c.Direction),
+	}
+	switch c.Kind {
+	case KindToolRemoved:
+		if servedIncomplete {
+			return f, false
+		}
+		f.Rule, f.Severity = RuleToolMissing, report.SeverityError
+		f.Message = "declared tool is not served"
+	case KindToolAdded:
+		if declaredIncomplete {
+			return f, false
+		}
+		f.Rule, f.Severity = RuleToolUndeclared, report.SeverityWarn
+		f.Message = "served tool is not declared"
+	case KindAnnotationChanged:
+		f.Rule = RuleAnnotation
+	default:
+		if c.Breaking {
+			f.Rule = RuleSchema
+		} else {
+			f.Rule = RuleSchemaCompatible
+		}
+	}
+	return f, true
+}

@@ -1,0 +1,105 @@
+package drift
+
+import (
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// SchemaVersion is the version of the drift JSON report and capture files.
+const SchemaVersion = "1"
+
+// Report is the machine-readable result of a drift run (mcpdrill drift and
+// mcpdrill drift check). It never holds a tool result value or a header value.
+type Report struct {
+	SchemaVersion string `json:"schema_version"`
+	// Command is "drift" (manifest vs live) or "drift check".
+	Command string `json:"command"`
+	// Baseline names the declared side (a file path) and Live the served side
+	// (a URL, a command name, or a file path).
+	Baseline    string       `json:"baseline"`
+	Live        string       `json:"live"`
+	Target      *Target      `json:"target,omitempty"`
+	Fingerprint Fingerprints `json:"fingerprint"`
+	Tools       ToolCounts   `json:"tools"`
+	// Compared is false when no tool comparison was made (refused revision).
+	Compared bool            `json:"compared"`
+	Findings []ReportFinding `json:"findings"`
+}
+
+// Target describes the live session, when there was one.
+type Target struct {
+	Transport string   `json:"transport"`
+	Revision  string   `json:"revision"`
+	Era       string   `json:"era"`
+	Server    string   `json:"server,omitempty"`
+	Version   string   `json:"server_version,omitempty"`
+	Detection []string `json:"detection,omitempty"`
+	// HeaderNames are the names of headers sent (never their values).
+	HeaderNames []string `json:"header_names,omitempty"`
+	Pages       int      `json:"pages"`
+	Complete    bool     `json:"complete"`
+}
+
+// Fingerprints holds the tool-set fingerprint of both sides ("" when a side
+// was not obtained).
+type Fingerprints struct {
+	Baseline string `json:"baseline"`
+	Live     string `json:"live"`
+}
+
+// ToolCounts counts tools on each side.
+type ToolCounts struct {
+	Baseline int `json:"baseline"`
+	Live     int `json:"live"`
+}
+
+// ReportFinding is a finding as written in the drift report: every key is
+// always present.
+type ReportFinding struct {
+	Rule     string          `json:"rule"`
+	Severity report.Severity `json:"severity"`
+	Tool     string          `json:"tool"`
+	Pointer  string          `json:"pointer"`
+	Change   string          `json:"change"`
+	Breaking bool            `json:"breaking"`
+	Message  string          `json:"message"`
+	Evidence string          `json:"evidence,omitempty"`
+}
+
+// SetFindings stores findings, sorted, in the report.
+func (r *Report) SetFindings(fs []report.Finding) {
+	fs = append([]report.Finding(nil), fs...)
+	report.Sort(fs)
+	r.Findings = make([]ReportFinding, 0, len(fs))
+	for _, f := range fs {
+		b := f.Breaking != nil && *f.Breaking
+		r.Findings = append(r.Findings, ReportFinding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool,
+			Pointer: f.Pointer, Change: f.Change, Breaking: b, Message: f.Message, Evidence: f.Evidence})
+	}
+}
+
+// Plain returns the findings as report.Findings (for SARIF, JUnit, exit codes).
+func (r *Report) Plain() []report.Finding {
+	out := make([]report.Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		b := f.Breaking
+		out[i] = report.Finding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Pointer: f.Pointer,
+			Change: f.Change, Message: f.Message, Evidence: f.Evidence}
+		if f.Change != "" {
+			out[i].Breaking = &b
+		}
+	}
+	return out
+}
+
+// TargetOf describes an observed session.
+func TargetOf(o *Observation, headerNames []string) *Target {
+	if o == nil {
+		return nil
+	}
+	s := o.Session
+	return &Target{
+		Transport: string(s.Transport), Revision: s.Revision, Era: string(s.Era),
+		Server: s.Server.Name, Version: s.Server.Version, Detection: s.Detection,
+		HeaderNames: headerNames, Pages: o.Pages, Complete: !o.Capped,
+	}
+}

@@ -1,0 +1,64 @@
+// Package relay is the benchmark's yardstick: a process that spawns a
+// child and copies bytes both ways without looking at them. Whatever a
+// fault proxy costs beyond this is the proxy's own overhead.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// Run spawns argv with plain os.Pipe pipes and copies in → child stdin and
+// child stdout → out until the child exits. It returns the child's status.
+func Run(ctx context.Context, argv []string, in io.Reader, out io.Writer, errOut io.Writer) (int, error) {
+	if len(argv) == 0 {
+		return 0, errors.New("relay: no command")
+	}
+	childIn, toChild, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("relay: %w", err)
+	}
+	fromChild, childOut, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("relay: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, errOut
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("relay: start: %w", err)
+	}
+	childIn.Close()
+	childOut.Close()
+	go func() {
+		_, _ = io.CopyBuffer(toChild, onlyReader{in}, make([]byte, 256<<10))
+		toChild.Close()
+	}()
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.CopyBuffer(onlyWriter{out}, onlyReader{fromChild}, make([]byte, 256<<10))
+		close(done)
+	}()
+	werr := cmd.Wait()
+	<-done
+	fromChild.Close()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	if code := cmd.ProcessState.ExitCode(); code >= 0 {
+		return code, nil
+	}
+	return 1, werr
+}
+
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }

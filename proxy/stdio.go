@@ -1,0 +1,358 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+)
+
+// StdioOptions configures a stdio relay.
+//
+//	client stdin ──► pump c2s ──► child stdin
+//	client stdout ◄── pump s2c ◄── child stdout
+//	client stderr ◄────────────── child stderr (passed straight through)
+type StdioOptions struct {
+	Config
+	// Command is the server's argv.
+	Command []string
+	// Env is the child's environment (nil: inherit).
+	Env []string
+	// Dir is the child's working directory ("" : inherit).
+	Dir string
+	// Stdin and Stdout are the client side. Stderr receives the child's
+	// stderr (give an *os.File to let the child write to it directly).
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Signals are forwarded to the child (SIGINT, SIGTERM …).
+	Signals <-chan os.Signal
+	// Grace is how long the child gets to exit after its stdin closes
+	// before SIGTERM, and again before SIGKILL (0: 5s).
+	Grace time.Duration
+}
+
+// RunStdio spawns the server and relays until the server exits. It returns
+// the server's exit status (128+signal when it was killed by a signal).
+// The error is for the relay's own failures (the server could not start).
+func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
+	if len(o.Command) == 0 {
+		return 0, errors.New("proxy: no server command")
+	}
+	if o.Grace <= 0 {
+		o.Grace = 5 * time.Second
+	}
+	// Plain os.Pipe pipes: the child reads and writes them directly, with no
+	// copying goroutine of os/exec in between.
+	childIn, toChild, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("proxy: pipe: %w", err)
+	}
+	fromChild, childOut, err := os.Pipe()
+	if err != nil {
+		childIn.Close()
+		toChild.Close()
+		return 0, fmt.Errorf("proxy: pipe: %w", err)
+	}
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Env, cmd.Dir = o.Env, o.Dir
+	cmd.Stdin, cmd.Stdout = childIn, childOut
+	cmd.Stderr = o.Stderr
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{childIn, toChild, fromChild, childOut} {
+			f.Close()
+		}
+		return 0, fmt.Errorf("proxy: start %s: %w", o.Command[0], err)
+	}
+	childIn.Close()
+	childOut.Close()
+
+	s := &stdioSession{
+		eng:    newEngine(o.Config),
+		cmd:    cmd,
+		client: &sink{w: o.Stdout},
+		server: &sink{w: toChild, c: toChild},
+		closed: make(chan struct{}),
+	}
+	if c, ok := o.Stdout.(io.Closer); ok {
+		s.client.c = c
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	s2cDone := make(chan struct{})
+	go func() {
+		defer close(s2cDone)
+		s.pump(faults.ToClient, fromChild, s.client, s.server)
+		s.delays.Wait()
+		s.client.close()
+	}()
+	go func() {
+		s.pump(faults.ToServer, o.Stdin, s.server, s.client)
+		s.delays.Wait()
+		s.server.close()
+		// The client is gone: give the server time to exit on EOF.
+		select {
+		case <-exited:
+			return
+		case <-time.After(o.Grace):
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(o.Grace):
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	for done := false; !done; {
+		select {
+		case sig := <-o.Signals:
+			_ = cmd.Process.Signal(sig)
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			<-exited
+			done = true
+		case <-exited:
+			done = true
+		}
+	}
+	// A grandchild may still hold the server's stdout: do not wait forever
+	// for its EOF.
+	select {
+	case <-s2cDone:
+	case <-time.After(o.Grace):
+		fromChild.Close()
+		<-s2cDone
+	}
+	fromChild.Close()
+	return exitStatus(cmd, waitErr), nil
+}
+
+func exitStatus(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState == nil {
+		return 1
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if code := cmd.ProcessState.ExitCode(); code >= 0 {
+		return code
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// sink is one destination; writes are serialised so frames never interleave.
+// After a write error or close it discards everything.
+type sink struct {
+	mu   sync.Mutex
+	w    io.Writer
+	c    io.Closer
+	dead bool
+}
+
+func (s *sink) write(parts ...[]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeLocked(parts...)
+}
+
+func (s *sink) writeLocked(parts ...[]byte) {
+	if s.dead {
+		return
+	}
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		if _, err := s.w.Write(p); err != nil {
+			s.dead = true
+			return
+		}
+	}
+}
+
+// slow writes b in chunks with gaps, holding the sink so the frame is not
+// interleaved with others: the stream is as busy as a slow link would be.
+func (s *sink) slow(b []byte, chunk int, gap time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(b) > 0 && !s.dead {
+		n := min(chunk, len(b))
+		s.writeLocked(b[:n])
+		b = b[n:]
+		if len(b) > 0 {
+			time.Sleep(gap)
+		}
+	}
+}
+
+func (s *sink) isDead() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead
+}
+
+func (s *sink) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dead = true
+	if s.c != nil {
+		_ = s.c.Close()
+		s.c = nil
+	}
+}
+
+type stdioSession struct {
+	eng            *engine
+	cmd            *exec.Cmd
+	client, server *sink
+	delays         sync.WaitGroup
+	closeOnce      sync.Once
+	closed         chan struct{}
+}
+
+// disconnect closes both streams (the disconnect fault, mode close).
+func (s *stdioSession) disconnect() {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.client.close()
+		s.server.close()
+	})
+}
+
+// pump relays one direction. dst is where frames go; back is the sender's
+// side, for replies the proxy makes on the server's behalf.
+func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink) {
+	if s.eng.passive() {
+		// No plan, no hook: a plain byte copy.
+		buf := make([]byte, 256<<10)
+		_, _ = io.CopyBuffer(writerFunc(func(p []byte) (int, error) {
+			dst.write(p)
+			if dst.isDead() {
+				return 0, io.ErrClosedPipe
+			}
+			return len(p), nil
+		}), onlyReader{src}, buf)
+		if dst.isDead() {
+			_, _ = io.Copy(io.Discard, src)
+		}
+		return
+	}
+	max := s.eng.cfg.MaxFrame
+	if max <= 0 {
+		max = jsonrpc.DefaultMaxFrame
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	var big []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long frame: gather it (or, past the cap, pass it through).
+			big = append(big[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				big = append(big, line...)
+				if len(big) > max+2 {
+					dst.write(big)
+					big = big[:0]
+					for errors.Is(err, bufio.ErrBufferFull) {
+						line, err = br.ReadSlice('\n')
+						dst.write(line)
+					}
+					break
+				}
+			}
+			line = big
+			if len(big) == 0 {
+				line = nil
+			}
+			if cap(big) > 4<<20 {
+				big = nil // do not keep a huge buffer forever
+			}
+		}
+		if len(line) > 0 {
+			s.frame(dir, line, dst, back)
+		}
+		if err != nil {
+			if dst.isDead() || !errors.Is(err, io.EOF) {
+				_, _ = io.Copy(io.Discard, br)
+			}
+			return
+		}
+	}
+}
+
+// frame handles one line (with its terminator, if any).
+func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink) {
+	body := bytes.TrimRight(line, "\r\n")
+	eol := line[len(body):]
+	if len(bytes.TrimSpace(body)) == 0 {
+		dst.write(line)
+		return
+	}
+	f, a := s.eng.process(dir, body)
+	if a.Reply != nil {
+		back.write(a.Reply, []byte("\n"))
+	}
+	if len(eol) == 0 {
+		eol = nil
+	}
+	term := eol
+	if term == nil {
+		term = []byte("\n")
+	}
+	switch a.Kind {
+	case faults.Forward:
+		dst.write(line)
+	case faults.Replace:
+		dst.write(a.Bytes, term)
+	case faults.Drop, faults.Withhold:
+	case faults.Duplicate:
+		out := a.Out(f.Raw)
+		dst.write(out, term, out, term)
+	case faults.Delay:
+		out := append(append([]byte(nil), a.Out(f.Raw)...), term...)
+		s.delays.Add(1)
+		time.AfterFunc(a.Delay, func() {
+			defer s.delays.Done()
+			dst.write(out)
+		})
+	case faults.Slow:
+		out := append(append([]byte(nil), a.Out(f.Raw)...), term...)
+		dst.slow(out, a.Chunk, a.Gap)
+	case faults.Close:
+		s.disconnect()
+	case faults.Kill:
+		_ = s.cmd.Process.Kill()
+	}
+	if a.Extra != nil {
+		dst.write(a.Extra, []byte("\n"))
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// onlyReader hides WriterTo/ReaderFrom so CopyBuffer uses the buffer.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }

@@ -351,8 +351,8 @@ func (c *conn) request(ctx context.Context, r *request, h *headers) *out {
 	m, known := methods[r.method]
 	if !r.modern {
 		r.rev = negotiated
-		if r.rev == "" {
-			r.rev = e.legacyRevs()[0]
+		if revs := e.legacyRevs(); r.rev == "" && len(revs) > 0 {
+			r.rev = revs[0]
 		}
 		if !known || !m.legacy {
 			return c.fail(r, ekMethodNotFound, "method not found: "+r.method, nil)

@@ -95,7 +95,7 @@ type Options struct {
 	// OnCrash, when set, is called by the HTTP handler of the `crash` profile
 	// after it has flushed half a frame, before it aborts the connection; a
 	// command sets it to exit the process with status 1.
-	OnCrash func()
+	OnCrash func() `json:"-"`
 }
 
 // Defaults for hostile options.

@@ -43,7 +43,7 @@ func (l *lineReader) next() ([]byte, error) {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		l.n += int64(len(chunk))
-		if !over && len(l.buf)+len(chunk) > l.max+1 {
+		if !over && len(l.buf)+len(chunk) > l.max+2 { // room for "\r\n"
 			over = true
 			h := append(l.buf, chunk...)
 			if len(h) > keepEdge {
@@ -66,7 +66,7 @@ func (l *lineReader) next() ([]byte, error) {
 			if over {
 				return nil, errOversize
 			}
-			return trimEOL(l.buf), nil
+			return l.finish()
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
@@ -74,13 +74,25 @@ func (l *lineReader) next() ([]byte, error) {
 				return nil, errOversize
 			}
 			if len(l.buf) > 0 {
-				return trimEOL(l.buf), nil
+				return l.finish()
 			}
 			return nil, io.EOF
 		default:
 			return nil, err
 		}
 	}
+}
+
+// finish returns the buffered line, or errOversize when it is over the cap
+// once its line ending is removed.
+func (l *lineReader) finish() ([]byte, error) {
+	line := trimEOL(l.buf)
+	if len(line) <= l.max {
+		return line, nil
+	}
+	l.head = bytes.Clone(line[:min(len(line), keepEdge)])
+	l.tail = append(l.tail[:0], line[max(0, len(line)-keepEdge):]...)
+	return nil, errOversize
 }
 
 func trimEOL(b []byte) []byte {

@@ -1,0 +1,259 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+)
+
+func TestHeaderValue(t *testing.T) {
+	tests := []struct{ in, enc string }{
+		{"get_weather", "get_weather"},
+		{"", ""},
+		{"with space", "with space"},
+		{" lead", "=?base64?IGxlYWQ=?="},
+		{"trail\t", "=?base64?dHJhaWwJ?="},
+		{"ünï", "=?base64?w7xuw68=?="},
+		{"line\nbreak", "=?base64?bGluZQpicmVhaw==?="},
+		{"=?base64?abc?=", "=?base64?PT9iYXNlNjQ/YWJjPz0=?="},
+		{"file:///tmp/a b", "file:///tmp/a b"},
+	}
+	for _, tt := range tests {
+		if got := EncodeHeaderValue(tt.in); got != tt.enc {
+			t.Errorf("Encode(%q) = %q, want %q", tt.in, got, tt.enc)
+		}
+		if got, err := DecodeHeaderValue(tt.enc); err != nil || got != tt.in {
+			t.Errorf("Decode(%q) = %q, %v", tt.enc, got, err)
+		}
+	}
+	if _, err := DecodeHeaderValue("=?base64?!!!?="); !errors.Is(err, ErrBadHeaderValue) {
+		t.Errorf("bad base64: %v", err)
+	}
+}
+
+func FuzzHeaderValue(f *testing.F) {
+	for _, s := range []string{"a", " x", "=?base64?QQ==?=", "ü", "\x00", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		enc := EncodeHeaderValue(s)
+		for i := 0; i < len(enc); i++ {
+			if c := enc[i]; (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
+				t.Fatalf("encoded %q has byte %#x", enc, c)
+			}
+		}
+		dec, err := DecodeHeaderValue(enc)
+		if err != nil || dec != s {
+			t.Fatalf("round trip %q -> %q -> %q, %v", s, enc, dec, err)
+		}
+		_, _ = DecodeHeaderValue(s) // never panics
+	})
+}
+
+func TestOversizeID(t *testing.T) {
+	tests := []struct {
+		name, head, tail, want string
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"result":{"x":"`, `"}}`, "7"},
+		{"string id", `{"id":"a\"b","result":`, `}`, `"a\"b"`},
+		{"id last", `{"result":{"t":"xxx`, `xx","id":{"id":1}}},"jsonrpc":"2.0","id":12}`, "12"},
+		{"id last then jsonrpc", `{"result":[`, `],"id":"q","jsonrpc":"2.0"}` + "\n", `"q"`},
+		{"nested id only", `{"result":{"id":3,`, `"x":{"id":4}}}`, ""},
+		{"none", `{"result":`, `]]]`, ""},
+		{"not object", `[1,2`, `3]`, ""},
+	}
+	for _, tt := range tests {
+		got := string(oversizeID([]byte(tt.head), []byte(tt.tail)))
+		if got != tt.want {
+			t.Errorf("%s: got %q want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzOversizeID(f *testing.F) {
+	f.Add([]byte(`{"id":1,"result":`), []byte(`,"id":2}`))
+	f.Add([]byte(`{"result":"`), []byte(`"id":"x","jsonrpc":"2.0"}`))
+	f.Fuzz(func(t *testing.T, head, tail []byte) {
+		id := oversizeID(head, tail)
+		if id != nil && !json.Valid(id) {
+			t.Fatalf("invalid id %q", id)
+		}
+		// a complete frame's id is found from either edge
+		if m, err := jsonrpc.Decode(head); err == nil && len(m.ID) > 0 {
+			_ = oversizeID(head, head)
+		}
+	})
+}
+
+func TestLineReader(t *testing.T) {
+	in := "short\n" + strings.Repeat("y", 100) + "\r\n" + `{"id":5,"a":"` + strings.Repeat("z", 50) + "\"}\nlast"
+	lr := newLineReader(strings.NewReader(in), 60)
+	var got []string
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, errOversize) {
+			got = append(got, "OVER:"+string(oversizeID(lr.head, lr.tail)))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"short", "OVER:", "OVER:5", "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\r\n\nccc"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		max = max%64 + 1
+		if max < 1 {
+			max = -max + 1
+		}
+		lr := newLineReader(bytes.NewReader(data), max)
+		for i := 0; i <= len(data)+1; i++ {
+			line, err := lr.next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if errors.Is(err, errOversize) {
+				if len(lr.head) > keepEdge || len(lr.tail) > keepEdge {
+					t.Fatal("edges not bounded")
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("line %q breaks cap %d", line, max)
+			}
+		}
+		t.Fatal("reader did not terminate")
+	})
+}
+
+func TestClassifyDiscover(t *testing.T) {
+	tests := []struct {
+		frame string
+		want  discoverOutcome
+		sup   []string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}`, discModern, nil},
+		{`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{}}}`, discLegacy, nil},
+		{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":"2026-07-28"}}`, discLegacy, nil},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["a"],"requested":"b"}}}`, discUnsupported, []string{"a"}},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"x","data":{"supported":["a"]}}}`, discUnsupported, []string{"a"}},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"x"}}`, discLegacy, nil},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"x"}}`, discModernErr, nil},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}`, discLegacy, nil},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x","data":{"supported":["2025-06-18"]}}}`, discLegacy, nil},
+	}
+	for _, tt := range tests {
+		m, err := jsonrpc.Decode([]byte(tt.frame))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, sup := classifyDiscover(m)
+		if got != tt.want || strings.Join(sup, ",") != strings.Join(tt.sup, ",") {
+			t.Errorf("%s: got %v %v", tt.frame, got, sup)
+		}
+	}
+	d, err := ParseDiscoverResult(json.RawMessage(`{"supportedVersions":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"n","version":"v","title":"T"}}}`))
+	if err != nil || d.Server() != (ServerInfo{"n", "v", "T"}) {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func FuzzDiscoverResult(f *testing.F) {
+	f.Add([]byte(`{"supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x"}}}`))
+	f.Add([]byte(`{"supportedVersions":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ParseDiscoverResult(b)
+		if err == nil {
+			if d.SupportedVersions == nil {
+				t.Fatal("accepted a result without supportedVersions")
+			}
+			_ = d.Server()
+		}
+		m := &jsonrpc.Message{Result: b}
+		out, _, _ := classifyDiscover(m)
+		if (out == discModern) != (err == nil) {
+			t.Fatalf("classify %v disagrees with parse %v", out, err)
+		}
+	})
+}
+
+func FuzzToolsPage(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"c","ttlMs":5,"cacheScope":"public"}`))
+	f.Add([]byte(`{"tools":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, tools, err := ParseToolsPage(b)
+		if err == nil && len(tools) != len(p.Tools) {
+			t.Fatal("tool count mismatch")
+		}
+	})
+}
+
+func TestBuildParams(t *testing.T) {
+	c := &Client{cfg: Config{}.withDefaults()}
+	p, err := c.buildParams(map[string]any{"name": "x", "_meta": map[string]any{"k": 1}}, Rev20260728)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Name string                     `json:"name"`
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(p, &got); err != nil || got.Name != "x" || string(got.Meta["k"]) != "1" ||
+		string(got.Meta[MetaProtocolVersion]) != `"2026-07-28"` || string(got.Meta[MetaClientCapabilities]) != "{}" ||
+		string(got.Meta[MetaClientInfo]) != `{"name":"mcpdrill","version":"dev"}` {
+		t.Fatalf("params = %s", p)
+	}
+	if _, err := c.buildParams([]int{1}, Rev20260728); err == nil {
+		t.Fatal("non-object params accepted in the modern era")
+	}
+	if p, _ := c.buildParams(nil, ""); p != nil {
+		t.Fatalf("legacy nil params = %s", p)
+	}
+	h := modernHeaders(Rev20260728, "resources/read", json.RawMessage(`{"uri":"file:///ä"}`))
+	if h.Get(HeaderName) != EncodeHeaderValue("file:///ä") || h.Get(HeaderMethod) != "resources/read" {
+		t.Fatalf("headers = %v", h)
+	}
+}
+
+func TestObserverBounded(t *testing.T) {
+	o := newObserver()
+	for i := 0; i < 1000; i++ {
+		o.note("notification", strings.Repeat("m", i%100))
+		o.count("stdout-noise", string(rune('a'+i%26)))
+	}
+	l := o.list()
+	if len(l) != maxObsPerKind+1+1 {
+		t.Fatalf("%d observations", len(l))
+	}
+	for i := 1; i < len(l); i++ {
+		if l[i-1].Kind > l[i].Kind || (l[i-1].Kind == l[i].Kind && l[i-1].Detail >= l[i].Detail) {
+			t.Fatal("not sorted")
+		}
+	}
+}
+
+func TestIsModern(t *testing.T) {
+	for rev, want := range map[string]bool{Rev20241105: false, Rev20251125: false, Rev20260728: true, "2027-01-01": true, "draft": false, "": false} {
+		if IsModern(rev) != want {
+			t.Errorf("IsModern(%q) != %v", rev, want)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package studies
+
+import (
+	"math"
+
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// Aggregates summarise the rows. Only scanned rows count towards the
+// figures; failed and skipped rows are counted, never dropped.
+type Aggregates struct {
+	Servers  int `json:"servers"`
+	Scanned  int `json:"scanned"`
+	Failed   int `json:"failed"`
+	Skipped  int `json:"skipped"`
+	Failures map[string]int `json:"failures"`
+	// Transports and Revisions count scanned rows by negotiated transport
+	// and protocol revision; SDKs count every row by its declared SDK.
+	Transports map[string]int `json:"transports"`
+	Revisions  map[string]int `json:"revisions"`
+	SDKs       map[string]int `json:"sdks"`
+
+	ToolWeighted   ToolWeighted   `json:"tool_weighted"`
+	ServerWeighted ServerWeighted `json:"server_weighted"`
+	// Probes counts verdicts per probe name over scanned rows.
+	Probes map[string]ProbeTally `json:"probes"`
+}
+
+// ToolWeighted pools every tool of every scanned server: big servers weigh
+// more. The shares divide by Tools.
+type ToolWeighted struct {
+	Tools            int      `json:"tools"`
+	None             int      `json:"none"`
+	Vacuous          int      `json:"vacuous"`
+	Enforceable      int      `json:"enforceable"`
+	Invalid          int      `json:"invalid"`
+	Wrapped          int      `json:"wrapped"`
+	NoneShare        *float64 `json:"none_share"`
+	VacuousShare     *float64 `json:"vacuous_share"`
+	EnforceableShare *float64 `json:"enforceable_share"`
+	InvalidShare     *float64 `json:"invalid_share"`
+	// EnforceableOfDeclared divides enforceable by declared (vacuous +
+	// enforceable + invalid) tools.
+	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
+	// LeafRate is the mean leaf rate over tools with an assessed schema.
+	LeafRate *float64 `json:"leaf_rate"`
+}
+
+// ServerWeighted gives every scanned server with at least one tool the same
+// weight: each figure is a mean of per-server ratios over the servers where
+// the ratio is defined, and the counts say how many servers have a property.
+type ServerWeighted struct {
+	// Servers is the number of scanned servers with at least one tool.
+	Servers               int      `json:"servers"`
+	NoneShare             *float64 `json:"none_share"`
+	VacuousShare          *float64 `json:"vacuous_share"`
+	EnforceableShare      *float64 `json:"enforceable_share"`
+	InvalidShare          *float64 `json:"invalid_share"`
+	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
+	LeafRate              *float64 `json:"leaf_rate"`
+	ErrorHandling         *float64 `json:"error_handling"`
+	ErrorConformance      *float64 `json:"error_conformance"`
+	SpecConformance       *float64 `json:"spec_conformance"`
+
+	WithoutSchemas  int `json:"without_schemas"`
+	WithVacuous     int `json:"with_vacuous"`
+	WithEnforceable int `json:"with_enforceable"`
+	// ErrorsMeasured counts scanned servers with at least one probe run;
+	// AllErrorsHandled those whose every probe was refused visibly (the
+	// anchor's "handles errors"); AllErrorsConformant those whose every
+	// probe got the answer the revision asks for.
+	ErrorsMeasured      int `json:"errors_measured"`
+	AllErrorsHandled    int `json:"all_errors_handled"`
+	AllErrorsConformant int `json:"all_errors_conformant"`
+}
+
+// ProbeTally counts one probe's verdicts.
+type ProbeTally struct {
+	Verdicts   map[string]int `json:"verdicts"`
+	Ran        int            `json:"ran"`
+	Conformant int            `json:"conformant"`
+}
+
+type mean struct {
+	sum float64
+	n   int
+}
+
+func (m *mean) add(p *float64) {
+	if p != nil {
+		m.sum += *p
+		m.n++
+	}
+}
+
+func (m *mean) addRatio(n, d int) {
+	if d > 0 {
+		m.sum += float64(n) / float64(d)
+		m.n++
+	}
+}
+
+func (m mean) value() *float64 {
+	if m.n == 0 {
+		return nil
+	}
+	return round4(m.sum / float64(m.n))
+}
+
+func round4(f float64) *float64 {
+	v := math.Round(f*10000) / 10000
+	return &v
+}
+
+func share(n, d int) *float64 {
+	if d == 0 {
+		return nil
+	}
+	return round4(float64(n) / float64(d))
+}
+
+// Aggregate computes the aggregates of rows; the result depends only on the
+// set of rows, never on their order.
+func Aggregate(rows []Row) Aggregates {
+	a := Aggregates{
+		Failures:   map[string]int{},
+		Transports: map[string]int{},
+		Revisions:  map[string]int{},
+		SDKs:       map[string]int{},
+		Probes:     map[string]ProbeTally{},
+	}
+	tw := &a.ToolWeighted
+	sw := &a.ServerWeighted
+	var twLeaf, swNone, swVac, swEnf, swInv, swEoD, swLeaf, swErr, swConf, swSpec mean
+	for _, r := range rows {
+		a.Servers++
+		sdk := r.SDK
+		if sdk == "" {
+			sdk = "unknown"
+		}
+		a.SDKs[sdk]++
+		switch r.Status {
+		case StatusScanned:
+			a.Scanned++
+		case StatusFailed:
+			a.Failed++
+			a.Failures[r.Failure]++
+			continue
+		default:
+			a.Skipped++
+			continue
+		}
+		if r.Protocol != nil {
+			a.Transports[r.Protocol.Transport]++
+			a.Revisions[r.Protocol.Revision]++
+		}
+		var none, vac, enf, inv int
+		for _, t := range r.Tools {
+			switch t.OutputContract {
+			case "enforceable":
+				enf++
+			case "vacuous":
+				vac++
+			case "invalid":
+				inv++
+			default:
+				none++
+			}
+			if t.Wrapped {
+				tw.Wrapped++
+			}
+			twLeaf.add(t.LeafRate)
+		}
+		n := len(r.Tools)
+		tw.Tools += n
+		tw.None += none
+		tw.Vacuous += vac
+		tw.Enforceable += enf
+		tw.Invalid += inv
+
+		ran, handled, conformant := 0, 0, 0
+		for _, p := range r.Probes {
+			t := a.Probes[p.Name]
+			if t.Verdicts == nil {
+				t.Verdicts = map[string]int{}
+			}
+			t.Verdicts[string(p.Verdict)]++
+			if p.Verdict != scan.VerdictSkipped {
+				t.Ran++
+				ran++
+				if p.Conformant {
+					t.Conformant++
+					conformant++
+				}
+				if p.Verdict.Handled() {
+					handled++
+				}
+			}
+			a.Probes[p.Name] = t
+		}
+		if ran > 0 {
+			sw.ErrorsMeasured++
+			if handled == ran {
+				sw.AllErrorsHandled++
+			}
+			if conformant == ran {
+				sw.AllErrorsConformant++
+			}
+		}
+		if r.Scores != nil {
+			swErr.add(r.Scores.ErrorHandling)
+			swConf.add(r.Scores.ErrorConformance)
+			swSpec.add(r.Scores.SpecConformance)
+		}
+		if n == 0 {
+			continue
+		}
+		sw.Servers++
+		swNone.addRatio(none, n)
+		swVac.addRatio(vac, n)
+		swEnf.addRatio(enf, n)
+		swInv.addRatio(inv, n)
+		swEoD.addRatio(enf, enf+vac+inv)
+		if r.Scores != nil {
+			swLeaf.add(r.Scores.LeafRate)
+		}
+		if none == n {
+			sw.WithoutSchemas++
+		}
+		if vac > 0 {
+			sw.WithVacuous++
+		}
+		if enf > 0 {
+			sw.WithEnforceable++
+		}
+	}
+	tw.NoneShare = share(tw.None, tw.Tools)
+	tw.VacuousShare = share(tw.Vacuous, tw.Tools)
+	tw.EnforceableShare = share(tw.Enforceable, tw.Tools)
+	tw.InvalidShare = share(tw.Invalid, tw.Tools)
+	tw.EnforceableOfDeclared = share(tw.Enforceable, tw.Enforceable+tw.Vacuous+tw.Invalid)
+	tw.LeafRate = twLeaf.value()
+	sw.NoneShare = swNone.value()
+	sw.VacuousShare = swVac.value()
+	sw.EnforceableShare = swEnf.value()
+	sw.InvalidShare = swInv.value()
+	sw.EnforceableOfDeclared = swEoD.value()
+	sw.LeafRate = swLeaf.value()
+	sw.ErrorHandling = swErr.value()
+	sw.ErrorConformance = swConf.value()
+	sw.SpecConformance = swSpec.value()
+	return a
+}

@@ -1,0 +1,297 @@
+package studies
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// HTML writes the self-contained scoreboard page: a sortable table (one row
+// per server, sorted by clicking a header or by a "#sort=KEY:asc|desc"
+// fragment) and one inline-SVG bar chart per axis. It loads nothing from
+// outside and, like Markdown, uses nothing from Meta.
+func HTML(w io.Writer, r *Results) error {
+	if err := pageTemplate.Execute(w, buildPage(r)); err != nil {
+		return fmt.Errorf("writing scoreboard: %w", err)
+	}
+	return nil
+}
+
+type page struct {
+	R       *Results
+	A       Aggregates
+	Columns []column
+	Rows    []pageRow
+	Charts  []chart
+	Tiers   []tierBar
+}
+
+type column struct {
+	Key, Label, Type, Title string
+}
+
+type cell struct {
+	Text  string
+	Value string
+	Class string
+}
+
+type pageRow struct {
+	Name   string
+	Status string
+	Cells  []cell
+	Reason string
+}
+
+type chart struct {
+	Key, Title, Note string
+	Height           int
+	Bars             []bar
+}
+
+type bar struct {
+	Label string
+	Y     int
+	W     float64
+	Text  string
+}
+
+type tierBar struct {
+	Label    string
+	Y        int
+	Segments []segment
+}
+
+type segment struct {
+	X, W  float64
+	Class string
+	Title string
+}
+
+var columns = []column{
+	{"server", "server", "str", "name in servers.json"},
+	{"sdk", "SDK", "str", "SDK as declared in servers.json"},
+	{"status", "status", "str", "scanned, or why not"},
+	{"revision", "revision", "str", "negotiated protocol revision and transport"},
+	{"tools", "tools", "num", "tools listed"},
+	{"none", "no schema", "num", "share of tools without an outputSchema"},
+	{"vacuous", "vacuous", "num", "share of tools whose outputSchema accepts every corruption"},
+	{"enforceable", "enforceable", "num", "share of tools whose outputSchema rejects at least one corruption"},
+	{"leaf", "leaf rate", "num", "mean share of single-leaf corruptions rejected"},
+	{"errors", "error handling", "num", "share of probes refused visibly"},
+	{"errconf", "error conformance", "num", "share of probes answered as the revision asks"},
+	{"spec", "spec conformance", "num", "share of decided conformance checks passed"},
+}
+
+func numCell(p *float64) cell {
+	if p == nil {
+		return cell{Text: "–", Value: "-1", Class: "na"}
+	}
+	return cell{Text: pct(p), Value: strconv.FormatFloat(*p, 'f', 4, 64)}
+}
+
+func buildPage(r *Results) page {
+	p := page{R: r, A: r.Aggregates, Columns: columns}
+	for _, row := range r.Servers {
+		none, vac, enf, _ := tiers(row)
+		n := len(row.Tools)
+		rev := ""
+		if row.Protocol != nil {
+			rev = row.Protocol.Revision + " " + row.Protocol.Transport
+		}
+		status := row.Status
+		if row.Failure != "" {
+			status = row.Failure
+		}
+		pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason}
+		pr.Cells = append(pr.Cells,
+			cell{Text: row.Name, Value: row.Name},
+			cell{Text: orDash(row.SDK), Value: row.SDK},
+			cell{Text: status, Value: status, Class: "st-" + row.Status},
+			cell{Text: orDash(rev), Value: rev},
+		)
+		if row.Status != StatusScanned {
+			pr.Cells = append(pr.Cells, cell{Text: "–", Value: "-1", Class: "na"})
+			for range 7 {
+				pr.Cells = append(pr.Cells, numCell(nil))
+			}
+			p.Rows = append(p.Rows, pr)
+			continue
+		}
+		pr.Cells = append(pr.Cells, cell{Text: strconv.Itoa(n), Value: strconv.Itoa(n)},
+			numCell(share(none, n)), numCell(share(vac, n)), numCell(share(enf, n)))
+		var sc = row.Scores
+		if sc == nil {
+			for range 4 {
+				pr.Cells = append(pr.Cells, numCell(nil))
+			}
+		} else {
+			pr.Cells = append(pr.Cells, numCell(sc.LeafRate), numCell(sc.ErrorHandling), numCell(sc.ErrorConformance), numCell(sc.SpecConformance))
+		}
+		p.Rows = append(p.Rows, pr)
+	}
+
+	axes := []struct {
+		key, title, note string
+		get              func(Row) *float64
+	}{
+		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r Row) *float64 { return r.Scores.OutputCoverage }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects at least one corruption", func(r Row) *float64 { return r.Scores.EnforceableRate }},
+		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r Row) *float64 { return r.Scores.LeafRate }},
+		{"errors", "Error handling", "share of probes refused visibly", func(r Row) *float64 { return r.Scores.ErrorHandling }},
+		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r Row) *float64 { return r.Scores.ErrorConformance }},
+		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r Row) *float64 { return r.Scores.SpecConformance }},
+	}
+	for _, ax := range axes {
+		type pt struct {
+			name string
+			v    float64
+		}
+		var pts []pt
+		for _, row := range r.Servers {
+			if row.Status != StatusScanned || row.Scores == nil {
+				continue
+			}
+			if v := ax.get(row); v != nil {
+				pts = append(pts, pt{row.Name, *v})
+			}
+		}
+		slices.SortFunc(pts, func(a, b pt) int {
+			if c := cmp.Compare(b.v, a.v); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.name, b.name)
+		})
+		c := chart{Key: ax.key, Title: ax.title, Note: ax.note, Height: 20*len(pts) + 4}
+		for i, q := range pts {
+			v := q.v
+			c.Bars = append(c.Bars, bar{Label: q.name, Y: 20*i + 2, W: 300 * v, Text: pct(&v)})
+		}
+		p.Charts = append(p.Charts, c)
+	}
+
+	tw, sw := r.Aggregates.ToolWeighted, r.Aggregates.ServerWeighted
+	mk := func(label string, y int, none, vac, enf, inv *float64) tierBar {
+		tb := tierBar{Label: label, Y: y}
+		x := 0.0
+		for _, s := range []struct {
+			v     *float64
+			class string
+			name  string
+		}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
+			if s.v == nil || *s.v == 0 {
+				continue
+			}
+			w := 500 * *s.v
+			tb.Segments = append(tb.Segments, segment{X: 210 + x, W: w, Class: s.class, Title: s.name + " " + pct(s.v)})
+			x += w
+		}
+		return tb
+	}
+	p.Tiers = []tierBar{
+		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.EnforceableShare, tw.InvalidShare),
+		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.EnforceableShare, sw.InvalidShare),
+	}
+	return p
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"pct": pct,
+	"f1":  func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"add": func(a, b int) int { return a + b },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>mcpdrill study scoreboard</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+.sub{color:#57606a;margin:0 0 16px}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{padding:4px 8px;border-bottom:1px solid #d0d7de;text-align:left;white-space:nowrap}
+th{cursor:pointer;user-select:none;background:#f6f8fa;position:sticky;top:0}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+td.num,th.num{text-align:right}td.na{color:#8c959f}
+.st-failed{color:#cf222e}.st-skipped{color:#8c959f}
+.charts{display:flex;flex-wrap:wrap;gap:24px}
+.chart{flex:0 0 auto}.chart p{margin:0 0 4px;color:#57606a;font-size:12px}
+svg text{font-size:11px;fill:#1b1f24}
+rect.bar{fill:#0969da}rect.bg{fill:#eaeef2}
+.t-none{fill:#afb8c1}.t-vac{fill:#d4a72c}.t-enf{fill:#1a7f37}.t-inv{fill:#cf222e}
+.legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{color:#57606a}dl.kv dd{margin:0}
+</style>
+</head>
+<body>
+<h1>mcpdrill study scoreboard</h1>
+<p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
+
+<h2>Output-contract tiers</h2>
+<div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
+<svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="58" viewBox="0 0 720 58">
+{{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+{{end}}</svg>
+<dl class="kv">
+<dt>tool-weighted</dt><dd>no schema {{pct .A.ToolWeighted.NoneShare}} · vacuous {{pct .A.ToolWeighted.VacuousShare}} · enforceable {{pct .A.ToolWeighted.EnforceableShare}} · invalid {{pct .A.ToolWeighted.InvalidShare}}</dd>
+<dt>server-weighted</dt><dd>no schema {{pct .A.ServerWeighted.NoneShare}} · vacuous {{pct .A.ServerWeighted.VacuousShare}} · enforceable {{pct .A.ServerWeighted.EnforceableShare}} · invalid {{pct .A.ServerWeighted.InvalidShare}}</dd>
+<dt>errors</dt><dd>{{.A.ServerWeighted.AllErrorsHandled}}/{{.A.ServerWeighted.ErrorsMeasured}} servers refused every probe visibly · {{.A.ServerWeighted.AllErrorsConformant}}/{{.A.ServerWeighted.ErrorsMeasured}} answered every probe as their revision asks</dd>
+</dl>
+
+<h2>Servers</h2>
+<table id="scoreboard">
+<thead><tr>{{range .Columns}}<th data-key="{{.Key}}" data-type="{{.Type}}" title="{{.Title}}"{{if eq .Type "num"}} class="num"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr data-server="{{.Name}}" data-status="{{.Status}}"{{if .Reason}} title="{{.Reason}}"{{end}}>{{range $i, $c := .Cells}}<td data-v="{{$c.Value}}"{{if ge $i 4}} class="num{{if $c.Class}} {{$c.Class}}{{end}}"{{else if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+
+<h2>Per-axis charts</h2>
+<div class="charts">
+{{range .Charts}}<div class="chart"><h3>{{.Title}}</h3><p>{{.Note}}</p>
+<svg class="axis" data-axis="{{.Key}}" role="img" aria-label="{{.Title}}" width="560" height="{{.Height}}" viewBox="0 0 560 {{.Height}}">
+{{range .Bars}}<text x="0" y="{{add .Y 13}}">{{.Label}}</text><rect class="bg" x="200" y="{{.Y}}" width="300" height="16"></rect><rect class="bar" x="200" y="{{.Y}}" width="{{f1 .W}}" height="16"><title>{{.Label}} {{.Text}}</title></rect><text x="506" y="{{add .Y 13}}">{{.Text}}</text>
+{{end}}</svg></div>
+{{end}}</div>
+<script>
+(function () {
+  var table = document.getElementById("scoreboard");
+  var heads = table.tHead.rows[0].cells;
+  var body = table.tBodies[0];
+  function sortBy(key, dir) {
+    var col = -1;
+    for (var i = 0; i < heads.length; i++) { if (heads[i].dataset.key === key) col = i; }
+    if (col < 0) return;
+    var num = heads[col].dataset.type === "num";
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[col].dataset.v, y = b.cells[col].dataset.v, c;
+      if (num) { c = parseFloat(x) - parseFloat(y); } else { c = x < y ? -1 : (x > y ? 1 : 0); }
+      if (dir === "desc") c = -c;
+      if (c === 0) c = a.dataset.server < b.dataset.server ? -1 : 1;
+      return c;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    for (var j = 0; j < heads.length; j++) { heads[j].removeAttribute("aria-sort"); }
+    heads[col].setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
+    table.dataset.sorted = key + ":" + dir;
+  }
+  Array.prototype.forEach.call(heads, function (th) {
+    th.addEventListener("click", function () {
+      var cur = table.dataset.sorted || "";
+      var dir = cur === th.dataset.key + ":asc" ? "desc" : "asc";
+      sortBy(th.dataset.key, dir);
+    });
+  });
+  var m = /sort=([a-z]+):(asc|desc)/.exec(location.hash);
+  if (m) { sortBy(m[1], m[2]); }
+  document.documentElement.dataset.rows = String(body.rows.length);
+})();
+</script>
+</body>
+</html>
+`))

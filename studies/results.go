@@ -1,0 +1,410 @@
+package studies
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// SchemaVersion is the version of results.json. It changes when a field is
+// removed or renamed or its meaning changes; adding a field does not change
+// it. results.schema.json describes this version.
+const SchemaVersion = "1"
+
+// Row statuses.
+const (
+	StatusScanned = "scanned"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// Failure kinds, for rows with StatusFailed.
+const (
+	// FailConfig: the entry could not be turned into a target (a missing
+	// environment variable, for instance).
+	FailConfig = "config"
+	// FailLaunch: the launch process of an HTTP entry exited or never
+	// listened on its port.
+	FailLaunch = "launch"
+	// FailUnreachable: no MCP session could be opened.
+	FailUnreachable = "unreachable"
+	// FailRefused: no protocol revision could be agreed.
+	FailRefused = "refused"
+	// FailIncomplete: a session opened but the tool inventory did not
+	// complete.
+	FailIncomplete = "incomplete"
+	// FailInternal: mcpdrill itself failed on this server.
+	FailInternal = "internal"
+)
+
+// Results is the results.json document. Everything outside Meta is a
+// function of servers.json, the settings and the servers themselves.
+type Results struct {
+	SchemaVersion     string `json:"schema_version"`
+	ScanSchemaVersion string `json:"scan_schema_version"`
+	// SpecHash identifies servers.json ("sha256:…" of its bytes).
+	SpecHash string `json:"spec_hash"`
+	// SpecServers is how many entries servers.json holds (all shards).
+	SpecServers int      `json:"spec_servers"`
+	Settings    Settings `json:"settings"`
+	// Shard is set on the output of one shard; merged and unsharded runs
+	// have none.
+	Shard      *Shard     `json:"shard,omitempty"`
+	Servers    []Row      `json:"servers"`
+	Aggregates Aggregates `json:"aggregates"`
+	Meta       Meta       `json:"meta"`
+}
+
+// Settings are the run options that can change a result.
+type Settings struct {
+	DeadlineMS       int64 `json:"deadline_ms"`
+	RequestTimeoutMS int64 `json:"request_timeout_ms"`
+	SecondConnection bool  `json:"second_connection"`
+}
+
+// Shard selects every Count-th server starting at Index (1-based) in name
+// order.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// ParseShard reads "K/N".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	k, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return sh, fmt.Errorf("shard %q: want K/N", s)
+	}
+	if _, err := fmt.Sscanf(k+" "+n, "%d %d", &sh.Index, &sh.Count); err != nil {
+		return sh, fmt.Errorf("shard %q: want K/N: %w", s, err)
+	}
+	if sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count || fmt.Sprintf("%d/%d", sh.Index, sh.Count) != s {
+		return sh, fmt.Errorf("shard %q: want K/N with 1 <= K <= N", s)
+	}
+	return sh, nil
+}
+
+// Select returns the entries of this shard; the zero Shard selects all.
+func (sh Shard) Select(entries []Entry) []Entry {
+	if sh.Count <= 1 {
+		return entries
+	}
+	var out []Entry
+	for i, e := range entries {
+		if i%sh.Count == sh.Index-1 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Row is one server's outcome. Failed and skipped rows keep the identity
+// fields and a reason.
+type Row struct {
+	Name    string `json:"name"`
+	Package string `json:"package,omitempty"`
+	SDK     string `json:"sdk,omitempty"`
+	// Transport is what servers.json declares: stdio or http.
+	Transport string `json:"transport"`
+	// Command (stdio) or Launch (http) is the argv as written in
+	// servers.json, before expansion; URL likewise.
+	Command     []string `json:"command,omitempty"`
+	Launch      []string `json:"launch,omitempty"`
+	URL         string   `json:"url,omitempty"`
+	EnvNames    []string `json:"env_names,omitempty"`
+	HeaderNames []string `json:"header_names,omitempty"`
+
+	Status  string `json:"status"`
+	Failure string `json:"failure,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+
+	Server      *scan.Server   `json:"server,omitempty"`
+	Protocol    *RowProtocol   `json:"protocol,omitempty"`
+	Scores      *scan.Scores   `json:"scores,omitempty"`
+	Tools       []Tool         `json:"tools"`
+	Probes      []Probe        `json:"probes"`
+	Conformance []scan.Check   `json:"conformance"`
+	Findings    map[string]int `json:"findings"`
+}
+
+// RowProtocol is what the session negotiated.
+type RowProtocol struct {
+	Revision  string `json:"revision"`
+	Era       string `json:"era"`
+	Transport string `json:"transport"`
+}
+
+// Tool is one tool's output-contract verdict.
+type Tool struct {
+	Name           string   `json:"name"`
+	OutputContract string   `json:"output_contract"`
+	LeafRate       *float64 `json:"leaf_rate"`
+	Leaves         int      `json:"leaves,omitempty"`
+	LeavesRejected int      `json:"leaves_rejected,omitempty"`
+	Wrapped        bool     `json:"wrapped,omitempty"`
+	Reason         string   `json:"reason,omitempty"`
+}
+
+// Probe is one error probe's verdict.
+type Probe struct {
+	Name       string       `json:"name"`
+	Verdict    scan.Verdict `json:"verdict"`
+	Conformant bool         `json:"conformant"`
+	ErrorCode  *int         `json:"error_code,omitempty"`
+	HTTPStatus int          `json:"http_status,omitempty"`
+	Expected   string       `json:"expected"`
+}
+
+// Meta is everything that varies between identical runs.
+type Meta struct {
+	ToolVersion string `json:"tool_version"`
+	GoVersion   string `json:"go_version,omitempty"`
+	OS          string `json:"os,omitempty"`
+	Arch        string `json:"arch,omitempty"`
+	CPUs        int    `json:"cpus,omitempty"`
+	Jobs        int    `json:"jobs,omitempty"`
+	StartedAt   string `json:"started_at,omitempty"`
+	FinishedAt  string `json:"finished_at,omitempty"`
+	DurationMS  int64  `json:"duration_ms"`
+	// Shards records each shard's run when this document is a merge.
+	Shards []ShardMeta `json:"shards,omitempty"`
+	// Servers holds per-server timings and stderr tails by server name.
+	Servers map[string]ServerMeta `json:"servers,omitempty"`
+}
+
+// ShardMeta is one merged shard's run.
+type ShardMeta struct {
+	Index       int    `json:"index"`
+	ToolVersion string `json:"tool_version"`
+	Jobs        int    `json:"jobs,omitempty"`
+	StartedAt   string `json:"started_at,omitempty"`
+	DurationMS  int64  `json:"duration_ms"`
+}
+
+// ServerMeta is one server's run-dependent detail.
+type ServerMeta struct {
+	// ScanMS is the wall time of the scan (connect to close).
+	ScanMS int64 `json:"scan_ms"`
+	// LaunchMS is the time a launched HTTP server took to listen.
+	LaunchMS int64 `json:"launch_ms,omitempty"`
+	// Stderr is the server's last stderr lines (paths replaced).
+	Stderr []string `json:"stderr,omitempty"`
+}
+
+// rowFromReport turns a scan report into a row (identity fields already set).
+func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
+	row.Findings = map[string]int{}
+	for _, f := range r.Findings {
+		row.Findings[f.Rule]++
+	}
+	if r.Server != (scan.Server{}) {
+		s := r.Server
+		row.Server = &s
+	}
+	if r.Protocol.Revision != "" {
+		row.Protocol = &RowProtocol{Revision: r.Protocol.Revision, Era: r.Protocol.Era, Transport: r.Protocol.Transport}
+	}
+	row.Tools = []Tool{}
+	for _, t := range r.Tools {
+		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: t.OutputContract, LeafRate: t.LeafRate,
+			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason)})
+	}
+	slices.SortFunc(row.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	row.Probes = []Probe{}
+	for _, p := range r.Probes {
+		row.Probes = append(row.Probes, Probe{Name: p.Name, Verdict: p.Verdict, Conformant: p.Conformant,
+			ErrorCode: p.ErrorCode, HTTPStatus: p.HTTPStatus, Expected: p.Expected})
+	}
+	slices.SortStableFunc(row.Probes, func(a, b Probe) int { return cmp.Compare(a.Name, b.Name) })
+	row.Conformance = []scan.Check{}
+	for _, c := range r.Conformance {
+		c.Detail = clean(c.Detail)
+		row.Conformance = append(row.Conformance, c)
+	}
+	slices.SortStableFunc(row.Conformance, func(a, b scan.Check) int { return cmp.Compare(a.ID, b.ID) })
+
+	if r.Established {
+		row.Status = StatusScanned
+		sc := r.Scores
+		row.Scores = &sc
+		return row
+	}
+	row.Status = StatusFailed
+	row.Failure = FailIncomplete
+	for _, f := range r.Findings {
+		switch f.Rule {
+		case scan.RuleUnreachable:
+			row.Failure, row.Reason = FailUnreachable, clean(f.Message)
+		case scan.RuleRefused:
+			row.Failure, row.Reason = FailRefused, clean(f.Message)
+		case scan.RuleIncomplete:
+			if row.Reason == "" {
+				row.Reason = clean(f.Message)
+			}
+		}
+	}
+	if row.Reason == "" {
+		row.Reason = "the scan did not establish the tool inventory"
+	}
+	return row
+}
+
+// failedRow is a row for a server that never reached the scanner.
+func failedRow(row Row, kind, reason string) Row {
+	row.Status, row.Failure, row.Reason = StatusFailed, kind, reason
+	row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
+	return row
+}
+
+// identity fills the fields of a row that come from servers.json alone.
+func identity(e Entry) Row {
+	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, Transport: e.Transport(), URL: e.URL}
+	if e.Command != "" {
+		row.Command = append([]string{e.Command}, e.Args...)
+	}
+	if e.Launch != nil {
+		row.Launch = append([]string{e.Launch.Command}, e.Launch.Args...)
+	}
+	for k := range e.Env {
+		row.EnvNames = append(row.EnvNames, k)
+	}
+	if e.Launch != nil {
+		for k := range e.Launch.Env {
+			if !slices.Contains(row.EnvNames, k) {
+				row.EnvNames = append(row.EnvNames, k)
+			}
+		}
+	}
+	slices.Sort(row.EnvNames)
+	for k := range e.Headers {
+		row.HeaderNames = append(row.HeaderNames, k)
+	}
+	slices.Sort(row.HeaderNames)
+	return row
+}
+
+// Finalize sorts the rows by name and recomputes the aggregates; Run and
+// Merge call it, and so may a caller that edits rows.
+func (r *Results) Finalize() {
+	if r.Servers == nil {
+		r.Servers = []Row{}
+	}
+	slices.SortFunc(r.Servers, func(a, b Row) int { return cmp.Compare(a.Name, b.Name) })
+	r.Aggregates = Aggregate(r.Servers)
+}
+
+// Read decodes a results.json document, rejecting unknown fields and other
+// schema versions.
+func Read(rd io.Reader) (*Results, error) {
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	var r Results
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("results.json: %w", err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("results.json: schema_version %q, this mcpdrill reads %q", r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// Write encodes r as indented JSON with a trailing newline.
+func Write(w io.Writer, r *Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// Merge joins shard outputs into the document an unsharded run would have
+// produced (Meta aside). The shards must come from the same servers.json and
+// settings and cover every shard index exactly once.
+func Merge(parts []*Results) (*Results, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("merge: no results given")
+	}
+	first := parts[0]
+	out := &Results{
+		SchemaVersion:     SchemaVersion,
+		ScanSchemaVersion: first.ScanSchemaVersion,
+		SpecHash:          first.SpecHash,
+		SpecServers:       first.SpecServers,
+		Settings:          first.Settings,
+		Meta:              Meta{ToolVersion: first.Meta.ToolVersion, GoVersion: first.Meta.GoVersion, OS: first.Meta.OS, Arch: first.Meta.Arch, CPUs: first.Meta.CPUs, Servers: map[string]ServerMeta{}},
+	}
+	count := 1
+	if first.Shard != nil {
+		count = first.Shard.Count
+	}
+	seen := map[int]bool{}
+	names := map[string]bool{}
+	for i, p := range parts {
+		switch {
+		case p.SchemaVersion != SchemaVersion:
+			return nil, fmt.Errorf("merge: part %d has schema_version %q", i+1, p.SchemaVersion)
+		case p.SpecHash != first.SpecHash:
+			return nil, fmt.Errorf("merge: part %d comes from another servers.json (%s, not %s)", i+1, p.SpecHash, first.SpecHash)
+		case p.Settings != first.Settings:
+			return nil, fmt.Errorf("merge: part %d ran with other settings", i+1)
+		case p.ScanSchemaVersion != first.ScanSchemaVersion:
+			return nil, fmt.Errorf("merge: part %d has scan_schema_version %q", i+1, p.ScanSchemaVersion)
+		}
+		idx, n := 1, 1
+		if p.Shard != nil {
+			idx, n = p.Shard.Index, p.Shard.Count
+		}
+		if n != count {
+			return nil, fmt.Errorf("merge: part %d is shard %d/%d, others are of %d", i+1, idx, n, count)
+		}
+		if seen[idx] {
+			return nil, fmt.Errorf("merge: shard %d/%d given twice", idx, n)
+		}
+		seen[idx] = true
+		for _, row := range p.Servers {
+			if names[row.Name] {
+				return nil, fmt.Errorf("merge: server %q appears in two parts", row.Name)
+			}
+			names[row.Name] = true
+			out.Servers = append(out.Servers, row)
+		}
+		for k, v := range p.Meta.Servers {
+			out.Meta.Servers[k] = v
+		}
+		out.Meta.Shards = append(out.Meta.Shards, ShardMeta{Index: idx, ToolVersion: p.Meta.ToolVersion, Jobs: p.Meta.Jobs, StartedAt: p.Meta.StartedAt, DurationMS: p.Meta.DurationMS})
+		if out.Meta.StartedAt == "" || (p.Meta.StartedAt != "" && p.Meta.StartedAt < out.Meta.StartedAt) {
+			out.Meta.StartedAt = p.Meta.StartedAt
+		}
+		if p.Meta.FinishedAt > out.Meta.FinishedAt {
+			out.Meta.FinishedAt = p.Meta.FinishedAt
+		}
+		out.Meta.DurationMS = max(out.Meta.DurationMS, p.Meta.DurationMS)
+	}
+	if len(seen) != count {
+		var missing []string
+		for k := 1; k <= count; k++ {
+			if !seen[k] {
+				missing = append(missing, fmt.Sprintf("%d/%d", k, count))
+			}
+		}
+		return nil, fmt.Errorf("merge: missing shard(s) %s", strings.Join(missing, ", "))
+	}
+	if len(out.Servers) != out.SpecServers {
+		return nil, fmt.Errorf("merge: %d rows for a servers.json of %d entries", len(out.Servers), out.SpecServers)
+	}
+	slices.SortFunc(out.Meta.Shards, func(a, b ShardMeta) int { return cmp.Compare(a.Index, b.Index) })
+	if count == 1 {
+		out.Meta.Shards = nil
+	}
+	out.Finalize()
+	return out, nil
+}

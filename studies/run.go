@@ -1,0 +1,369 @@
+package studies
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// ScanFunc is the scanner the runner calls; scan.Run in production.
+type ScanFunc func(ctx context.Context, cfg mcp.Config, o scan.Options) (*scan.Report, error)
+
+// Options tune a study run.
+type Options struct {
+	// Jobs bounds how many servers are scanned at once (default NumCPU).
+	Jobs int
+	// Deadline bounds one server's scan (default 2 minutes); a launched
+	// server also gets its launch's readiness bound.
+	Deadline time.Duration
+	// RequestTimeout bounds each request (default 10s).
+	RequestTimeout time.Duration
+	// SkipSecondConnection turns off the scan's tool-set stability check.
+	SkipSecondConnection bool
+	// Shard runs one shard of the list; the zero value runs all.
+	Shard Shard
+	// ToolVersion is recorded in Meta and sent as clientInfo.version.
+	ToolVersion string
+	// Progress, when set, is called (never concurrently) as servers start
+	// and finish.
+	Progress func(Event)
+	// Now is the clock for Meta (default time.Now).
+	Now func() time.Time
+	// LookupEnv resolves ${NAME} (default os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Scan replaces scan.Run (tests).
+	Scan ScanFunc
+	// TempDir is the parent of each server's scratch directory (default
+	// os.TempDir()).
+	TempDir string
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// Event kinds.
+const (
+	EventStart EventKind = iota
+	EventDone
+)
+
+// Event is a progress report.
+type Event struct {
+	Kind EventKind
+	Name string
+	// Done and Total count servers of this run (this shard).
+	Done, Total int
+	// Running lists the servers being scanned after this event, sorted.
+	Running []string
+	// Row is the finished row (EventDone only).
+	Row *Row
+	// Elapsed is the server's wall time (EventDone only).
+	Elapsed time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = 2 * time.Minute
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Scan == nil {
+		o.Scan = scan.Run
+	}
+}
+
+// Run scans every server of spec (or of one shard) and returns the results.
+// A server's failure is a row, never an error; Run returns an error only when
+// ctx ends before every server finished.
+func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
+	o.defaults()
+	entries := o.Shard.Select(spec.Servers)
+	start := o.Now()
+	res := &Results{
+		SchemaVersion:     SchemaVersion,
+		ScanSchemaVersion: scan.SchemaVersion,
+		SpecHash:          spec.Hash,
+		SpecServers:       len(spec.Servers),
+		Settings: Settings{
+			DeadlineMS:       o.Deadline.Milliseconds(),
+			RequestTimeoutMS: o.RequestTimeout.Milliseconds(),
+			SecondConnection: !o.SkipSecondConnection,
+		},
+		Servers: make([]Row, len(entries)),
+		Meta: Meta{
+			ToolVersion: o.ToolVersion, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+			CPUs: runtime.NumCPU(), Jobs: o.Jobs, StartedAt: start.UTC().Format(time.RFC3339),
+			Servers: map[string]ServerMeta{},
+		},
+	}
+	if o.Shard.Count > 1 {
+		sh := o.Shard
+		res.Shard = &sh
+	}
+
+	var mu sync.Mutex
+	running := map[string]bool{}
+	done := 0
+	report := func(ev Event) {
+		if ev.Kind == EventStart {
+			running[ev.Name] = true
+		} else {
+			delete(running, ev.Name)
+			done++
+		}
+		if o.Progress == nil {
+			return
+		}
+		ev.Done, ev.Total = done, len(entries)
+		for n := range running {
+			ev.Running = append(ev.Running, n)
+		}
+		slices.Sort(ev.Running)
+		o.Progress(ev)
+	}
+
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Jobs, max(len(entries), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				e := entries[i]
+				mu.Lock()
+				report(Event{Kind: EventStart, Name: e.Name})
+				mu.Unlock()
+				t0 := time.Now()
+				row, sm := runOne(ctx, spec, e, o)
+				el := time.Since(t0)
+				mu.Lock()
+				res.Servers[i] = row
+				res.Meta.Servers[e.Name] = sm
+				report(Event{Kind: EventDone, Name: e.Name, Row: &row, Elapsed: el})
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range entries {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("study interrupted after %d of %d servers: %w", done, len(entries), err)
+	}
+	end := o.Now()
+	res.Meta.FinishedAt = end.UTC().Format(time.RFC3339)
+	res.Meta.DurationMS = end.Sub(start).Milliseconds()
+	res.Finalize()
+	return res, nil
+}
+
+// runOne launches (when needed) and scans one server.
+func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (Row, ServerMeta) {
+	row := identity(e)
+	var sm ServerMeta
+	if e.Disabled {
+		row.Status, row.Reason = StatusSkipped, "disabled in servers.json"
+		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
+		return row, sm
+	}
+	work, err := os.MkdirTemp(o.TempDir, "mcpdrill-study-")
+	if err != nil {
+		return failedRow(row, FailInternal, fmt.Sprintf("creating a scratch directory: %v", err)), sm
+	}
+	defer os.RemoveAll(work)
+	vars := Vars{SpecDir: spec.Dir, WorkDir: work}
+	if e.Launch != nil || strings.Contains(e.URL, "${PORT}") {
+		if vars.Port, err = freePort(); err != nil {
+			return failedRow(row, FailInternal, err.Error()), sm
+		}
+	}
+	cl := cleaner(vars)
+
+	x := expander{lookup: vars.lookup(o.LookupEnv)}
+	cfg := mcp.Config{
+		URL:            x.do(e.URL),
+		Protocol:       e.Protocol,
+		RequestTimeout: o.RequestTimeout,
+		ClientName:     "mcpdrill",
+		ClientVersion:  o.ToolVersion,
+		Dir:            work,
+	}
+	if e.Command != "" {
+		cfg.Command = append([]string{resolvePath(x.do(e.Command), spec.Dir)}, x.all(e.Args)...)
+		cfg.Env = x.env(e.Env)
+		if e.Cwd != "" {
+			cfg.Dir = resolveDir(x.do(e.Cwd), spec.Dir)
+		}
+	}
+	if len(e.Headers) > 0 {
+		cfg.Headers = http.Header{}
+		for _, k := range sortedKeys(e.Headers) {
+			cfg.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), x.do(e.Headers[k]))
+		}
+	}
+	var launchArgv, launchEnv []string
+	launchDir := work
+	if e.Launch != nil {
+		launchArgv = append([]string{resolvePath(x.do(e.Launch.Command), spec.Dir)}, x.all(e.Launch.Args)...)
+		launchEnv = x.env(e.Launch.Env)
+		if e.Launch.Cwd != "" {
+			launchDir = resolveDir(x.do(e.Launch.Cwd), spec.Dir)
+		}
+	}
+	if len(x.missing) > 0 {
+		return failedRow(row, FailConfig, "environment variable(s) not set: "+strings.Join(x.missing, ", ")), sm
+	}
+
+	deadline := o.Deadline
+	if e.Launch != nil {
+		deadline += e.Launch.ReadyTimeout()
+	}
+	sctx, cancel := context.WithTimeout(ctx, deadline+5*time.Second)
+	defer cancel()
+
+	if e.Launch != nil {
+		t0 := time.Now()
+		l, err := startLaunch(launchArgv, launchEnv, launchDir)
+		if err != nil {
+			return failedRow(row, FailLaunch, cl(err.Error())), sm
+		}
+		defer func() {
+			l.stop(3 * time.Second)
+			sm.Stderr = cleanLines(l.tail.Lines(), cl)
+		}()
+		addr, err := addrOf(cfg.URL)
+		if err != nil {
+			return failedRow(row, FailConfig, err.Error()), sm
+		}
+		if err := l.waitReady(sctx, addr, e.Launch.ReadyTimeout()); err != nil {
+			return failedRow(row, FailLaunch, cl(err.Error())), sm
+		}
+		sm.LaunchMS = time.Since(t0).Milliseconds()
+	}
+
+	t0 := time.Now()
+	rep, err := o.Scan(sctx, cfg, scan.Options{
+		Deadline:             o.Deadline,
+		SkipSecondConnection: o.SkipSecondConnection,
+		ToolVersion:          o.ToolVersion,
+		Now:                  o.Now,
+	})
+	sm.ScanMS = time.Since(t0).Milliseconds()
+	if err != nil {
+		return failedRow(row, FailInternal, cl(err.Error())), sm
+	}
+	if e.Launch == nil {
+		sm.Stderr = cleanLines(rep.Meta.Stderr, cl)
+	}
+	return rowFromReport(row, rep, cl), sm
+}
+
+// expander expands ${NAME} across an entry and collects missing names.
+type expander struct {
+	lookup  func(string) (string, bool)
+	missing []string
+}
+
+func (x *expander) do(s string) string {
+	out, miss := Expand(s, x.lookup)
+	for _, m := range miss {
+		if !slices.Contains(x.missing, m) {
+			x.missing = append(x.missing, m)
+		}
+	}
+	return out
+}
+
+func (x *expander) all(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = x.do(s)
+	}
+	return out
+}
+
+func (x *expander) env(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, k+"="+x.do(m[k]))
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func resolveDir(p, dir string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// cleaner returns a function that replaces the run-dependent parts of a
+// message (scratch directory, spec directory, port) with their variable
+// names, so results do not depend on where or when the study ran.
+func cleaner(v Vars) func(string) string {
+	var pairs []string
+	add := func(val, name string) {
+		if val == "" {
+			return
+		}
+		pairs = append(pairs, val, name)
+		if real, err := filepath.EvalSymlinks(val); err == nil && real != val {
+			pairs = append(pairs, real, name)
+		}
+	}
+	add(v.WorkDir, "${WORK_DIR}")
+	add(v.SpecDir, "${SPEC_DIR}")
+	if v.Port != "" {
+		pairs = append(pairs, "127.0.0.1:"+v.Port, "127.0.0.1:${PORT}", "localhost:"+v.Port, "localhost:${PORT}", "[::1]:"+v.Port, "[::1]:${PORT}")
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}
+
+func cleanLines(lines []string, cl func(string) string) []string {
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	var out []string
+	for _, l := range lines {
+		out = append(out, cl(l))
+	}
+	return out
+}

@@ -9,10 +9,10 @@ import (
 // Aggregates summarise the rows. Only scanned rows count towards the
 // figures; failed and skipped rows are counted, never dropped.
 type Aggregates struct {
-	Servers  int `json:"servers"`
-	Scanned  int `json:"scanned"`
-	Failed   int `json:"failed"`
-	Skipped  int `json:"skipped"`
+	Servers  int            `json:"servers"`
+	Scanned  int            `json:"scanned"`
+	Failed   int            `json:"failed"`
+	Skipped  int            `json:"skipped"`
 	Failures map[string]int `json:"failures"`
 	// Transports and Revisions count scanned rows by negotiated transport
 	// and protocol revision; SDKs count every row by its declared SDK.

@@ -1,0 +1,461 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+const driftDescription = `Compares a declared tool manifest (a tools/list result, a bare tools array, or a JSON-RPC
+response frame) with what a live server serves now. Every difference is classified by the change
+catalogue (CHG-* kinds graded by BRK-* rules; input and output schemas grade oppositely) and
+reported as MCP-DRIFT-* findings. "mcpdrill rules ID" explains any id.
+
+It says nothing it did not establish: a refused protocol revision stops before any comparison
+(MCP-DRIFT-PROTOCOL-UNSUPPORTED, exit 3); a capped tools/list (--max-list-pages) suppresses
+missing-tool findings; a manifest saved with a nextCursor suppresses undeclared-tool findings.
+
+Flags may come before or after MANIFEST; a stdio server command goes after "--".
+
+Subcommands "capture" and "check" add behavioural canaries (see their --help).`
+
+// driftOutputFlags are the output and gating flags shared by drift commands.
+func driftOutputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "write the report as JSON (schema_version " + drift.SchemaVersion + "); same as --format json"},
+		&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, json, sarif or junit"},
+		&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
+	}
+}
+
+func init() {
+	register(&cli.Command{
+		Name:        "drift",
+		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
+		ArgsUsage:   "MANIFEST [--url URL | -- COMMAND ARGS...]",
+		Description: driftDescription + "\n\n" + exitCodesHelp,
+		Flags:       append(targetFlags(), driftOutputFlags()...),
+		Action:      driftAction,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "capture",
+				Usage:     "snapshot tools/list and canary fingerprints of the server named in a YAML spec",
+				ArgsUsage: "SPEC -o STATE.json",
+				Description: `Connects to spec.server (url with headers, or command with env; ${ENV} is expanded in
+header and env values), records the served tools/list and runs each canary once. Each response
+is reduced to a value-tolerant fingerprint: outcome, content kind, structure hash (keys, types
+and nesting, values dropped), size bucket (empty, small < 1 KiB, medium < 64 KiB, large) and,
+for errors, a normalised error signature. No tool result value and no header value is written.
+
+` + exitCodesHelp,
+				Flags: append(captureLimitFlags(),
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the capture to `FILE` (- for stdout); required"},
+				),
+				Action: driftCaptureAction,
+			},
+			{
+				Name:      "check",
+				Usage:     "diff a current capture (or a live capture from --spec) against a baseline",
+				ArgsUsage: "--baseline STATE.json (--current STATE.json | --spec SPEC.yaml)",
+				Description: `Compares schema (the same catalogue as "mcpdrill drift") and behaviour. Behavioural drift is
+a shape change (MCP-DRIFT-CANARY-SHAPE), an empty-result regression (-CANARY-EMPTY) or a new or
+changed error (-CANARY-ERROR), all errors; a size-bucket move alone is a warning, so a healthy
+server whose data changed passes. --current compares two files offline (any manifest works
+too); --spec captures live first.
+
+` + exitCodesHelp,
+				Flags: append(append(captureLimitFlags(),
+					&cli.StringFlag{Name: "baseline", Required: true, Usage: "baseline capture or manifest `FILE`"},
+					&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
+					&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
+				), driftOutputFlags()...),
+				Action: driftCheckAction,
+			},
+		},
+	})
+}
+
+// captureLimitFlags are the client limits a spec-driven capture takes.
+func captureLimitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "protocol", Usage: "force a protocol `REVISION` (" + strings.Join(mcp.Revisions, ", ") + "); default: detect"},
+		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per-request timeout (a canary that times out is recorded as a timeout)"},
+		&cli.DurationFlag{Name: "deadline", Value: 2 * time.Minute, Usage: "whole-run deadline"},
+		&cli.IntFlag{Name: "max-list-pages", Value: 50, Usage: "tools/list page cap"},
+	}
+}
+
+// reparse lets flags follow the first positional argument: urfave/cli stops
+// parsing at the first non-flag, so "drift MANIFEST --url U" would otherwise
+// leave --url unparsed. It returns a context whose Args() are what follows
+// "--" (or nothing) and the positional argument.
+func reparse(c *cli.Context, what string) (*cli.Context, string, error) {
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return nil, "", usageErr("missing %s (see --help)", what)
+	}
+	first, rest := args[0], args[1:]
+	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(fs); err != nil {
+			return nil, "", exitErr(exitInternal, err)
+		}
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if !c.IsSet(name) {
+			continue
+		}
+		var vals []string
+		if _, ok := f.(*cli.StringSliceFlag); ok {
+			vals = c.StringSlice(name)
+		} else {
+			vals = []string{fmt.Sprint(c.Value(name))}
+		}
+		for _, v := range vals {
+			if err := fs.Set(name, v); err != nil {
+				return nil, "", usageErr("--%s: %v", name, err)
+			}
+		}
+	}
+	if err := fs.Parse(rest); err != nil {
+		return nil, "", usageErr("%v", err)
+	}
+	// Aliases are separate entries in a flag.FlagSet: copy a set alias to
+	// its other names, as urfave/cli does after its own parse.
+	visited := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { visited[f.Name] = true })
+	for _, f := range c.Command.Flags {
+		names := f.Names()
+		for _, n := range names {
+			if !visited[n] {
+				continue
+			}
+			for _, o := range names {
+				if o != n {
+					_ = fs.Set(o, fs.Lookup(n).Value.String())
+				}
+			}
+		}
+	}
+	nc := cli.NewContext(c.App, fs, c)
+	nc.Command = c.Command
+	return nc, first, nil
+}
+
+type driftOutput struct {
+	format    string
+	threshold report.Severity
+}
+
+func outputOptions(c *cli.Context) (driftOutput, error) {
+	th, err := report.ParseThreshold(c.String("fail-on"))
+	if err != nil {
+		return driftOutput{}, exitErr(exitUsage, err)
+	}
+	f := strings.ToLower(c.String("format"))
+	if c.Bool("json") {
+		if c.IsSet("format") && f != "json" {
+			return driftOutput{}, usageErr("--json and --format %s disagree", f)
+		}
+		f = "json"
+	}
+	switch f {
+	case "table", "json", "sarif", "junit":
+	default:
+		return driftOutput{}, usageErr("unknown --format %q (want table, json, sarif or junit)", f)
+	}
+	return driftOutput{format: f, threshold: th}, nil
+}
+
+func driftAction(c *cli.Context) error {
+	nc, manifestPath, err := reparse(c, "MANIFEST")
+	if err != nil {
+		return err
+	}
+	out, err := outputOptions(nc)
+	if err != nil {
+		return err
+	}
+	cfg, err := targetConfig(nc)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(manifestPath)
+	if err != nil {
+		return usageErr("read manifest: %v", err)
+	}
+	m, err := drift.ParseManifest(b)
+	if err != nil {
+		return usageErr("%s: %v", manifestPath, err)
+	}
+	ctx, cancel := runContext(nc)
+	defer cancel()
+
+	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift", Baseline: manifestPath,
+		Live: targetName(cfg), Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(m.Tools)},
+		Tools: drift.ToolCounts{Baseline: len(m.Tools)}}
+	obs, err := drift.Observe(ctx, cfg)
+	if err != nil {
+		if drift.IsRefused(err) {
+			rep.SetFindings([]report.Finding{drift.RefusedFinding(err)})
+			if werr := writeDrift(nc.App.Writer, rep, out); werr != nil {
+				return werr
+			}
+			return exitErr(exitUnreachable, err)
+		}
+		return connectError(err)
+	}
+	rep.Target = drift.TargetOf(obs, headerNames(cfg.Headers))
+	rep.Fingerprint.Live = drift.Fingerprint(obs.Tools)
+	rep.Tools.Live = len(obs.Tools)
+	rep.Compared = true
+	fs := drift.Compare(drift.Side{Tools: m.Tools, Incomplete: m.Truncated()}, drift.Side{Tools: obs.Tools, Incomplete: obs.Capped})
+	fs = append(fs, obs.SessionFindings()...)
+	rep.SetFindings(fs)
+	if err := writeDrift(nc.App.Writer, rep, out); err != nil {
+		return err
+	}
+	return driftExit(rep, out.threshold)
+}
+
+func driftCaptureAction(c *cli.Context) error {
+	c, specPath, err := reparse(c, "SPEC")
+	if err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErr("unexpected argument %q after SPEC", c.Args().First())
+	}
+	if c.String("output") == "" {
+		return usageErr("missing -o FILE")
+	}
+	spec, cfg, err := loadSpec(c, specPath)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := runContext(c)
+	defer cancel()
+	capt, _, err := drift.RunCapture(ctx, spec, cfg, drift.CaptureOptions{Now: time.Now, Version: version})
+	if err != nil {
+		if drift.IsRefused(err) {
+			return exitErr(exitUnreachable, err)
+		}
+		return connectError(err)
+	}
+	var w io.Writer = c.App.Writer
+	path := c.String("output")
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usageErr("create %s: %v", path, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := writeJSON(w, capt); err != nil {
+		return err
+	}
+	if path != "-" {
+		fmt.Fprintf(c.App.ErrWriter, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
+			len(capt.Tools), len(capt.Canaries), capt.Fingerprint, path)
+	}
+	return nil
+}
+
+func driftCheckAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErr("unexpected argument %q (flags only)", c.Args().First())
+	}
+	out, err := outputOptions(c)
+	if err != nil {
+		return err
+	}
+	cur, spec := c.String("current"), c.String("spec")
+	if (cur == "") == (spec == "") {
+		return usageErr("give exactly one of --current FILE or --spec FILE")
+	}
+	base, err := loadState(c.String("baseline"))
+	if err != nil {
+		return err
+	}
+	var current *drift.Capture
+	live := cur
+	if cur != "" {
+		if current, err = loadState(cur); err != nil {
+			return err
+		}
+	} else {
+		s, cfg, err := loadSpec(c, spec)
+		if err != nil {
+			return err
+		}
+		live = targetName(cfg)
+		ctx, cancel := runContext(c)
+		defer cancel()
+		current, _, err = drift.RunCapture(ctx, s, cfg, drift.CaptureOptions{Version: version})
+		if err != nil {
+			if drift.IsRefused(err) {
+				rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift check", Baseline: c.String("baseline"), Live: live,
+					Fingerprint: drift.Fingerprints{Baseline: base.Fingerprint}, Tools: drift.ToolCounts{Baseline: len(base.Tools)}}
+				rep.SetFindings([]report.Finding{drift.RefusedFinding(err)})
+				if werr := writeDrift(c.App.Writer, rep, out); werr != nil {
+					return werr
+				}
+				return exitErr(exitUnreachable, err)
+			}
+			return connectError(err)
+		}
+	}
+	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift check", Baseline: c.String("baseline"), Live: live,
+		Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(base.ToolSet()), Live: drift.Fingerprint(current.ToolSet())},
+		Tools:       drift.ToolCounts{Baseline: len(base.Tools), Live: len(current.Tools)}, Compared: true}
+	rep.SetFindings(drift.Check(base, current))
+	if err := writeDrift(c.App.Writer, rep, out); err != nil {
+		return err
+	}
+	return driftExit(rep, out.threshold)
+}
+
+func loadState(path string) (*drift.Capture, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("read %s: %v", path, err)
+	}
+	s, err := drift.LoadState(b)
+	if err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	return s, nil
+}
+
+func loadSpec(c *cli.Context, path string) (drift.Spec, mcp.Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return drift.Spec{}, mcp.Config{}, usageErr("read spec: %v", err)
+	}
+	spec, err := drift.ParseSpec(b, os.LookupEnv)
+	if err != nil {
+		return drift.Spec{}, mcp.Config{}, usageErr("%s: %v", path, err)
+	}
+	if p := c.String("protocol"); p != "" && !validRevision(p) {
+		return drift.Spec{}, mcp.Config{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
+	}
+	if c.Duration("timeout") <= 0 || c.Int("max-list-pages") <= 0 {
+		return drift.Spec{}, mcp.Config{}, usageErr("--timeout and --max-list-pages must be positive")
+	}
+	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
+		MaxListPages: c.Int("max-list-pages"), ClientName: "mcpdrill", ClientVersion: version})
+	return spec, cfg, nil
+}
+
+func runContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	if d := c.Duration("deadline"); d > 0 {
+		ctx2, cancel := context.WithTimeout(ctx, d)
+		return ctx2, func() { cancel(); stop() }
+	}
+	return ctx, stop
+}
+
+// connectError maps a failure to connect to or list the server to exit 3:
+// unreachable, timed out, exited, refused, HTTP 401/403, or a tools/list
+// the server answered with an error or an unreadable result. In every case
+// no tool set was obtained, so nothing is compared.
+func connectError(err error) error { return exitErr(exitUnreachable, err) }
+
+func targetName(cfg mcp.Config) string {
+	if cfg.URL != "" {
+		return cfg.URL
+	}
+	if len(cfg.Command) > 0 {
+		return strings.Join(cfg.Command, " ")
+	}
+	return ""
+}
+
+func headerNames(h http.Header) []string {
+	var out []string
+	for k := range h {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func driftExit(rep *drift.Report, threshold report.Severity) error {
+	if report.Fails(rep.Plain(), threshold) {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
+}
+
+func writeDrift(w io.Writer, rep *drift.Report, out driftOutput) error {
+	var err error
+	switch out.format {
+	case "json":
+		return writeJSON(w, rep)
+	case "sarif":
+		err = report.WriteSARIF(w, "mcpdrill", version, drift.Catalogue(), rep.Plain())
+	case "junit":
+		err = report.WriteJUnit(w, "mcpdrill "+rep.Command, out.threshold, rep.Plain())
+	default:
+		return renderDrift(w, rep)
+	}
+	if err != nil {
+		return exitErr(exitInternal, err)
+	}
+	return nil
+}
+
+func renderDrift(w io.Writer, rep *drift.Report) error {
+	p := newPainter(w)
+	fmt.Fprintf(w, "%s %s vs %s\n", p.paint("mcpdrill "+rep.Command, 1), rep.Baseline, rep.Live)
+	if t := rep.Target; t != nil {
+		name := t.Server
+		if name == "" {
+			name = "(unnamed server)"
+		}
+		fmt.Fprintf(w, "server %s %s, protocol %s (%s era, %s), %d list page(s)\n", name, t.Version, t.Revision, t.Era, t.Transport, t.Pages)
+	}
+	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
+	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(w, "No drift.")
+		return nil
+	}
+	t := newTable(w, "severity", "rule", "tool", "pointer", "change", "message")
+	for _, f := range rep.Findings {
+		if err := t.Append(p.severity(f.Severity), f.Rule, f.Tool, f.Pointer, f.Change, f.Message); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	cnt := report.Count(rep.Plain())
+	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", cnt[report.SeverityError], cnt[report.SeverityWarn], cnt[report.SeverityInfo])
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

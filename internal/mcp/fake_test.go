@@ -71,6 +71,7 @@ type fakeMsg struct {
 //	crash           legacy, tools/call writes half a line and exits 3
 //	ping            legacy, pings the client and lists roots before tools/list
 //	stubborn        legacy, ignores stdin EOF and SIGTERM
+//	flood           legacy, floods stdout with notifications and noise
 //	paged / loop / endless   tools/list pagination variants
 func runFake(mode string, in io.Reader, out io.Writer) {
 	w := bufio.NewWriter(out)
@@ -215,6 +216,12 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 				continue
 			case "noise":
 				fmt.Fprintln(w, "debug: listing tools")
+				w.Flush()
+			case "flood":
+				for i := 0; i < 20000; i++ {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/n%d"}`+"\n", i)
+					fmt.Fprintf(w, "noise %d %s\n", i, strings.Repeat("#", 200))
+				}
 				w.Flush()
 			}
 			page := map[string]any{}

@@ -312,6 +312,8 @@ func (s *stdioConn) close() error {
 		s.wmu.Unlock()
 		select {
 		case <-s.waitDone:
+			// The server left on its own; stop anything it left behind.
+			terminateGroup(s.cmd)
 		case <-time.After(closeGrace):
 			s.obs.note("shutdown", "server ignored stdin EOF; sent SIGTERM")
 			terminateGroup(s.cmd)

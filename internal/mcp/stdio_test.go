@@ -353,3 +353,46 @@ func TestStdioUnreachable(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestStdioFloodBounded(t *testing.T) {
+	c := connectFake(t, "flood", nil)
+	l, err := c.ListTools(context.Background())
+	if err != nil || len(l.Tools) != 1 {
+		t.Fatalf("list = %+v %v", l, err)
+	}
+	obs := c.Observations()
+	if len(obs) > 3*(maxObsPerKind+1) {
+		t.Fatalf("%d observations kept", len(obs))
+	}
+	total := 0
+	for _, o := range obs {
+		if o.Kind == "notification" {
+			total += o.Count
+		}
+	}
+	if n, _ := hasObs(c, "stdout-noise"); total != 20000 || n.Count != 20000 {
+		t.Fatalf("notifications %d, noise %+v", total, n)
+	}
+}
+
+func TestStdioConcurrentCalls(t *testing.T) {
+	c := connectFake(t, "legacy", nil)
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		go func() {
+			msg, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "n"})
+			if err == nil && msg.Error != nil {
+				err = msg.Error
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.pending() != 0 {
+		t.Fatalf("pending = %d", c.pending())
+	}
+}

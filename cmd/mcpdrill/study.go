@@ -309,4 +309,3 @@ func rowOutcome(r *studies.Row) string {
 	}
 	return r.Status
 }
-

@@ -1,0 +1,252 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Contract is the verdict on a tool's output contract.
+type Contract string
+
+// Contract verdicts.
+const (
+	// ContractNone: no outputSchema (absent or null).
+	ContractNone Contract = "none"
+	// ContractVacuous: a schema that compiles but does not (or cannot be
+	// shown to) reject a corrupted payload of the right shape.
+	ContractVacuous Contract = "vacuous"
+	// ContractEnforceable: for every synthesized instance (every branch),
+	// the corrupted payload is rejected.
+	ContractEnforceable Contract = "enforceable"
+	// ContractInvalid: the schema does not compile (never folded into
+	// vacuous).
+	ContractInvalid Contract = "invalid"
+)
+
+// Assessment is the enforceability verdict for one outputSchema, with the
+// figures behind it. No field ever holds a value from the schema's
+// instances; Reason and CompileError name pointers and keywords only.
+type Assessment struct {
+	Contract Contract `json:"contract"`
+	Reason   string   `json:"reason"`
+	// Instances is the number of distinct valid instances synthesized
+	// (one per anyOf/oneOf/if/type-list branch that could be reached).
+	Instances int `json:"instances"`
+	// Leaves is the number of single-leaf corruptions tried over all
+	// instances (every non-null leaf of every instance).
+	Leaves int `json:"leaves"`
+	// LeavesRejected is how many of those the schema rejected.
+	LeavesRejected int `json:"leaves_rejected"`
+	// LeafRate is LeavesRejected/Leaves, 0 when Leaves is 0.
+	LeafRate float64 `json:"leaf_rate"`
+	// Branches counts the alternatives of every choice point found;
+	// Uncovered those no instance could exercise.
+	Branches  int `json:"branches"`
+	Uncovered int `json:"uncovered"`
+	// FormatDependent is set when the verdict is enforceable only because
+	// "format" is asserted: with format as an annotation (the default of
+	// many validators for 2019-09 and later) the corruption would pass.
+	FormatDependent bool `json:"format_dependent,omitempty"`
+	// UnassertedPatterns counts patterns with ECMA-only syntax that could
+	// not be checked (treated as matching everything).
+	UnassertedPatterns int `json:"unasserted_patterns,omitempty"`
+	// Wrapped: the root carries "x-fastmcp-wrap-result": true (FastMCP
+	// wrapped a non-object return value in {"result": …}).
+	Wrapped bool `json:"wrapped"`
+	// RootObject: the root schema literally declares "type": "object" (as
+	// the MCP revisions before 2026-07-28 require).
+	RootObject bool `json:"root_object"`
+	// CompileError is the compile failure when Contract is invalid.
+	CompileError string `json:"compile_error,omitempty"`
+}
+
+// wrapMarkers are root keywords with which SDKs flag an output schema they
+// generated to wrap a non-object return value.
+// assessMaxInstances caps the instances Assess synthesizes (a oneOf with
+// many variants needs one each).
+const assessMaxInstances = 64
+
+var wrapMarkers = []string{"x-fastmcp-wrap-result"}
+
+// Assess decides whether an outputSchema can catch a corrupted result.
+//
+// Procedure:
+//
+//  1. Absent, empty or JSON null → none.
+//  2. Compile with "format" asserted (Compile). Failure → invalid, with
+//     CompileError; this includes remote "$ref"s (never fetched: a client
+//     cannot enforce a contract it cannot read offline, so it is treated
+//     like any other schema that does not compile), unknown "$schema"
+//     dialects and documents over the size or depth limits (a 10,000-deep
+//     schema is refused in linear time).
+//  3. Synthesize valid instances, one per branch: every anyOf/oneOf/
+//     if-then-else alternative and every member of a "type" list is a
+//     choice point; an instance is generated for each branch (others at
+//     their first branch), with every optional property present. Instances
+//     must validate against the schema itself.
+//  4. Whole payload: for each instance, Corrupt it (type-preserving: same
+//     keys, lengths and JSON types; strings become a NUL-led sentinel of
+//     the same length, integers -999999999, numbers -1.5e308, booleans
+//     flipped, null kept) and validate the result. Instances with nothing
+//     to corrupt (only nulls and empty containers) carry no evidence and
+//     are skipped.
+//  5. oneOf rule: a corrupted payload counts as rejected only if the schema
+//     with every oneOf read as anyOf rejects it too. A oneOf rejects a
+//     value that matches two branches; that is an accident of overlap,
+//     not a check on the data (the corrupted string that fits both
+//     {"type":"string"} and {"type":"string","maxLength":5} is garbage
+//     both branches accept). A branch whose every candidate matched
+//     another branch as well is "overlapped", not uncovered.
+//  6. Verdict: enforceable iff at least one instance had something to
+//     corrupt and every such instance's corrupted payload is rejected
+//     (step 5), and no branch was left uncovered. Otherwise vacuous, with
+//     the reason: an accepted corruption, nothing to corrupt, no instance
+//     (Instances 0: not established), or uncovered branches (not
+//     established: enforceable is never guessed).
+//  7. Per leaf: for each instance and each non-null leaf, CorruptLeaf and
+//     validate (with the step 5 rule); Leaves, LeavesRejected and LeafRate
+//     report how much of the payload the schema actually checks.
+//  8. FormatDependent: enforceable, but a copy compiled without format
+//     assertion accepts a corrupted payload.
+func Assess(outputSchema json.RawMessage) Assessment {
+	raw := bytes.TrimSpace(outputSchema)
+	if len(raw) == 0 || string(raw) == "null" {
+		return Assessment{Contract: ContractNone, Reason: "no outputSchema declared"}
+	}
+	s, err := Compile(raw)
+	if err != nil {
+		return Assessment{Contract: ContractInvalid, Reason: "outputSchema does not compile", CompileError: err.Error()}
+	}
+	a := Assessment{UnassertedPatterns: len(s.unsupported)}
+	if root, ok := s.doc.(map[string]any); ok {
+		a.RootObject = root["type"] == "object"
+		for _, m := range wrapMarkers {
+			if root[m] == true {
+				a.Wrapped = true
+			}
+		}
+	}
+	judge := s
+	var relaxed *Schema
+	if rdoc, changed := relaxOneOf(s.doc); changed {
+		if r, err := compileDoc(rdoc, s.opts); err == nil {
+			relaxed, judge = r, r
+		}
+	}
+	noFormat := func() *Schema {
+		o := s.opts
+		o.AssertFormat = false
+		doc := s.doc
+		if relaxed != nil {
+			doc = relaxed.doc
+		}
+		nf, err := compileDoc(doc, o)
+		if err != nil {
+			return nil
+		}
+		return nf
+	}
+
+	res := synthesize(s, relaxed, SynthOptions{MaxInstances: assessMaxInstances})
+	a.Instances = len(res.instances)
+	for _, n := range res.points {
+		a.Branches += n
+	}
+	unc := res.uncovered()
+	a.Uncovered = len(unc)
+
+	var notes []string
+	if a.UnassertedPatterns > 0 {
+		notes = append(notes, fmt.Sprintf("%d pattern(s) use ECMA-only syntax and are not checked", a.UnassertedPatterns))
+	}
+	if a.Wrapped {
+		notes = append(notes, "the SDK wrapped a non-object result (x-fastmcp-wrap-result)")
+	}
+	finish := func(c Contract, reason string) Assessment {
+		a.Contract = c
+		a.Reason = strings.Join(append([]string{reason}, notes...), "; ")
+		if a.Leaves > 0 {
+			a.LeafRate = float64(a.LeavesRejected) / float64(a.Leaves)
+		}
+		return a
+	}
+	if a.Instances == 0 {
+		return finish(ContractVacuous, "no valid instance could be synthesized ("+res.firstNote()+"); enforcement not established")
+	}
+
+	corruptible, accepted := 0, 0
+	var corrupted []any
+	for _, in := range res.instances {
+		for _, p := range Leaves(in.value) {
+			leaf, _ := Resolve(in.value, p)
+			if leaf == nil {
+				continue
+			}
+			c, ok := CorruptLeaf(in.value, p)
+			if !ok {
+				continue
+			}
+			a.Leaves++
+			if judge.Validate(c) != nil {
+				a.LeavesRejected++
+			}
+		}
+		c := Corrupt(in.value)
+		if bytes.Equal(Canonical(c), Canonical(in.value)) {
+			continue
+		}
+		corruptible++
+		corrupted = append(corrupted, c)
+		if judge.Validate(c) == nil {
+			accepted++
+		}
+	}
+	skipped := ""
+	if n := a.Instances - corruptible; n > 0 && corruptible > 0 {
+		skipped = fmt.Sprintf("; %s with nothing to corrupt skipped", plural(n, "instance"))
+	}
+	switch {
+	case corruptible == 0:
+		return finish(ContractVacuous, "no synthesized instance holds a value to corrupt (only null, empty objects or empty arrays)")
+	case accepted > 0:
+		return finish(ContractVacuous, fmt.Sprintf("a corrupted payload of the same shape validates (%d of %s)", accepted, plural(corruptible, "instance"))+skipped)
+	case len(unc) > 0:
+		return finish(ContractVacuous, fmt.Sprintf("corrupted payload rejected for all %s, but %s could not be synthesized (first: %s/%d); enforcement not established",
+			plural(corruptible, "instance"), plural(len(unc), "branch"), displayPtr(unc[0].Point), unc[0].Index)+skipped)
+	}
+	if res.capped {
+		notes = append(notes, fmt.Sprintf("instance cap of %d reached", assessMaxInstances))
+	}
+	if nf := noFormat(); nf != nil {
+		for _, c := range corrupted {
+			if nf.Validate(c) == nil {
+				a.FormatDependent = true
+				break
+			}
+		}
+	}
+	reason := fmt.Sprintf("corrupted payload rejected for all %s", plural(corruptible, "instance")) + skipped
+	if a.FormatDependent {
+		reason += " (only because format is asserted)"
+	}
+	return finish(ContractEnforceable, reason)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func displayPtr(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}

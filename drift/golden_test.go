@@ -79,3 +79,12 @@ func FuzzDiff(f *testing.F) {
 		}
 	})
 }
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -70,8 +71,20 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 }
 
 // IsRefused reports whether a connection error is a refused protocol
-// revision (which stops the comparison with MCP-DRIFT-PROTOCOL-UNSUPPORTED).
-func IsRefused(err error) bool { return errors.Is(err, mcp.ErrProtocolRefused) }
+// revision (which stops the comparison with MCP-DRIFT-PROTOCOL-UNSUPPORTED):
+// the client found no common revision, or the server answered -32022
+// (unsupported protocol version), as a JSON-RPC error or in an HTTP error body.
+func IsRefused(err error) bool {
+	if errors.Is(err, mcp.ErrProtocolRefused) {
+		return true
+	}
+	var he *mcp.HTTPError
+	if errors.As(err, &he) && he.Body != nil && he.Body.Error != nil {
+		return he.Body.Error.Code == jsonrpc.CodeUnsupportedProtocolVersion
+	}
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == jsonrpc.CodeUnsupportedProtocolVersion
+}
 
 // RefusedFinding is the finding for a server that refused the protocol
 // revision: no tools were compared.

@@ -1,0 +1,243 @@
+package drift
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// serveTestbed serves a testbed profile on a loopback port.
+func serveTestbed(t *testing.T, o testbed.Options) string {
+	t.Helper()
+	h, err := testbed.NewHandler(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL + testbed.PathMCP
+}
+
+func testConfig(url string) mcp.Config {
+	return mcp.Config{URL: url, RequestTimeout: 5 * time.Second, MaxListPages: 50}
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func findingLines(fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %s %s %s %s", f.Severity, f.Rule, f.Tool, f.Pointer, KindOf(f.Change)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func assertFindings(t *testing.T, got []report.Finding, want []string) {
+	t.Helper()
+	g := findingLines(got)
+	slices.Sort(want)
+	if strings.Join(g, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n got:\n  %s\nwant:\n  %s", strings.Join(g, "\n  "), strings.Join(want, "\n  "))
+	}
+	for _, f := range got {
+		if f.Change != "" && !strings.Contains(f.Evidence, "BRK-") {
+			t.Errorf("%s has no grading rule: %+v", f.Rule, f)
+		}
+	}
+}
+
+// The testbed's drifting profile plants six changes between tool sets 1 and
+// 2: a renamed parameter, a removed enum value, a new required property, a
+// changed description, a removed tool and an added tool. Every one must be
+// reported with its grade, and nothing else.
+var wantDriftingV1toV2 = []string{
+	"error MCP-DRIFT-SCHEMA search /inputSchema/properties/q CHG-PROPERTY-RENAMED",
+	"error MCP-DRIFT-SCHEMA weather /inputSchema/properties/units/enum CHG-ENUM-VALUE-REMOVED",
+	"info MCP-DRIFT-SCHEMA-COMPATIBLE weather /outputSchema/properties/units/enum CHG-ENUM-VALUE-REMOVED",
+	"error MCP-DRIFT-SCHEMA get_user /inputSchema/properties/tenant CHG-PROPERTY-ADDED",
+	"warn MCP-DRIFT-SCHEMA-COMPATIBLE echo /description CHG-DESCRIPTION-CHANGED",
+	"error MCP-DRIFT-TOOL-MISSING export_csv  CHG-TOOL-REMOVED",
+	"warn MCP-DRIFT-TOOL-UNDECLARED summarize  CHG-TOOL-ADDED",
+}
+
+func TestEndToEndDriftingTestbed(t *testing.T) {
+	ctx := testCtx(t)
+	v1 := serveTestbed(t, testbed.Options{Profile: "drifting", Version: "1", DriftAfter: -1})
+	v2 := serveTestbed(t, testbed.Options{Profile: "drifting", Version: "2", DriftAfter: -1})
+	spec := Spec{Canaries: []Canary{{Name: "search", Tool: "search", Args: map[string]any{"query": "widget"}}}}
+
+	base, _, err := RunCapture(ctx, spec, testConfig(v1), CaptureOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The capture, written and read back, is the manifest.
+	state, err := LoadState(mustJSON(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := Observe(ctx, testConfig(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Session.Era != mcp.EraModern || len(obs.SessionFindings()) != 0 {
+		t.Errorf("session %+v findings %+v", obs.Session, obs.SessionFindings())
+	}
+	fs := Compare(Side{Tools: state.ToolSet()}, Side{Tools: obs.Tools})
+	assertFindings(t, fs, wantDriftingV1toV2)
+
+	// drift check live: schema findings plus the search canary, whose
+	// argument was renamed and now fails.
+	cur, _, err := RunCapture(ctx, spec, testConfig(v2), CaptureOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(wantDriftingV1toV2), "error MCP-DRIFT-CANARY-ERROR search  ")
+	assertFindings(t, Check(state, cur), want)
+
+	// Same version, different data: no drift at all.
+	v1b := serveTestbed(t, testbed.Options{Profile: "drifting", Version: "1", DriftAfter: -1, Seed: 99})
+	again, _, err := RunCapture(ctx, spec, testConfig(v1b), CaptureOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := Check(state, again); len(fs) != 0 {
+		t.Errorf("data-only change drifted: %+v", fs)
+	}
+}
+
+func TestEndToEndLegacyAndCapped(t *testing.T) {
+	ctx := testCtx(t)
+	url := serveTestbed(t, testbed.Options{Profile: "drifting", Version: "1", DriftAfter: -1,
+		Revisions: []string{mcp.Rev20250618}, PageSize: 2})
+	cfg := testConfig(url)
+	cfg.MaxListPages = 1
+	obs, err := Observe(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range obs.SessionFindings() {
+		rules = append(rules, f.Rule)
+	}
+	if strings.Join(rules, ",") != RuleLegacyServer+","+RulePaginationCapped {
+		t.Fatalf("session findings %v", rules)
+	}
+	// A declared tool beyond the cap is not reported missing.
+	declared := []Tool{{Name: "export_csv"}, {Name: "zzz_not_there"}}
+	for _, f := range Compare(Side{Tools: declared}, Side{Tools: obs.Tools, Incomplete: obs.Capped}) {
+		if f.Rule == RuleToolMissing {
+			t.Errorf("missing reported under a page cap: %+v", f)
+		}
+	}
+}
+
+func TestEndToEndRefused(t *testing.T) {
+	ctx := testCtx(t)
+	url := serveTestbed(t, testbed.Options{Profile: "drifting", Version: "1", DriftAfter: -1, Revisions: []string{mcp.Rev20260728}})
+	cfg := testConfig(url)
+	cfg.Protocol = mcp.Rev20250618
+	_, err := Observe(ctx, cfg)
+	if err == nil {
+		t.Skip("the testbed accepted a revision outside its list; nothing to test")
+	}
+	if !IsRefused(err) {
+		t.Fatalf("err = %v, want a refused revision", err)
+	}
+	if f := RefusedFinding(err); f.Rule != RuleProtocolUnsupported || f.Severity != report.SeverityError {
+		t.Errorf("%+v", f)
+	}
+}
+
+// A real npm server compared with an edited manifest of itself. The lead
+// wires the server command through MCPDRILL_NPM_MEMORY (a shell-split
+// command line).
+func TestEndToEndNPMMemory(t *testing.T) {
+	cmdline := os.Getenv("MCPDRILL_NPM_MEMORY")
+	if cmdline == "" {
+		t.Skip("MCPDRILL_NPM_MEMORY not set")
+	}
+	ctx := testCtx(t)
+	cfg := mcp.Config{Command: strings.Fields(cmdline), RequestTimeout: 20 * time.Second}
+	obs, err := Observe(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs.Tools) < 2 {
+		t.Fatalf("server lists %d tools", len(obs.Tools))
+	}
+	// Edit a manifest of the served set: drop one input property from the
+	// declaration (the served side then has it as an added property, graded
+	// by whether it is required), change the last tool's description, and
+	// declare a tool the server does not have.
+	m, err := ParseManifest(ListResult(obs.Tools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := m.Tools
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	var want []string
+	edited := false
+	for i := range tools {
+		in, _ := tools[i].InputSchema.(map[string]any)
+		props, _ := in["properties"].(map[string]any)
+		if edited || len(props) == 0 {
+			continue
+		}
+		name := sortedKeys(props)[0]
+		req := requiredSet(in)[name]
+		cp := map[string]any{}
+		for k, v := range in {
+			cp[k] = v
+		}
+		np := map[string]any{}
+		for k, v := range props {
+			if k != name {
+				np[k] = v
+			}
+		}
+		cp["properties"] = np
+		if req {
+			var r []any
+			for n := range requiredSet(in) {
+				if n != name {
+					r = append(r, n)
+				}
+			}
+			cp["required"] = r
+		}
+		tools[i].InputSchema = cp
+		ptr := joinPointer("/inputSchema/properties", name)
+		if req {
+			want = append(want, "error MCP-DRIFT-SCHEMA "+tools[i].Name+" "+ptr+" CHG-PROPERTY-ADDED")
+		} else {
+			want = append(want, "info MCP-DRIFT-SCHEMA-COMPATIBLE "+tools[i].Name+" "+ptr+" CHG-PROPERTY-ADDED")
+		}
+		edited = true
+	}
+	tools[len(tools)-1].Description += " (edited)"
+	want = append(want, "warn MCP-DRIFT-SCHEMA-COMPATIBLE "+tools[len(tools)-1].Name+" /description CHG-DESCRIPTION-CHANGED")
+	tools = append(tools, Tool{Name: "zz_declared_only", InputSchema: map[string]any{"type": "object"}})
+	want = append(want, "error MCP-DRIFT-TOOL-MISSING zz_declared_only  CHG-TOOL-REMOVED")
+	assertFindings(t, Compare(Side{Tools: tools}, Side{Tools: obs.Tools}), want)
+}

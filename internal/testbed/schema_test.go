@@ -3,7 +3,6 @@ package testbed
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"testing"
 
@@ -140,10 +139,10 @@ func TestGoodSchemasRejectCorruption(t *testing.T) {
 	}
 	// Value-level corruptions that only bounds, enums, patterns and formats catch.
 	subtle := map[string]map[string]any{
-		"weather": {"city": "Oslo", "units": "kelvin", "temperature": 20, "conditions": "clear", "humidity": 50, "observedAt": "2026-07-28T10:00:00Z"},
+		"weather":  {"city": "Oslo", "units": "kelvin", "temperature": 20, "conditions": "clear", "humidity": 50, "observedAt": "2026-07-28T10:00:00Z"},
 		"get_user": {"id": 7, "email": "not-an-email", "role": "admin", "active": true, "created": "2025-01-01"},
-		"search": {"query": "x", "total": 1, "results": []any{map[string]any{"id": "doc-1", "title": "t", "score": 0.5, "url": "https://a.example", "updated": "2025-01-01"}}},
-		"echo":   {"text": "hi", "length": -1},
+		"search":   {"query": "x", "total": 1, "results": []any{map[string]any{"id": "doc-1", "title": "t", "score": 0.5, "url": "https://a.example", "updated": "2025-01-01"}}},
+		"echo":     {"text": "hi", "length": -1},
 	}
 	for _, tl := range goodTools(Options{}, false) {
 		bad, ok := subtle[tl.name]
@@ -215,5 +214,4 @@ func TestHostileSchemas(t *testing.T) {
 	if err := json.Unmarshal(deepSchema(100), &v); err != nil {
 		t.Fatal(err)
 	}
-	_ = fmt.Sprint
 }

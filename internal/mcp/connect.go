@@ -145,6 +145,8 @@ func describeReply(r *reply, err error) string {
 	switch {
 	case err != nil && errors.Is(err, ErrTimeout):
 		return "no reply"
+	case err != nil && errors.Is(err, ErrNoResponse):
+		return "no response in the reply"
 	case err != nil:
 		return "failed"
 	case r == nil:
@@ -159,23 +161,120 @@ func describeReply(r *reply, err error) string {
 	return "non-discover result"
 }
 
-// probeDiscover sends server/discover for rev and returns the raw reply.
-func (c *Client) probeDiscover(ctx context.Context, rev string, timeout time.Duration) (*reply, error) {
+// lateProbe is a stdio server/discover request that got no reply within
+// DiscoverTimeout but is still being listened for: a slow-starting modern
+// server (e.g. launched through a package runner) may answer it later.
+type lateProbe struct {
+	m   *mux
+	key string
+	ch  chan delivery
+}
+
+// take returns the late reply if one arrived within wait.
+func (l *lateProbe) take(wait time.Duration) *jsonrpc.Message {
+	if l == nil {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case d := <-l.ch:
+		l.m.done(l.key, l.ch, false)
+		if d.err == nil {
+			return d.msg
+		}
+	case <-t.C:
+	}
+	return nil
+}
+
+// release stops listening; a reply arriving later is noted as late.
+func (l *lateProbe) release() {
+	if l == nil {
+		return
+	}
+	select {
+	case d := <-l.ch:
+		if d.err == nil {
+			l.m.obs.note("late-response", "reply after the request timed out")
+		}
+	default:
+	}
+	l.m.done(l.key, l.ch, true)
+}
+
+// probeDiscover sends server/discover for rev and returns the raw reply. On
+// stdio a timeout also returns a lateProbe that keeps listening.
+func (c *Client) probeDiscover(ctx context.Context, rev string, timeout time.Duration) (*reply, *lateProbe, error) {
 	o, _, err := c.request("server/discover", nil, rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if c.stdio != nil {
+		m := c.stdio.mux
+		ch, err := m.register(o.key, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := c.stdio.write(rctx, o.frame); err != nil {
+			m.done(o.key, ch, false)
+			return nil, nil, err
+		}
+		select {
+		case d := <-ch:
+			m.done(o.key, ch, false)
+			if d.err != nil {
+				return nil, nil, d.err
+			}
+			return &reply{msg: d.msg}, nil, nil
+		case <-rctx.Done():
+			if ctx.Err() != nil {
+				m.done(o.key, ch, true)
+				return nil, nil, fmt.Errorf("mcp: server/discover: %w", ctx.Err())
+			}
+			return nil, &lateProbe{m: m, key: o.key, ch: ch}, fmt.Errorf("mcp: server/discover: %w", ErrTimeout)
+		}
+	}
 	r, err := c.transport().roundTrip(rctx, o)
 	if err != nil && rctx.Err() != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("mcp: server/discover: %w", ctx.Err())
+			return nil, nil, fmt.Errorf("mcp: server/discover: %w", ctx.Err())
 		}
-		return nil, fmt.Errorf("mcp: server/discover: %w", ErrTimeout)
+		return nil, nil, fmt.Errorf("mcp: server/discover: %w", ErrTimeout)
 	}
-	return r, err
+	return r, nil, err
 }
+
+// legacyFallback runs initialize after a non-modern discover outcome. If
+// initialize fails but the stdio discover probe was answered late with a
+// DiscoverResult, the session is modern after all.
+func (c *Client) legacyFallback(ctx context.Context, rev string, late *lateProbe) error {
+	err := c.initialize(ctx, rev, "")
+	if err == nil {
+		late.release()
+		return nil
+	}
+	if m := late.take(100 * time.Millisecond); m != nil {
+		if out, d, _ := classifyDiscover(m); out == discModern && contains(d.SupportedVersions, Latest) {
+			c.detect("server/discover answered late (" + Latest + "); using it")
+			c.setModern(Latest, m.Result, d)
+			return nil
+		}
+	}
+	late.release()
+	return err
+}
+
+// goModern is initialize's signal that the server named a modern revision
+// in its error: the client should go back to server/discover.
+type goModern struct{ rev string }
+
+func (g *goModern) Error() string { return "mcp: initialize refused; server supports " + g.rev }
+
+// Unwrap makes a goModern that escapes the handshake read as a refusal.
+func (g *goModern) Unwrap() error { return ErrProtocolRefused }
 
 // handshake detects the era and sets c.sess.
 func (c *Client) handshake(ctx context.Context) error {
@@ -194,10 +293,27 @@ func (c *Client) handshake(ctx context.Context) error {
 		timeout = c.cfg.DiscoverTimeout
 	}
 	tried := map[string]bool{}
+	initTried := false
+	// legacy runs the fallback, returning to discover once if initialize's
+	// error names a modern revision (a modern-only server).
+	legacy := func(rev string, late *lateProbe) (retry string, err error) {
+		if initTried {
+			late.release()
+			return "", fmt.Errorf("%w: neither server/discover nor initialize succeeded", ErrProtocolRefused)
+		}
+		initTried = true
+		err = c.legacyFallback(ctx, rev, late)
+		var gm *goModern
+		if errors.As(err, &gm) {
+			c.detect("initialize refused; server supports " + gm.rev + "; server/discover again")
+			return gm.rev, nil
+		}
+		return "", err
+	}
 	for {
 		tried[rev] = true
-		r, err := c.probeDiscover(ctx, rev, timeout)
-		if err != nil && !errors.Is(err, ErrTimeout) {
+		r, late, err := c.probeDiscover(ctx, rev, timeout)
+		if err != nil && !errors.Is(err, ErrTimeout) && !errors.Is(err, ErrNoResponse) {
 			return err
 		}
 		if err == nil && (r.status == http.StatusUnauthorized || r.status == http.StatusForbidden) {
@@ -256,12 +372,17 @@ func (c *Client) handshake(ctx context.Context) error {
 			return fmt.Errorf("%w: server supports %v", ErrProtocolRefused, supported)
 		default:
 			if forced != "" {
+				late.release()
 				c.detect(fmt.Sprintf("server/discover: %s; continuing as forced %s", desc, forced))
 				c.setModern(forced, nil, DiscoverResult{})
 				return nil
 			}
 			c.detect(fmt.Sprintf("server/discover: %s; initialize", desc))
-			return c.initialize(ctx, LatestLegacy, "")
+			next, err := legacy(LatestLegacy, late)
+			if err != nil || next == "" {
+				return err
+			}
+			rev = next
 		}
 	}
 }
@@ -353,6 +474,9 @@ func (c *Client) initialize(ctx context.Context, rev, must string) error {
 				continue
 			}
 			c.detect(fmt.Sprintf("initialize %s: error %d", rev, msg.Error.Code))
+			if m := newestKnown(data.Supported, IsModern); m != "" && must == "" {
+				return &goModern{rev: m}
+			}
 			return fmt.Errorf("%w: initialize: %w", ErrProtocolRefused, msg.Error)
 		}
 		var ir initializeResult

@@ -60,6 +60,8 @@ type fakeMsg struct {
 //	legacy-32601    answers server/discover with -32601
 //	legacy-late     answers server/discover only after initialize
 //	modern          answers server/discover, requires _meta on every request
+//	slow-modern     modern-only, first reply only after 500ms; initialize → error
+//	modern-drop     modern-only, ignores the first server/discover
 //	refuse-legacy   server/discover → -32022 supported [2025-06-18] then legacy
 //	refuse-future   -32022 unless protocolVersion is 2027-01-01
 //	refuse-all      -32022 supported [2099-01-01]
@@ -98,6 +100,7 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 		fmt.Fprintln(w, "starting server on stdout, oops")
 		w.Flush()
 	}
+	slept := false
 	var heldDiscover json.RawMessage
 	var pendingPing json.RawMessage
 	var heldTools json.RawMessage
@@ -133,7 +136,19 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 		if mode == "silent" {
 			continue
 		}
-		modernMode := mode == "modern" || mode == "refuse-future" || mode == "refuse-all" ||
+		if mode == "slow-modern" && !slept {
+			slept = true
+			time.Sleep(500 * time.Millisecond)
+		}
+		if mode == "modern-drop" && m.Method == "server/discover" && !slept {
+			slept = true
+			continue
+		}
+		if (mode == "slow-modern" || mode == "modern-drop") && m.Method == "initialize" {
+			fail(m.ID, -32602, "unsupported protocol version", map[string]any{"supported": []string{Rev20260728}})
+			continue
+		}
+		modernMode := mode == "modern" || mode == "refuse-future" || mode == "refuse-all" || mode == "slow-modern" || mode == "modern-drop" ||
 			(mode == "refuse-legacy" && m.Method == "server/discover")
 		if modernMode && m.Method != "initialize" {
 			var p struct {
@@ -161,7 +176,7 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 		switch m.Method {
 		case "server/discover":
 			switch mode {
-			case "modern", "refuse-future":
+			case "modern", "refuse-future", "slow-modern", "modern-drop":
 				result(m.ID, map[string]any{
 					"supportedVersions": []string{Rev20260728, "2027-01-01"},
 					"capabilities":      map[string]any{"tools": map[string]any{}},

@@ -43,6 +43,8 @@ func TestStdioEraDetection(t *testing.T) {
 		{"legacy-32601", Rev20251125, EraLegacy, "fake-legacy-32601", "error -32601; initialize"},
 		{"legacy-late", Rev20251125, EraLegacy, "fake-legacy-late", "no reply in"},
 		{"modern", Rev20260728, EraModern, "fake-modern", "server/discover answered (2026-07-28)"},
+		{"slow-modern", Rev20260728, EraModern, "fake-modern", "server/discover answered late"},
+		{"modern-drop", Rev20260728, EraModern, "fake-modern", "initialize refused; server supports 2026-07-28; server/discover again"},
 		{"refuse-legacy", Rev20250618, EraLegacy, "fake-refuse-legacy", "falling back to initialize with 2025-06-18"},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,8 @@ import (
 // Plan is a validated set of fault rules and the seed that drives them.
 type Plan struct {
 	Seed uint64
+	// SeedSet is true when the plan file named a seed.
+	SeedSet bool
 	// Session names this run in the decision function; two proxies with the
 	// same seed but different sessions get different faults.
 	Session string
@@ -139,7 +141,7 @@ func ParsePlan(data []byte) (*Plan, error) {
 		if err != nil {
 			bad("seed: %v", err)
 		}
-		p.Seed = s
+		p.Seed, p.SeedSet = s, true
 	}
 	if v, ok := top["session"]; ok {
 		s, isStr := v.(string)

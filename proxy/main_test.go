@@ -129,6 +129,14 @@ func benchServer() int {
 	}
 }
 
+// testStderr is where child stderr goes: the terminal with -v, else nowhere.
+func testStderr() io.Writer {
+	if testing.Verbose() {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
 // self returns the argv and env that run this test binary in a role.
 func self(role string, env ...string) ([]string, []string) {
 	return []string{os.Args[0]}, append(append(os.Environ(), roleEnv+"="+role), env...)
@@ -148,7 +156,7 @@ func startStdio(t testing.TB, plan *faults.Plan, rec Recorder, role string, env 
 	go func() {
 		code, err := RunStdio(context.Background(), StdioOptions{
 			Config:  Config{Plan: plan, Recorder: rec},
-			Command: argv, Env: cenv, Stdin: inR, Stdout: outW, Stderr: os.Stderr,
+			Command: argv, Env: cenv, Stdin: inR, Stdout: outW, Stderr: testStderr(),
 		})
 		if err != nil {
 			t.Error(err)

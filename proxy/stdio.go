@@ -341,7 +341,9 @@ func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink)
 	case faults.Close:
 		s.disconnect()
 	case faults.Kill:
+		// The server dies here: nothing it wrote after this frame arrives.
 		_ = s.cmd.Process.Kill()
+		s.disconnect()
 	}
 	if a.Extra != nil {
 		dst.write(a.Extra, []byte("\n"))

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/proxy"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "wrap",
+		Usage:     "put a seeded fault-injection proxy between an MCP client and a server",
+		ArgsUsage: "[-- SERVER COMMAND...]",
+		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
+			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
+			"       at the listen address (same path as the upstream's).\n\n" +
+			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
+			"traffic give the same faults on the same messages; --log records each one as a JSON line.\n" +
+			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
+			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "probability each fault fires on a matching message, in [0,1]"},
+			&cli.StringFlag{Name: "only", Usage: "comma-separated method `GLOBS` to target (a response matches its request's method)"},
+			&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
+			&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
+			&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON); excludes --faults"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision (default: random, printed on stderr)"},
+			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision (default: the plan's, or \"default\")"},
+			&cli.StringFlag{Name: "log", Usage: "write every injected fault to `FILE` as JSON lines"},
+			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1)"},
+			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
+			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined (default 64 MiB)"},
+		},
+		Action: runWrap,
+	})
+}
+
+func runWrap(c *cli.Context) error {
+	plan, err := wrapPlan(c)
+	if err != nil {
+		return err
+	}
+	cfg := proxy.Config{Plan: plan, MaxFrame: c.Int("max-frame")}
+	if plan != nil {
+		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
+	}
+	if path := c.String("log"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usageErr("--log: %v", err)
+		}
+		defer f.Close()
+		rec := proxy.NewJSONL(f)
+		cfg.Recorder = rec
+		defer func() {
+			if err := rec.Err(); err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "mcpdrill wrap: event log:", err)
+			}
+		}()
+	}
+	ctx, stop := context.WithCancel(c.Context)
+	defer stop()
+
+	if c.String("listen") != "" || c.String("upstream") != "" {
+		if c.Args().Len() > 0 {
+			return usageErr("wrap: give either a server command or --listen/--upstream, not both")
+		}
+		return wrapHTTP(ctx, c, cfg)
+	}
+	argv := c.Args().Slice()
+	if len(argv) == 0 {
+		return usageErr("wrap: no server command (use `mcpdrill wrap [flags] -- server argv...`, or --listen with --upstream)")
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	// A client that closes its end early must give EPIPE, not kill the proxy.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
+		Config: cfg, Command: argv,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Signals: sigs,
+	})
+	if err != nil {
+		return exitErr(exitUnreachable, err)
+	}
+	if code != 0 {
+		return exitErr(code, nil)
+	}
+	return nil
+}
+
+// wrapPlan builds the plan from --plan or the short flags; nil means no
+// faults at all (pure pass-through).
+func wrapPlan(c *cli.Context) (*faults.Plan, error) {
+	var plan *faults.Plan
+	switch {
+	case c.IsSet("plan") && c.IsSet("faults"):
+		return nil, usageErr("wrap: --plan and --faults exclude each other")
+	case c.IsSet("plan"):
+		data, err := os.ReadFile(c.String("plan"))
+		if err != nil {
+			return nil, usageErr("--plan: %v", err)
+		}
+		p, err := faults.ParsePlan(data)
+		if err != nil {
+			return nil, usageErr("--plan %s: %v", c.String("plan"), err)
+		}
+		plan = p
+		if !plan.SeedSet {
+			plan.Seed = randomSeed()
+		}
+	case c.IsSet("faults"):
+		rate := c.Float64("rate")
+		p, err := faults.PlanFromFlags(faults.FlagOptions{
+			Faults: splitList(c.String("faults")), Rate: &rate, Only: splitList(c.String("only")),
+			Tool: c.String("tool"), Direction: c.String("direction"),
+		})
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		plan = p
+		plan.Seed = randomSeed()
+	default:
+		for _, f := range []string{"rate", "only", "tool", "direction"} {
+			if c.IsSet(f) {
+				return nil, usageErr("wrap: --%s needs --faults", f)
+			}
+		}
+		return nil, nil
+	}
+	if c.IsSet("seed") {
+		plan.Seed = c.Uint64("seed")
+	}
+	if c.IsSet("session") {
+		plan.Session = c.String("session")
+	}
+	return plan, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) >> 1
+}
+
+func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
+	if c.String("upstream") == "" || c.String("listen") == "" {
+		return usageErr("wrap: HTTP mode needs both --listen and --upstream")
+	}
+	addr := c.String("listen")
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: c.String("upstream"), AllowOrigins: c.StringSlice("allow-origin")})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageErr("--listen: %v", err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), c.String("upstream"))
+	srv := &http.Server{Handler: h}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+		case <-ctx.Done():
+		}
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return exitErr(exitInternal, err)
+	}
+	return nil
+}

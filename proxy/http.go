@@ -1,0 +1,557 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+)
+
+// HTTPOptions configures the Streamable HTTP (and legacy HTTP+SSE) proxy.
+type HTTPOptions struct {
+	Config
+	// Upstream is the server's MCP endpoint URL. A request to the proxy's
+	// "/" goes to this URL; any other path goes to the same path on the
+	// upstream's origin (so the legacy transport's message endpoint works).
+	Upstream string
+	// AllowOrigins are browser origins accepted besides loopback ones.
+	AllowOrigins []string
+	// Client makes upstream requests (default: a transport without
+	// compression or timeouts, since streams may be long-lived).
+	Client *http.Client
+}
+
+// HTTP is the HTTP proxy; it is an http.Handler for its own listener.
+//
+//	client ──POST body (c2s frame)──► faults ──► upstream
+//	client ◄──JSON body | SSE events (s2c frames, one decision per JSON-RPC message)── upstream
+//	GET streams and the legacy /sse stream are s2c event streams; DELETE and
+//	everything else pass through untouched.
+type HTTP struct {
+	eng      *engine
+	upstream *url.URL
+	allow    map[string]bool
+	client   *http.Client
+}
+
+// NewHTTP validates the options and returns the proxy handler.
+func NewHTTP(o HTTPOptions) (*HTTP, error) {
+	u, err := url.Parse(o.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("proxy: upstream must be an http(s) URL, got %q", o.Upstream)
+	}
+	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client}
+	for _, a := range o.AllowOrigins {
+		h.allow[strings.TrimRight(a, "/")] = true
+	}
+	if h.client == nil {
+		h.client = &http.Client{Transport: &http.Transport{
+			Proxy:               nil,
+			DisableCompression:  true,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		}}
+	}
+	return h, nil
+}
+
+// hopHeaders are not forwarded in either direction.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func copyHeaders(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+	for _, k := range hopHeaders {
+		dst.Del(k)
+	}
+}
+
+// originOK accepts requests with no Origin, a loopback Origin, or an
+// allowed one: a browser page elsewhere must not drive a local server
+// through the proxy (DNS rebinding).
+func (h *HTTP) originOK(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" || h.allow[strings.TrimRight(o, "/")] {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+func (h *HTTP) target(r *http.Request) *url.URL {
+	t := *h.upstream
+	if r.URL.Path != "/" && r.URL.Path != "" {
+		t.Path, t.RawPath = r.URL.Path, r.URL.RawPath
+		t.RawQuery = r.URL.RawQuery
+	} else if r.URL.RawQuery != "" {
+		t.RawQuery = r.URL.RawQuery
+	}
+	return &t
+}
+
+// ServeHTTP relays one client request.
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.originOK(r) {
+		http.Error(w, "mcpdrill: origin not allowed", http.StatusForbidden)
+		return
+	}
+	var body []byte
+	if r.Body != nil {
+		limit := int64(h.maxFrame())
+		b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		if err != nil {
+			http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
+			return
+		}
+		if int64(len(b)) > limit {
+			http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
+			return
+		}
+		body = b
+	}
+	send := body
+	var slow *faults.Action
+	if r.Method == http.MethodPost && len(bytes.TrimSpace(body)) > 0 {
+		f, a := h.eng.process(faults.ToServer, bytes.TrimSpace(body))
+		if a.Reply != nil {
+			writeJSONBody(w, a.Reply)
+			return
+		}
+		switch a.Kind {
+		case faults.Replace:
+			send = a.Bytes
+		case faults.Drop, faults.Withhold:
+			if f.Kind == faults.KindRequest {
+				<-r.Context().Done() // the request vanished: the client waits
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case faults.Delay:
+			if !sleepCtx(r.Context(), a.Delay) {
+				return
+			}
+			send = a.Out(f.Raw)
+		case faults.Duplicate:
+			if resp, err := h.forward(r, send, nil); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		case faults.Slow:
+			slow = &a
+		case faults.Close, faults.Kill:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	resp, err := h.forward(r, send, slow)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return
+		}
+		http.Error(w, "mcpdrill: upstream unreachable", http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		h.relayEvents(w, r, resp)
+	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost:
+		h.relayJSON(w, r, resp)
+	default:
+		copyHeaders(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}
+}
+
+func (h *HTTP) maxFrame() int {
+	if h.eng.cfg.MaxFrame > 0 {
+		return h.eng.cfg.MaxFrame
+	}
+	return jsonrpc.DefaultMaxFrame
+}
+
+// forward sends the client's request upstream with body (dribbled when slow).
+func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http.Response, error) {
+	var rd io.Reader
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && (len(body) > 0 || r.ContentLength >= 0) {
+		rd = bytes.NewReader(body)
+		if slow != nil {
+			rd = &slowReader{b: body, chunk: slow.Chunk, gap: slow.Gap}
+		}
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, h.target(r).String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	copyHeaders(req.Header, r.Header)
+	req.Header.Del("Accept-Encoding")
+	if rd != nil {
+		req.ContentLength = int64(len(body))
+	}
+	return h.client.Do(req)
+}
+
+type slowReader struct {
+	b     []byte
+	chunk int
+	gap   time.Duration
+	began bool
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, io.EOF
+	}
+	if s.began {
+		time.Sleep(s.gap)
+	}
+	s.began = true
+	n := copy(p[:min(len(p), s.chunk)], s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func writeJSONBody(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// relayJSON applies s2c faults to a JSON reply body (one message, or a
+// batch treated as one frame).
+func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response) {
+	limit := int64(h.maxFrame())
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	copyHeaders(w.Header(), resp.Header)
+	trimmed := bytes.TrimSpace(body)
+	if err != nil || int64(len(body)) > limit || len(trimmed) == 0 {
+		// Unreadable or over the cap: relay what there is, unexamined.
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(body)
+		_, _ = io.Copy(w, resp.Body)
+		return
+	}
+	f, a := h.eng.process(faults.ToClient, trimmed)
+	if a.Reply != nil {
+		h.replyUpstream(r, a.Reply)
+	}
+	out := a.Out(f.Raw)
+	asEvents := func(frames ...[]byte) {
+		w.Header().Del("Content-Length")
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(resp.StatusCode)
+		for _, fr := range frames {
+			writeData(w, nil, fr)
+		}
+		flush(w)
+	}
+	switch a.Kind {
+	case faults.Forward:
+		if a.Extra != nil {
+			asEvents(f.Raw, a.Extra)
+			return
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(body)
+	case faults.Replace:
+		if a.Cut {
+			// A short body: the declared length is the original's.
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(resp.StatusCode)
+			_, _ = w.Write(a.Bytes)
+			flush(w)
+			panic(http.ErrAbortHandler)
+		}
+		if a.Extra != nil {
+			asEvents(out, a.Extra)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(out)
+	case faults.Drop:
+		w.Header().Del("Content-Length")
+		w.Header().Del("Content-Type")
+		w.WriteHeader(http.StatusAccepted)
+	case faults.Withhold:
+		<-r.Context().Done()
+	case faults.Delay:
+		if !sleepCtx(r.Context(), a.Delay) {
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(out)
+	case faults.Duplicate:
+		asEvents(out, out)
+	case faults.Slow:
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(resp.StatusCode)
+		dribble(r.Context(), w, out, a.Chunk, a.Gap)
+	case faults.Close, faults.Kill:
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func flush(w http.ResponseWriter) { _ = http.NewResponseController(w).Flush() }
+
+func dribble(ctx context.Context, w http.ResponseWriter, b []byte, chunk int, gap time.Duration) {
+	for len(b) > 0 {
+		n := min(chunk, len(b))
+		if _, err := w.Write(b[:n]); err != nil {
+			return
+		}
+		flush(w)
+		b = b[n:]
+		if len(b) > 0 && !sleepCtx(ctx, gap) {
+			return
+		}
+	}
+}
+
+// replyUpstream posts a frame the proxy makes on the client's behalf (an
+// injected error for a server request) to the upstream, with the same
+// session headers.
+func (h *HTTP) replyUpstream(r *http.Request, frame []byte) {
+	req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodPost, h.target(r).String(), bytes.NewReader(frame))
+	if err != nil {
+		return
+	}
+	for _, k := range []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Authorization"} {
+		if v := r.Header.Get(k); v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	go func() {
+		if resp, err := h.client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+}
+
+// sseEvent is one raw event: its lines as read, and its data joined.
+type sseEvent struct {
+	raw    []byte // every line including the blank terminator
+	fields [][]byte
+	data   []byte
+	hasDat bool
+	name   string
+}
+
+// readEvent reads one event's raw bytes (up to and including the blank
+// line). At EOF it returns what it has with io.EOF.
+func readEvent(br *bufio.Reader, max int) (sseEvent, error) {
+	var ev sseEvent
+	var data bytes.Buffer
+	for {
+		line, err := readLine(br, max)
+		ev.raw = append(ev.raw, line...)
+		content := bytes.TrimRight(line, "\r\n")
+		if len(line) > 0 && len(content) == 0 {
+			ev.data = data.Bytes()
+			return ev, nil
+		}
+		if len(content) > 0 {
+			switch {
+			case bytes.HasPrefix(content, []byte("data:")):
+				v := bytes.TrimPrefix(content[5:], []byte(" "))
+				if ev.hasDat {
+					data.WriteByte('\n')
+				}
+				data.Write(v)
+				ev.hasDat = true
+			default:
+				if bytes.HasPrefix(content, []byte("event:")) {
+					ev.name = string(bytes.TrimSpace(content[6:]))
+				}
+				ev.fields = append(ev.fields, append(append([]byte(nil), content...), '\n'))
+			}
+		}
+		if err != nil {
+			ev.data = data.Bytes()
+			return ev, err
+		}
+	}
+}
+
+// readLine returns one line with its terminator, of any length up to max
+// (longer lines are returned whole anyway; the cap only bounds examination).
+func readLine(br *bufio.Reader, _ int) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return append([]byte(nil), line...), err
+	}
+	out := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = br.ReadSlice('\n')
+		out = append(out, line...)
+	}
+	return out, err
+}
+
+// writeData writes an event made of the kept fields and data lines.
+func writeData(w io.Writer, fields [][]byte, data []byte) {
+	var b bytes.Buffer
+	for _, f := range fields {
+		b.Write(f)
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	_, _ = w.Write(b.Bytes())
+}
+
+// relayEvents relays an SSE stream, one fault decision per JSON-RPC message.
+func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Response) {
+	copyHeaders(w.Header(), resp.Header)
+	w.Header().Del("Content-Length")
+	w.WriteHeader(resp.StatusCode)
+	flush(w)
+	var mu sync.Mutex // serialises writes: timers write too
+	var timers sync.WaitGroup
+	write := func(fn func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		fn()
+		flush(w)
+	}
+	hang := false
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	max := h.maxFrame()
+	for {
+		ev, err := readEvent(br, max)
+		if len(ev.raw) > 0 {
+			if h.relayEvent(w, r, ev, write, &timers) {
+				hang = true
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	timers.Wait()
+	if hang {
+		<-r.Context().Done() // a withheld reply: the stream stays open, silent
+	}
+}
+
+// relayEvent handles one event; it reports whether a reply was withheld.
+func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev sseEvent, write func(func()), timers *sync.WaitGroup) bool {
+	if ev.name == "endpoint" {
+		if nd := h.rewriteEndpoint(ev.data); !bytes.Equal(nd, ev.data) {
+			write(func() { writeData(w, ev.fields, nd) })
+		} else {
+			write(func() { _, _ = w.Write(ev.raw) })
+		}
+		return false
+	}
+	complete := bytes.HasSuffix(ev.raw, []byte("\n\n")) || bytes.HasSuffix(ev.raw, []byte("\r\n\r\n"))
+	if !ev.hasDat || (ev.name != "" && ev.name != "message") || !complete || len(ev.data) > h.maxFrame() {
+		write(func() { _, _ = w.Write(ev.raw) })
+		return false
+	}
+	f, a := h.eng.process(faults.ToClient, ev.data)
+	if a.Reply != nil {
+		h.replyUpstream(r, a.Reply)
+	}
+	out := a.Out(f.Raw)
+	switch a.Kind {
+	case faults.Forward:
+		write(func() { _, _ = w.Write(ev.raw) })
+	case faults.Replace:
+		if a.Cut {
+			write(func() {
+				var b bytes.Buffer
+				for _, fl := range ev.fields {
+					b.Write(fl)
+				}
+				b.WriteString("data: ")
+				b.Write(a.Bytes)
+				_, _ = w.Write(b.Bytes())
+			})
+			panic(http.ErrAbortHandler)
+		}
+		write(func() { writeData(w, ev.fields, out) })
+	case faults.Drop:
+	case faults.Withhold:
+		return true
+	case faults.Delay:
+		cp := append([]byte(nil), out...)
+		timers.Add(1)
+		time.AfterFunc(a.Delay, func() {
+			defer timers.Done()
+			write(func() { writeData(w, ev.fields, cp) })
+		})
+	case faults.Duplicate:
+		write(func() { writeData(w, ev.fields, out); writeData(w, ev.fields, out) })
+	case faults.Slow:
+		var b bytes.Buffer
+		writeData(&b, ev.fields, out)
+		write(func() { dribble(r.Context(), w, b.Bytes(), a.Chunk, a.Gap) })
+	case faults.Close, faults.Kill:
+		panic(http.ErrAbortHandler)
+	}
+	if a.Extra != nil {
+		write(func() { writeData(w, nil, a.Extra) })
+	}
+	return false
+}
+
+// rewriteEndpoint makes the legacy transport's endpoint URL point at the
+// proxy: an upstream URL becomes a path the client resolves against us.
+func (h *HTTP) rewriteEndpoint(data []byte) []byte {
+	u, err := url.Parse(strings.TrimSpace(string(data)))
+	if err != nil {
+		return data
+	}
+	abs := h.upstream.ResolveReference(u)
+	if abs.Host != h.upstream.Host {
+		return data // another host: leave it
+	}
+	out := abs.EscapedPath()
+	if abs.RawQuery != "" {
+		out += "?" + abs.RawQuery
+	}
+	return []byte(out)
+}

@@ -11,8 +11,9 @@ import (
 
 func init() {
 	register(&cli.Command{
-		Name:  "faults",
-		Usage: "list the faults `wrap` can inject, with their parameters and defaults",
+		Name:      "faults",
+		Usage:     "list the faults `wrap` can inject, with their parameters and defaults",
+		ArgsUsage: "[NAME]",
 		Description: "Each fault is defined by what the client observes. Rules in a plan name a fault and may set its\n" +
 			"params; the short form is --faults NAME[:PARAM=VALUE...],NAME... on `mcpdrill wrap`.",
 		Flags: []cli.Flag{
@@ -57,33 +58,64 @@ func runFaults(c *cli.Context) error {
 		}
 		return writeJSON(w, out)
 	}
-	t := newTable(w, "fault", "default target", "params (default)", "what the client observes")
-	for _, s := range cat {
-		target := s.Direction.String()
-		if len(s.Kinds) > 0 {
-			var ks []string
-			for _, k := range s.Kinds {
-				ks = append(ks, k.String())
+	if name := c.Args().First(); name != "" {
+		s, ok := faults.Lookup(name)
+		if !ok {
+			return usageErr("faults: unknown fault %q (one of %s)", name, strings.Join(faults.Names(), ", "))
+		}
+		fmt.Fprintf(w, "%s: %s\n\ndefault target: %s\n", s.Name, s.Observed, target(s))
+		if len(s.Params) == 0 {
+			fmt.Fprintln(w, "no parameters")
+			return nil
+		}
+		t := newTable(w, "param", "type", "default", "meaning")
+		for _, p := range s.Params {
+			help := p.Help
+			if len(p.Choices) > 0 {
+				help += " (" + strings.Join(p.Choices, ", ") + ")"
 			}
-			target += " " + strings.Join(ks, "|")
+			if err := t.Append(p.Name, string(p.Type), p.FormatDefault(), help); err != nil {
+				return exitErr(exitInternal, err)
+			}
 		}
-		if len(s.Methods) > 0 {
-			target += " " + strings.Join(s.Methods, "|")
+		if err := t.Render(); err != nil {
+			return exitErr(exitInternal, err)
 		}
+		return nil
+	}
+	t := newTable(w, "fault", "default target", "params (default)")
+	for _, s := range cat {
 		var ps []string
 		for _, p := range s.Params {
-			d := p.FormatDefault()
-			if len(p.Choices) > 0 {
-				d += " of " + strings.Join(p.Choices, "|")
-			}
-			ps = append(ps, fmt.Sprintf("%s=%s", p.Name, d))
+			ps = append(ps, fmt.Sprintf("%s=%s", p.Name, p.FormatDefault()))
 		}
-		if err := t.Append(s.Name, target, strings.Join(ps, "\n"), s.Observed); err != nil {
+		if err := t.Append(s.Name, target(s), strings.Join(ps, " ")); err != nil {
 			return exitErr(exitInternal, err)
 		}
 	}
 	if err := t.Render(); err != nil {
 		return exitErr(exitInternal, err)
 	}
+	fmt.Fprintln(w, "\nWhat the client observes:")
+	for _, s := range cat {
+		fmt.Fprintf(w, "  %-13s %s\n", s.Name, s.Observed)
+	}
+	fmt.Fprintln(w, "\nDetails: mcpdrill faults NAME")
 	return nil
+}
+
+// target renders a fault's default matcher.
+func target(s faults.Spec) string {
+	out := s.Direction.String()
+	if len(s.Kinds) > 0 {
+		var ks []string
+		for _, k := range s.Kinds {
+			ks = append(ks, k.String())
+		}
+		out += " " + strings.Join(ks, "|")
+	}
+	if len(s.Methods) > 0 {
+		out += " " + strings.Join(s.Methods, "|")
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -37,6 +38,10 @@ func init() {
 			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
 			&cli.IntFlag{Name: "schema-depth", Hidden: true},
 			&cli.DurationFlag{Name: "delay", Hidden: true},
+			// Hidden: serve the official-SDK fixture instead of a profile.
+			&cli.BoolFlag{Name: "sdk", Hidden: true},
+			&cli.StringFlag{Name: "variant", Hidden: true},
+			&cli.BoolFlag{Name: "stateless", Hidden: true},
 		},
 		Action: runTestbed,
 	})
@@ -51,6 +56,9 @@ func runTestbed(c *cli.Context) error {
 	}
 	if c.NArg() > 0 {
 		return usageErr("testbed takes no arguments, got %q", c.Args().First())
+	}
+	if c.Bool("sdk") {
+		return runSDKFixture(c)
 	}
 	name := c.String("profile")
 	if _, ok := testbed.Lookup(name); !ok {
@@ -86,22 +94,47 @@ func runTestbed(c *cli.Context) error {
 	return exitErr(exitInternal, err)
 }
 
-func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbed.Options) error {
-	if !c.Bool("allow-remote") {
-		if err := testbed.CheckListenAddr(addr); err != nil {
-			return usageErr("%v (use --allow-remote to serve beyond this machine)", err)
-		}
+// runSDKFixture serves the official-SDK fixture server (hidden --sdk), so
+// tests can spawn a real SDK peer.
+func runSDKFixture(c *cli.Context) error {
+	v := c.String("variant")
+	if v != "" && v != "v1" && v != "v2" {
+		return usageErr("--variant must be v1 or v2, got %q", v)
 	}
+	o := sdkserver.Options{Variant: v, Stateless: c.Bool("stateless")}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if addr := c.String("http"); addr != "" {
+		return serveHTTP(ctx, c, addr, "sdk fixture", "/", sdkserver.Handler(o))
+	}
+	if err := sdkserver.ServeStdio(ctx, o, os.Stdin, c.App.Writer); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	return nil
+}
+
+func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbed.Options) error {
 	o.OnCrash = func() { os.Exit(exitFindings) } // a crashing server exits 1
 	h, err := testbed.NewHandler(o)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
+	return serveHTTP(ctx, c, addr, "profile "+o.Profile, testbed.PathMCP, h)
+}
+
+// serveHTTP listens on addr (loopback unless --allow-remote), prints the
+// URL on stderr and serves h until ctx ends.
+func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h http.Handler) error {
+	if !c.Bool("allow-remote") {
+		if err := testbed.CheckListenAddr(addr); err != nil {
+			return usageErr("%v (use --allow-remote to serve beyond this machine)", err)
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))
 	}
-	fmt.Fprintf(c.App.ErrWriter, "mcpdrill testbed: profile %s listening on http://%s%s\n", o.Profile, ln.Addr(), testbed.PathMCP)
+	fmt.Fprintf(c.App.ErrWriter, "mcpdrill testbed: %s listening on http://%s%s\n", what, ln.Addr(), path)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -213,7 +214,8 @@ func (h *httpServer) post(w http.ResponseWriter, r *http.Request, sid string) {
 	var c *conn
 	var fresh *session
 	switch {
-	case sid != "" && e.legacy():
+	case sid != "" && e.legacy() && !modernBody(body):
+		// A 2026-07-28 request is stateless: its Mcp-Session-Id is ignored.
 		s := h.lookup(sid)
 		if s == nil || s.in != nil {
 			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session not found")
@@ -286,6 +288,21 @@ func (h *httpServer) post(w http.ResponseWriter, r *http.Request, sid string) {
 		_ = jsonrpc.WriteEvent(w, jsonrpc.Event{Data: []byte("[testbed] INFO handling a request"), Retry: -1})
 	}
 	writeBody(w, o, true)
+}
+
+// modernBody reports whether a request body carries the 2026-07-28
+// per-request protocol version.
+func modernBody(body []byte) bool {
+	var m struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	_, ok := m.Params.Meta[metaVersion]
+	return ok
 }
 
 func accepts(r *http.Request, mime string) bool {

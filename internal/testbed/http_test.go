@@ -179,6 +179,9 @@ func TestHTTPModern(t *testing.T) {
 		{name: "null origin", body: discover, hdr: with(mh("server/discover", ""), "Origin", "null"), status: 403},
 		{name: "loopback origin", body: discover, hdr: with(mh("server/discover", ""), "Origin", "http://localhost:3000"), status: 200},
 		{name: "PUT", method: http.MethodPut, status: 405},
+		{name: "session header ignored on a modern request", body: discover, hdr: with(mh("server/discover", ""), "Mcp-Session-Id", "stale"), status: 200,
+			want: &want{id: 1}},
+		{name: "session header honoured on a legacy request", body: req(9, "ping", nil), hdr: map[string]string{"Mcp-Session-Id": "stale"}, status: 404},
 	})
 }
 
@@ -439,7 +442,7 @@ func TestHTTPHostile(t *testing.T) {
 		want{id: 1}.check(t, r.frame)
 	})
 	t.Run("noisy", func(t *testing.T) {
-		srv := startHTTP(t, Options{Profile: "noisy-stdout", Reply: "sse"})
+		srv := startHTTP(t, Options{Profile: "noisy-stdout"})
 		r := do(t, "POST", srv.URL+PathMCP, mreq(1, "server/discover", nil), mh("server/discover", ""))
 		if len(r.events) != 2 || !strings.HasPrefix(string(r.events[0].Data), "[testbed]") {
 			t.Fatalf("events %+v", r.events)

@@ -68,7 +68,7 @@ var profiles = []Profile{
 		b:       behaviour{version: "1.0.0", pageSize: 10, tools: deepSchemaTools}},
 	{Name: "noisy-stdout", Revisions: allRevs, Hostile: true,
 		Summary: "prints log lines on stdout between frames: the client must skip non-JSON lines and flag the violation",
-		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, noisy: true}},
+		b:       behaviour{version: "1.0.0", pageSize: 10, sse: true, tools: goodTools, noisy: true}},
 	{Name: "bad-schema", Revisions: allRevs, Hostile: true,
 		Summary: "an outputSchema that does not compile, a non-object inputSchema, duplicate and invalid tool names",
 		b:       behaviour{version: "1.0.0", pageSize: 10, tools: badSchemaTools}},

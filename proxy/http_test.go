@@ -1,0 +1,328 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+)
+
+// startHTTPProxy serves a proxy to upstream on a loopback test server.
+func startHTTPProxy(t testing.TB, upstream string, cfg Config) *httptest.Server {
+	t.Helper()
+	h, err := NewHTTP(HTTPOptions{Config: cfg, Upstream: upstream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// exchange is one request/response as the client saw it.
+type exchange struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+var passHeaders = []string{"Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "X-Upstream", "Cache-Control"}
+
+func (e exchange) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d err=%v", e.status, e.err)
+	for _, k := range passHeaders {
+		if v := e.header.Get(k); v != "" {
+			fmt.Fprintf(&b, " %s=%q", k, v)
+		}
+	}
+	fmt.Fprintf(&b, "\n%s", e.body)
+	return b.String()
+}
+
+func do(c *http.Client, method, url string, hdr http.Header, body []byte) exchange {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return exchange{err: err}
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return exchange{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return exchange{status: resp.StatusCode, header: resp.Header, body: b, err: err}
+}
+
+// randomUpstream answers each POST with a reply derived from a seeded
+// generator: JSON bodies or SSE streams with varied framing (ids, event
+// names, comments, CRLF, multi-line data, retry), echoing the request
+// body inside. It records what it received.
+type randomUpstream struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (u *randomUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.seen = append(u.seen, fmt.Sprintf("%s %s %s|%s|%s|%s|%q", r.Method, r.URL.RequestURI(), r.Header.Get("Mcp-Session-Id"),
+		r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name"), r.Header.Get("Mcp-Protocol-Version"), body))
+	u.mu.Unlock()
+	seed := uint64(len(body))
+	for _, c := range body {
+		seed = seed*31 + uint64(c)
+	}
+	rng := rand.New(rand.NewPCG(seed, 5))
+	w.Header().Set("Mcp-Session-Id", "sess-1")
+	w.Header().Set("X-Upstream", "yes")
+	switch {
+	case r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodGet || rng.IntN(2) == 0:
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		var b bytes.Buffer
+		b.WriteString(": hello\n\n")
+		for i := 0; i < 1+rng.IntN(4); i++ {
+			eol := []string{"\n", "\r\n"}[rng.IntN(2)]
+			if rng.IntN(2) == 0 {
+				fmt.Fprintf(&b, "id: %d%s", i, eol)
+			}
+			if rng.IntN(3) == 0 {
+				b.WriteString("event: message" + eol)
+			}
+			if rng.IntN(4) == 0 {
+				b.WriteString("retry: 1000" + eol)
+			}
+			switch rng.IntN(4) {
+			case 0:
+				fmt.Fprintf(&b, `data:{"jsonrpc":"2.0","method":"notifications/progress","params":{"n":%d}}%s`, i, eol)
+			case 1:
+				fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",%sdata: \"id\":%d,\"result\":{}}%s", eol, i, eol)
+			case 2:
+				fmt.Fprintf(&b, "data: %s%s", bytes.TrimSpace(body), eol)
+			case 3:
+				fmt.Fprintf(&b, "data: not json %d%s", i, eol)
+			}
+			b.WriteString(eol)
+		}
+		_, _ = w.Write(b.Bytes())
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		if rng.IntN(5) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"echo":%s}}`, rng.IntN(100), bytes.TrimSpace(body))
+	}
+}
+
+// TestHTTPPassThroughIsByteIdentical: with no fault firing, status, the
+// headers that matter and every body byte are what a direct client gets, and
+// the upstream receives the same requests.
+func TestHTTPPassThroughIsByteIdentical(t *testing.T) {
+	direct := &randomUpstream{}
+	dsrv := httptest.NewServer(direct)
+	defer dsrv.Close()
+	proxied := &randomUpstream{}
+	psrv := httptest.NewServer(proxied)
+	defer psrv.Close()
+	never := plan(t, "rules:\n  - fault: corrupt\n    direction: any\n    probability: 0\n")
+	for name, cfg := range map[string]Config{"no plan": {}, "never fires": {Plan: never}} {
+		t.Run(name, func(t *testing.T) {
+			direct.seen, proxied.seen = nil, nil
+			px := startHTTPProxy(t, psrv.URL+"/mcp", cfg)
+			traffic := randomTraffic(11, 40)
+			c := &http.Client{Timeout: 10 * time.Second}
+			for i, frame := range bytes.Split(traffic, []byte("\n")) {
+				hdr := http.Header{
+					"Content-Type":         {"application/json"},
+					"Accept":               {"application/json, text/event-stream"},
+					"Mcp-Session-Id":       {"sess-1"},
+					"Mcp-Protocol-Version": {"2026-07-28"},
+					"Mcp-Method":           {"tools/call"},
+					"Mcp-Name":             {"=?base64?ZWNobyDDqQ==?="},
+				}
+				method := http.MethodPost
+				switch i % 13 {
+				case 5:
+					method = http.MethodGet
+				case 12:
+					method = http.MethodDelete
+				}
+				body := frame
+				if method != http.MethodPost {
+					body = nil
+				}
+				a := do(c, method, dsrv.URL+"/mcp", hdr, body)
+				b := do(c, method, px.URL+"/mcp", hdr, body)
+				if a.String() != b.String() {
+					t.Fatalf("exchange %d (%s) differs:\ndirect:  %s\nproxied: %s", i, method, a, b)
+				}
+			}
+			if fmt.Sprint(direct.seen) != fmt.Sprint(proxied.seen) {
+				t.Fatalf("upstream saw different requests:\n%v\n%v", direct.seen, proxied.seen)
+			}
+		})
+	}
+}
+
+func testbedServer(t testing.TB, reply string) *httptest.Server {
+	t.Helper()
+	h, err := testbed.NewHandler(testbed.Options{Profile: "good", Seed: 1, Reply: reply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// mcpSession runs a fixed session with the project's client and renders
+// what it saw.
+func mcpSession(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := mcp.Connect(ctx, mcp.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%+v\n", c.Session().Revision)
+	list, err := c.ListTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range list.Raw {
+		b.Write(raw)
+	}
+	for _, call := range []map[string]any{
+		{"name": "echo", "arguments": map[string]any{"text": "hi"}},
+		{"name": "search", "arguments": map[string]any{"query": "proxy"}},
+		{"name": "nope", "arguments": map[string]any{}},
+	} {
+		m, err := c.Call(ctx, "tools/call", call)
+		if err != nil {
+			fmt.Fprintf(&b, "\nerr %v", err)
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s", m.Raw)
+	}
+	return b.String()
+}
+
+// TestRealClientThroughHTTP: the project's client against the testbed,
+// directly and through the proxy, JSON and SSE replies: identical sessions.
+func TestRealClientThroughHTTP(t *testing.T) {
+	for _, reply := range []string{"json", "sse"} {
+		t.Run(reply, func(t *testing.T) {
+			up := testbedServer(t, reply)
+			px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: drop\n    method: nope\n")})
+			direct := mcpSession(t, up.URL+"/mcp")
+			proxied := mcpSession(t, px.URL+"/mcp")
+			if direct != proxied {
+				t.Fatalf("proxied session differs:\n%s\n---\n%s", direct, proxied)
+			}
+			if !strings.Contains(direct, `"name":"echo"`) {
+				t.Fatalf("no tools listed:\n%s", direct)
+			}
+		})
+	}
+}
+
+// TestHTTPLegacySSE: the 2024-11-05 transport through the proxy: the
+// endpoint event points back at the proxy and replies come on the stream.
+func TestHTTPLegacySSE(t *testing.T) {
+	up := testbedServer(t, "")
+	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: error\n    method: tools/call\n")})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, px.URL+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	next := func() sseEvent {
+		for {
+			ev, err := readEvent(br, 1<<20)
+			if err != nil {
+				t.Fatalf("stream: %v", err)
+			}
+			if ev.hasDat {
+				return ev
+			}
+		}
+	}
+	ep := next()
+	if ep.name != "endpoint" || !strings.HasPrefix(string(ep.data), "/message") {
+		t.Fatalf("endpoint event = %q %q", ep.name, ep.data)
+	}
+	post := func(body string) {
+		r, err := http.Post(px.URL+string(ep.data), "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode/100 != 2 {
+			t.Fatalf("POST status %d", r.StatusCode)
+		}
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if ev := next(); !strings.Contains(string(ev.data), `"protocolVersion":"2024-11-05"`) {
+		t.Fatalf("initialize reply = %s", ev.data)
+	}
+	post(initNote)
+	post(echoCall)
+	if ev := next(); !strings.Contains(string(ev.data), `"error"`) || !strings.Contains(string(ev.data), `"id":2`) {
+		t.Fatalf("want the injected error on the stream, got %s", ev.data)
+	}
+}
+
+func TestHTTPOriginCheck(t *testing.T) {
+	up := testbedServer(t, "json")
+	h, err := NewHTTP(HTTPOptions{Upstream: up.URL + "/mcp", AllowOrigins: []string{"https://app.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := httptest.NewServer(h)
+	defer px.Close()
+	for origin, refused := range map[string]bool{"https://evil.example": true, "http://localhost:3000": false, "https://app.example": false, "": false} {
+		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+		if origin != "" {
+			hdr.Set("Origin", origin)
+		}
+		e := do(http.DefaultClient, http.MethodPost, px.URL+"/mcp", hdr, []byte(initReq))
+		// The proxy's own refusal; an allowed origin reaches the upstream,
+		// which makes its own decision.
+		if got := e.status == 403 && strings.Contains(string(e.body), "mcpdrill: origin"); got != refused {
+			t.Errorf("Origin %q: refused by the proxy = %v, want %v (%s)", origin, got, refused, e)
+		}
+	}
+	if _, err := NewHTTP(HTTPOptions{Upstream: "ftp://x"}); err == nil {
+		t.Error("non-HTTP upstream accepted")
+	}
+}
+
+var _ = faults.ToClient

@@ -70,6 +70,7 @@ type fakeMsg struct {
 //	oversize-tail   as oversize, with "id" as the last member
 //	hang            legacy, never answers tools/call (logs cancellations on stderr)
 //	silent          reads stdin, never writes
+//	deaf            never reads stdin
 //	crash           legacy, tools/call writes half a line and exits 3
 //	ping            legacy, pings the client and lists roots before tools/list
 //	stubborn        legacy, ignores stdin EOF and SIGTERM
@@ -95,6 +96,9 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if mode == "deaf" { // never reads stdin
+		time.Sleep(time.Minute)
 	}
 	if mode == "noise" {
 		fmt.Fprintln(w, "starting server on stdout, oops")

@@ -30,6 +30,8 @@ type httpConn struct {
 	url    string
 	obs    *observer
 
+	replySem chan struct{} // bounds concurrent replies to server requests
+
 	mu        sync.Mutex
 	sessionID string
 	protoHdr  string // MCP-Protocol-Version sent on every request once known
@@ -41,7 +43,7 @@ func newHTTPConn(cfg Config, obs *observer) (*httpConn, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("mcp: invalid server URL (want http:// or https://)")
 	}
-	return &httpConn{cfg: cfg, client: cfg.HTTPClient, url: cfg.URL, obs: obs}, nil
+	return &httpConn{cfg: cfg, client: cfg.HTTPClient, url: cfg.URL, obs: obs, replySem: make(chan struct{}, 8)}, nil
 }
 
 func (h *httpConn) setSession(id, proto string, modern bool) {
@@ -253,7 +255,7 @@ func (h *httpConn) readSSE(ctx context.Context, body io.Reader, o outgoing, resu
 		case jsonrpc.KindRequest:
 			h.obs.note("server-request", shortText(msg.Method, 64))
 			if _, _, modern := h.state(); !modern {
-				go h.postReply(answerServerRequest(msg))
+				h.replyAsync(h.notify, answerServerRequest(msg))
 			}
 		case jsonrpc.KindNotification:
 			h.obs.note("notification", shortText(msg.Method, 64))
@@ -297,11 +299,21 @@ func (h *httpConn) resume(ctx context.Context, o outgoing, lastID string, retry,
 	return h.readSSE(ctx, resp.Body, o, resumes)
 }
 
-// postReply answers a server→client request (legacy Streamable HTTP).
-func (h *httpConn) postReply(frame []byte) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, _ = h.notify(ctx, frame, nil)
+// replyAsync POSTs a reply to a server→client request without blocking the
+// reader; at most cap(replySem) are in flight, the rest are dropped.
+func (h *httpConn) replyAsync(post func(context.Context, []byte, http.Header) (*reply, error), frame []byte) {
+	select {
+	case h.replySem <- struct{}{}:
+	default:
+		h.obs.count("dropped-reply", "too many server requests in flight; reply dropped")
+		return
+	}
+	go func() {
+		defer func() { <-h.replySem }()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, _ = post(ctx, frame, nil)
+	}()
 }
 
 // notify POSTs a notification (or a response); 202 is the expected status.

@@ -498,3 +498,49 @@ func TestSSECrossOriginEndpointRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestHTTPSSEResume(t *testing.T) {
+	var gets atomic.Int32
+	var listID atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			if r.Header.Get("Last-Event-ID") != "e1" || r.Header.Get(HeaderSessionID) != "s" {
+				w.WriteHeader(400)
+				return
+			}
+			gets.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"tools\":[]}}\n\n", listID.Load())
+			return
+		}
+		var m fakeMsg
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &m)
+		switch m.Method {
+		case "initialize":
+			w.Header().Set(HeaderSessionID, "s")
+			writeJSON(w, 200, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": Rev20251125, "serverInfo": map[string]any{"name": "poll"}}})
+		case "tools/list":
+			listID.Store(string(m.ID))
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "id: e1\nretry: 10\ndata:\n\n") // priming, then the server drops the stream
+		case "server/discover":
+			writeJSON(w, 400, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32000, "message": "no session"}})
+		default:
+			w.WriteHeader(202)
+		}
+	}))
+	defer srv.Close()
+	c, err := Connect(context.Background(), Config{URL: srv.URL, RequestTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	l, err := c.ListTools(context.Background())
+	if err != nil || l.Pages != 1 || gets.Load() != 1 {
+		t.Fatalf("list = %+v %v (gets %d)", l, err, gets.Load())
+	}
+	if _, ok := hasObs(c, "sse-resume"); !ok {
+		t.Fatal("resume not observed")
+	}
+}

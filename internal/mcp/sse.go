@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
@@ -103,13 +102,7 @@ func dialSSE(ctx context.Context, h *httpConn) (*sseConn, *reply, error) {
 		return nil, nil, fmt.Errorf("mcp: HTTP+SSE endpoint event names an invalid or cross-origin URI; refusing to send credentials there")
 	}
 	s := &sseConn{h: h, endpoint: ep.String(), mux: newMux(h.obs), cancel: cancel, done: make(chan struct{})}
-	s.mux.answer = func(frame []byte) {
-		go func() {
-			c, cl := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cl()
-			_, _ = s.notify(c, frame, nil)
-		}()
-	}
+	s.mux.answer = func(frame []byte) { h.replyAsync(s.notify, frame) }
 	go s.readLoop(resp.Body, sr)
 	return s, nil, nil
 }

@@ -31,7 +31,8 @@ type stdioConn struct {
 	mux   *mux
 	obs   *observer
 
-	wmu sync.Mutex
+	// wsem serialises writes to stdin (a channel so waiting honours ctx).
+	wsem chan struct{}
 
 	replies chan []byte
 	stop    chan struct{}
@@ -90,6 +91,7 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	s := &stdioConn{
 		cmd: cmd, stdin: inW, out: outR, errR: errR, obs: obs,
 		mux:      newMux(obs),
+		wsem:     make(chan struct{}, 1),
 		replies:  make(chan []byte, 64),
 		stop:     make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -256,13 +258,31 @@ func (s *stdioConn) write(ctx context.Context, frame []byte) error {
 		copy(buf, frame)
 		buf[len(frame)] = '\n'
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	select {
+	case s.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%w: server is not reading stdin", ErrTimeout)
+	}
 	dl, _ := ctx.Deadline()
 	_ = s.stdin.SetWriteDeadline(dl)
-	_, err := s.stdin.Write(buf)
+	n, err := s.stdin.Write(buf)
 	if err == nil {
+		<-s.wsem
 		return nil
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) && n > 0 {
+		// Half a frame is in the pipe: finish it in the background so the
+		// framing stays intact; later writes wait their turn (or time out),
+		// and Close unblocks this by closing stdin.
+		s.obs.count("stdin-blocked", "server stopped reading stdin mid-frame")
+		rest := buf[n:]
+		go func() {
+			_ = s.stdin.SetWriteDeadline(time.Time{})
+			_, _ = s.stdin.Write(rest)
+			<-s.wsem
+		}()
+	} else {
+		<-s.wsem
 	}
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -307,9 +327,7 @@ func (s *stdioConn) inFlight() int { return s.mux.inFlight() }
 func (s *stdioConn) close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
-		s.wmu.Lock()
-		s.stdin.Close()
-		s.wmu.Unlock()
+		s.stdin.Close() // also unblocks a pending write
 		select {
 		case <-s.waitDone:
 			// The server left on its own; stop anything it left behind.

@@ -398,3 +398,22 @@ func TestStdioConcurrentCalls(t *testing.T) {
 		t.Fatalf("pending = %d", c.pending())
 	}
 }
+
+func TestStdioWriteBlocked(t *testing.T) {
+	old := closeGrace
+	closeGrace = 100 * time.Millisecond
+	defer func() { closeGrace = old }()
+	c := connectFake(t, "deaf", func(c *Config) { c.Protocol = Rev20260728; c.RequestTimeout = 300 * time.Millisecond })
+	start := time.Now()
+	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": strings.Repeat("x", 1<<20)})
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > 2*time.Second {
+		t.Fatalf("err = %v after %v", err, time.Since(start))
+	}
+	if c.pending() != 0 {
+		t.Fatalf("pending = %d", c.pending())
+	}
+	if _, ok := hasObs(c, "stdin-blocked"); !ok {
+		t.Fatal("blocked stdin not observed")
+	}
+	c.Close() // while closeGrace is short
+}

@@ -194,6 +194,9 @@ func pickReply(body []byte, o outgoing, obs *observer) *jsonrpc.Message {
 	if err != nil {
 		return nil
 	}
+	if !matches(m, o) && (m.Kind() == jsonrpc.KindResponse || m.Kind() == jsonrpc.KindError) {
+		obs.note("id-mismatch", "HTTP reply carries a different id than its request")
+	}
 	return m
 }
 

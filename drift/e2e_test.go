@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -240,4 +241,47 @@ func TestEndToEndNPMMemory(t *testing.T) {
 	tools = append(tools, Tool{Name: "zz_declared_only", InputSchema: map[string]any{"type": "object"}})
 	want = append(want, "error MCP-DRIFT-TOOL-MISSING zz_declared_only  CHG-TOOL-REMOVED")
 	assertFindings(t, Compare(Side{Tools: tools}, Side{Tools: obs.Tools}), want)
+}
+
+// serveSDK serves the official-Go-SDK fixture on a loopback port.
+func serveSDK(t *testing.T, variant string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: sdkserver.Handler(sdkserver.Options{Variant: variant})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// The SDK fixture's v2 renames greet's parameter and rewords word_count's
+// description; the SDK derives every schema from Go structs, so this checks
+// the classifier against schemas mcpdrill did not write.
+func TestEndToEndSDKFixture(t *testing.T) {
+	ctx := testCtx(t)
+	o1, err := Observe(ctx, testConfig(serveSDK(t, "v1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, err := Observe(ctx, testConfig(serveSDK(t, "v2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o1.Tools) != 4 {
+		t.Fatalf("v1 lists %d tools", len(o1.Tools))
+	}
+	assertFindings(t, Compare(Side{Tools: o1.Tools}, Side{Tools: o2.Tools}), []string{
+		"error MCP-DRIFT-SCHEMA greet /inputSchema/properties/who CHG-PROPERTY-RENAMED",
+		"warn MCP-DRIFT-SCHEMA-COMPATIBLE word_count /description CHG-DESCRIPTION-CHANGED",
+	})
+	// A second listing of the same server is identical.
+	again, err := Observe(ctx, testConfig(serveSDK(t, "v1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Fingerprint(again.Tools) != Fingerprint(o1.Tools) || len(Diff(o1.Tools, again.Tools)) != 0 {
+		t.Error("two v1 listings differ")
+	}
 }

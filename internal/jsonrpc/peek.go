@@ -185,12 +185,7 @@ func unquote(v []byte) string {
 var (
 	errTrunc  = errors.New("jsonrpc: truncated frame")
 	errSyntax = errors.New("jsonrpc: syntax error")
-	errDepth  = errors.New("jsonrpc: nesting too deep")
 )
-
-// maxDepth bounds the nesting PeekFrame will walk, so a hostile frame cannot
-// exhaust the stack.
-const maxDepth = 10000
 
 type scanner struct {
 	b []byte
@@ -254,10 +249,9 @@ func (s *scanner) skip(_ int) error {
 				}
 				continue
 			case '{', '[':
+				// Iterative bracket counting: any depth is walked without
+				// recursion, so a hostile frame cannot exhaust the stack.
 				depth++
-				if depth > maxDepth {
-					return errDepth
-				}
 			case '}', ']':
 				depth--
 				if depth == 0 {

@@ -221,6 +221,9 @@ var (
 	ErrNoResponse = errors.New("mcp: no response")
 	// ErrFrameTooLarge: a reply exceeded MaxFrame and was discarded.
 	ErrFrameTooLarge = jsonrpc.ErrFrameTooLarge
+	// ErrUndecodable: a reply carried the request's id but could not be
+	// decoded (for example nesting deeper than the JSON decoder accepts).
+	ErrUndecodable = errors.New("mcp: reply could not be decoded")
 )
 
 // HTTPError is an HTTP status the client could not treat as a JSON-RPC reply.

@@ -169,6 +169,15 @@ func (m *mux) dispatchFrame(frame []byte) {
 	}
 	msg, err := jsonrpc.Decode(bytes.Clone(t))
 	if err != nil {
+		// A JSON-RPC response the decoder cannot take (nesting beyond its
+		// limit, say) still answers its request: fail that request with the
+		// reason instead of letting it time out as noise.
+		if p, perr := jsonrpc.PeekFrame(t); perr == nil && p.ID != nil && (p.Kind == jsonrpc.KindResponse || p.Kind == jsonrpc.KindError) {
+			m.obs.count("undecodable-frame", fmt.Sprintf("%d bytes", len(t)))
+			if m.failKey(jsonrpc.IDKey(p.ID), fmt.Errorf("%w: %v", ErrUndecodable, err)) {
+				return
+			}
+		}
 		m.noise(frame)
 		return
 	}

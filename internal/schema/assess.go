@@ -35,7 +35,8 @@ type Assessment struct {
 	// (one per anyOf/oneOf/if/type-list branch that could be reached).
 	Instances int `json:"instances"`
 	// Leaves is the number of single-leaf corruptions tried over all
-	// instances (every non-null leaf of every instance).
+	// instances (every leaf of every instance whose corruption changes it,
+	// that is every non-null leaf).
 	Leaves int `json:"leaves"`
 	// LeavesRejected is how many of those the schema rejected.
 	LeavesRejected int `json:"leaves_rejected"`
@@ -185,7 +186,7 @@ func Assess(outputSchema json.RawMessage) Assessment {
 				continue
 			}
 			c, ok := CorruptLeaf(in.value, p)
-			if !ok {
+			if !ok || bytes.Equal(Canonical(corruptLeaf(leaf)), Canonical(leaf)) {
 				continue
 			}
 			a.Leaves++

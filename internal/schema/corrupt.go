@@ -31,6 +31,8 @@ var sentinelRunes = []rune(Sentinel)
 // JSON Schema's minLength and maxLength count), or one code point (a NUL)
 // when s is empty. Keeping the length means a corrupted value is "garbage of
 // the right shape": a schema that constrains only length does not catch it.
+// A string that already equals its sentinel gets U+FFFD as first code point
+// instead, so the result always differs from s.
 func CorruptString(s string) string {
 	n := utf8.RuneCountInString(s)
 	if n == 0 {
@@ -39,6 +41,10 @@ func CorruptString(s string) string {
 	out := make([]rune, n)
 	for i := range out {
 		out[i] = sentinelRunes[i%len(sentinelRunes)]
+	}
+	if string(out) == s {
+		// s already is the sentinel: change it anyway.
+		out[0] = utf8.RuneError
 	}
 	return string(out)
 }

@@ -16,8 +16,9 @@ import (
 // happens, so a hostile payload cannot make later recursive walks expensive.
 const MaxJSONDepth = 1000
 
-// Bounds on a single JSON number accepted by DecodeJSON. A number such as
-// 1e999999999 is legal JSON, but turning it into an exact rational (which the
+// Bounds on a single JSON number accepted by DecodeJSON: at most
+// maxNumberDigits digits and a decimal magnitude within 10^±maxNumberExponent
+// (zero is always accepted). A number such as 1e999999999 is legal JSON, but turning it into an exact rational (which the
 // validator does) would cost gigabytes; it is refused with ErrNumberTooLarge.
 const (
 	maxNumberDigits   = 1000
@@ -164,9 +165,6 @@ func parseDecimal(s string) (decimal, bool) {
 			return d, false
 		}
 		n, _ := strconv.Atoi("0" + expPart)
-		if n > maxNumberExponent {
-			return d, false
-		}
 		e = sign * n
 	}
 	all := intPart + frac
@@ -176,6 +174,9 @@ func parseDecimal(s string) (decimal, bool) {
 	trimmed = strings.TrimRight(trimmed, "0")
 	if trimmed == "" {
 		return decimal{}, true // zero, sign dropped
+	}
+	if e > maxNumberExponent || e < -maxNumberExponent {
+		return d, false
 	}
 	d.digits = trimmed
 	d.exp = e

@@ -1129,6 +1129,10 @@ func (g *gen) genNumber(c *conj, isInt bool, idx int) (any, bool) {
 	}
 	pref := big.NewRat(int64(1+idx+[]int{0, 10, 0, 0, 5, 100}[g.attempt%6]), 1)
 	var cands []*big.Rat
+	if !isInt && len(mults) == 0 {
+		// A fractional value, so that corruption uses the number sentinel.
+		cands = append(cands, new(big.Rat).Add(pref, big.NewRat(1, 2)))
+	}
 	cands = append(cands, up(pref))
 	if lo != nil {
 		t := up(lo.v)

@@ -1,0 +1,235 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func seedSchemas(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "assess", "*.json"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		`{}`, `true`, `false`, `{"type":"objekt"}`,
+		`{"oneOf":[{"type":"string"},{"type":"string","maxLength":5}]}`,
+		`{"anyOf":[{"type":"null"},{"type":"integer","minimum":0}]}`,
+		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`,
+		`{"type":"array","items":{"type":"string","pattern":"^[a-z]{2,4}(-[0-9]+)?$"},"uniqueItems":true,"minItems":3}`,
+		`{"type":"object","properties":{"a":{"type":"number","multipleOf":0.1,"exclusiveMaximum":1}},"required":["a"]}`,
+		`{"if":{"type":"string"},"then":{"minLength":2},"else":{"type":"integer"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzSynthesize: every returned instance validates; nothing panics.
+func FuzzSynthesize(f *testing.F) {
+	seedSchemas(f)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, err := Compile(raw)
+		insts, serr := Synthesize(raw, SynthOptions{MaxInstances: 8})
+		if err != nil {
+			if serr == nil {
+				t.Fatal("Synthesize succeeded on a schema that does not compile")
+			}
+			return
+		}
+		for _, v := range insts {
+			if vs := s.Violations(v); vs != nil {
+				t.Fatalf("instance %s does not validate: %+v", Canonical(v), vs)
+			}
+		}
+		if len(insts) > 8 {
+			t.Fatalf("%d instances over MaxInstances", len(insts))
+		}
+	})
+}
+
+// FuzzAssess: no panic, bounded time, consistent figures.
+func FuzzAssess(f *testing.F) {
+	seedSchemas(f)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		start := time.Now()
+		a := Assess(raw)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("Assess took %v", d)
+		}
+		if a.LeavesRejected > a.Leaves || a.LeavesRejected < 0 {
+			t.Fatalf("leaves %d/%d", a.LeavesRejected, a.Leaves)
+		}
+		switch a.Contract {
+		case ContractNone, ContractVacuous, ContractEnforceable:
+			if a.CompileError != "" {
+				t.Fatal("CompileError on a compiled schema")
+			}
+		case ContractInvalid:
+			if a.CompileError == "" {
+				t.Fatal("invalid without CompileError")
+			}
+		default:
+			t.Fatalf("unknown contract %q", a.Contract)
+		}
+		if a.Contract == ContractEnforceable && (a.Instances == 0 || a.Uncovered > 0) {
+			t.Fatalf("enforceable without evidence: %+v", a)
+		}
+	})
+}
+
+func seedValues(f *testing.F) {
+	for _, s := range []string{
+		`null`, `true`, `0`, `-0.0`, `1e400`, `"x"`, `""`, `"é😀\u0000"`, `[]`, `{}`,
+		`{"a":[1,2.5,"s",true,null,{"b":{}}],"c":{"d":[[]]}}`,
+		`{"b":1,"a":2,"😀":3,"｡":4}`, `[1.0,1e2,-12.340e-3,123456789012345678901234567890]`,
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzCorrupt: structure kept (same keys, lengths and JSON types, booleans
+// flipped), input untouched, single-leaf corruption local.
+func FuzzCorrupt(f *testing.F) {
+	seedValues(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := DecodeJSON(b)
+		if err != nil {
+			return
+		}
+		before := Canonical(v)
+		c := Corrupt(v)
+		if !bytes.Equal(Canonical(v), before) {
+			t.Fatal("Corrupt modified its input")
+		}
+		sameShape(t, v, c, "")
+		for _, p := range Leaves(v) {
+			one, ok := CorruptLeaf(v, p)
+			if !ok {
+				t.Fatalf("CorruptLeaf(%q) failed on a listed leaf", p)
+			}
+			for _, q := range Leaves(v) {
+				x, _ := Resolve(v, q)
+				y, _ := Resolve(one, q)
+				changed := !bytes.Equal(Canonical(x), Canonical(y))
+				if q != p && changed {
+					t.Fatalf("CorruptLeaf(%q) changed %q", p, q)
+				}
+				if q == p && x != nil && !changed {
+					t.Fatalf("CorruptLeaf(%q) left the leaf as it was", p)
+				}
+			}
+		}
+		if !bytes.Equal(Canonical(v), before) {
+			t.Fatal("CorruptLeaf modified its input")
+		}
+		br := BreakTypes(v, 7)
+		if !bytes.Equal(Canonical(br), Canonical(BreakTypes(v, 7))) {
+			t.Fatal("BreakTypes not deterministic")
+		}
+		if !typeChanged(v, br) {
+			t.Fatalf("BreakTypes changed no type: %s", Canonical(br))
+		}
+	})
+}
+
+func sameShape(t *testing.T, a, b any, ptr string) {
+	t.Helper()
+	ta, tb := Type(a), Type(b)
+	if ta == "number" && tb == "integer" {
+		tb = "number" // -1.5e308 has no fractional part; it is still a number
+	}
+	if ta != tb {
+		t.Fatalf("%s: type %s became %s", ptr, ta, tb)
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y := b.(map[string]any)
+		if len(x) != len(y) {
+			t.Fatalf("%s: key count changed", ptr)
+		}
+		for k := range x {
+			if _, ok := y[k]; !ok {
+				t.Fatalf("%s: key lost", ptr)
+			}
+			sameShape(t, x[k], y[k], PointerAppend(ptr, k))
+		}
+	case []any:
+		y := b.([]any)
+		if len(x) != len(y) {
+			t.Fatalf("%s: length changed", ptr)
+		}
+		for i := range x {
+			sameShape(t, x[i], y[i], ptr+"/"+itoa(i))
+		}
+	case bool:
+		if b.(bool) == x {
+			t.Fatalf("%s: boolean not flipped", ptr)
+		}
+	case string:
+		if x == b.(string) {
+			t.Fatalf("%s: string unchanged", ptr)
+		}
+	}
+}
+
+// FuzzCanonical: idempotent and independent of key order and whitespace.
+func FuzzCanonical(f *testing.F) {
+	seedValues(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := DecodeJSON(b)
+		if err != nil {
+			return
+		}
+		c1 := Canonical(v)
+		if c1 == nil {
+			t.Fatal("Canonical returned nil for a decoded value")
+		}
+		v2, err := DecodeJSON(c1)
+		if err != nil {
+			t.Fatalf("canonical output does not decode: %v (%q)", err, c1)
+		}
+		if c2 := Canonical(v2); !bytes.Equal(c1, c2) {
+			t.Fatalf("not idempotent: %q then %q", c1, c2)
+		}
+		// encoding/json writes keys in byte order with its own escaping
+		// and spacing; the canonical form must not care.
+		re, err := json.MarshalIndent(v, " ", "\t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v3, err := DecodeJSON(re)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c3 := Canonical(v3); !bytes.Equal(c1, c3) {
+			t.Fatalf("re-encoding changed the canonical form: %q vs %q", c1, c3)
+		}
+		if !json.Valid(c1) {
+			t.Fatalf("canonical output is not valid JSON: %q", c1)
+		}
+	})
+}
+
+// FuzzResolve: never panics; a pointer built from Leaves resolves.
+func FuzzResolve(f *testing.F) {
+	f.Add([]byte(`{"a/b":[{"~":1}]}`), "#/a~1b/0/~0")
+	f.Add([]byte(`{"x":{"$anchor":"k"}}`), "#k")
+	f.Add([]byte(`[1,2]`), "/01")
+	f.Fuzz(func(t *testing.T, b []byte, ref string) {
+		v, err := DecodeJSON(b)
+		if err != nil {
+			return
+		}
+		_, _ = Resolve(v, ref)
+		for _, p := range Leaves(v) {
+			if _, ok := Resolve(v, p); !ok {
+				t.Fatalf("leaf pointer %q does not resolve", p)
+			}
+		}
+	})
+}

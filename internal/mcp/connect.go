@@ -306,6 +306,7 @@ func (c *Client) handshake(ctx context.Context) error {
 		var gm *goModern
 		if errors.As(err, &gm) {
 			c.detect("initialize refused; server supports " + gm.rev + "; server/discover again")
+			timeout = c.cfg.RequestTimeout // the server is up and says it is modern
 			return gm.rev, nil
 		}
 		return "", err

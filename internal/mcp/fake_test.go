@@ -37,11 +37,18 @@ func fakeCfg(t *testing.T, mode string) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Modes that answer server/discover get a generous probe timeout (the
+	// machine may be loaded); modes that ignore it wait only 300ms.
+	discover := 300 * time.Millisecond
+	switch mode {
+	case "modern", "legacy-32601", "refuse-legacy", "refuse-future", "refuse-all":
+		discover = 10 * time.Second
+	}
 	return Config{
 		Command:         []string{exe, "-test.run=^$"},
 		Env:             []string{"MCPDRILL_FAKE=" + mode, "GORACE=atexit_sleep_ms=0"},
 		RequestTimeout:  3 * time.Second,
-		DiscoverTimeout: 300 * time.Millisecond,
+		DiscoverTimeout: discover,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -102,7 +103,7 @@ func sdkStdioCfg(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}}
+	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}, DiscoverTimeout: 10 * time.Second}
 }
 
 func TestSDKStdioModern(t *testing.T) {

@@ -190,8 +190,8 @@ func TestStdioOversize(t *testing.T) {
 			if !errors.Is(err, ErrFrameTooLarge) {
 				t.Fatalf("err = %v", err)
 			}
-			if time.Since(start) > 2*time.Second {
-				t.Fatal("dropped reply should fail fast, not time out")
+			if d := time.Since(start); d >= 3*time.Second {
+				t.Fatalf("dropped reply should fail fast, not wait for the timeout (%v)", d)
 			}
 			if _, ok := hasObs(c, "oversize-frame"); !ok {
 				t.Fatal("no oversize observation")
@@ -214,7 +214,7 @@ func TestStdioTimeoutCancels(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("timeout took %v", d)
 	}
 	if c.pending() != 0 {
@@ -324,10 +324,9 @@ func TestStdioCloseEscalation(t *testing.T) {
 
 func TestStdioCloseGraceful(t *testing.T) {
 	c := connectFake(t, "legacy", nil)
-	start := time.Now()
 	c.Close()
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("graceful close took %v", d)
+	if o, ok := hasObs(c, "shutdown"); ok {
+		t.Fatalf("graceful close escalated: %+v", o)
 	}
 	if code, exited := c.ExitStatus(); !exited || code != 0 {
 		t.Fatalf("exit = %d %v", code, exited)

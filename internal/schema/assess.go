@@ -40,6 +40,9 @@ type Assessment struct {
 	Leaves int `json:"leaves"`
 	// LeavesRejected is how many of those the schema rejected.
 	LeavesRejected int `json:"leaves_rejected"`
+	// LeavesCapped: the per-leaf stage hit its work budget, so Leaves is a
+	// sample (taken evenly across instances).
+	LeavesCapped bool `json:"leaves_capped,omitempty"`
 	// LeafRate is LeavesRejected/Leaves, 0 when Leaves is 0.
 	LeafRate float64 `json:"leaf_rate"`
 	// Branches counts the alternatives of every choice point found;
@@ -108,7 +111,9 @@ var wrapMarkers = []string{"x-fastmcp-wrap-result"}
 //     established: enforceable is never guessed).
 //  7. Per leaf: for each instance and each non-null leaf, CorruptLeaf and
 //     validate (with the step 5 rule); Leaves, LeavesRejected and LeafRate
-//     report how much of the payload the schema actually checks.
+//     report how much of the payload the schema actually checks. This stage
+//     has a work budget (leafWorkBudget instance nodes validated); past it,
+//     LeavesCapped is set and the figures are an even sample.
 //  8. FormatDependent: enforceable, but a copy compiled without format
 //     assertion accepts a corrupted payload.
 func Assess(outputSchema json.RawMessage) Assessment {
@@ -177,23 +182,13 @@ func Assess(outputSchema json.RawMessage) Assessment {
 		return finish(ContractVacuous, "no valid instance could be synthesized ("+res.firstNote()+"); enforcement not established")
 	}
 
+	a.leafChecks(res.instances, judge)
+	if a.LeavesCapped {
+		notes = append(notes, fmt.Sprintf("per-leaf check stopped after %s (work budget)", plural(a.Leaves, "single-leaf corruption")))
+	}
 	corruptible, accepted := 0, 0
 	var corrupted []any
 	for _, in := range res.instances {
-		for _, p := range Leaves(in.value) {
-			leaf, _ := Resolve(in.value, p)
-			if leaf == nil {
-				continue
-			}
-			c, ok := CorruptLeaf(in.value, p)
-			if !ok || bytes.Equal(Canonical(corruptLeaf(leaf)), Canonical(leaf)) {
-				continue
-			}
-			a.Leaves++
-			if judge.Validate(c) != nil {
-				a.LeavesRejected++
-			}
-		}
 		c := Corrupt(in.value)
 		if bytes.Equal(Canonical(c), Canonical(in.value)) {
 			continue
@@ -233,6 +228,56 @@ func Assess(outputSchema json.RawMessage) Assessment {
 		reason += " (only because format is asserted)"
 	}
 	return finish(ContractEnforceable, reason)
+}
+
+// leafWorkBudget bounds the per-leaf stage: the sum, over the single-leaf
+// validations made, of the size (nodes) of the instance validated.
+const leafWorkBudget = 150000
+
+// leafChecks corrupts one leaf at a time and validates. Instances are
+// visited round-robin (leaf 0 of every instance, then leaf 1…) so that, when
+// the work budget runs out, every branch has been sampled alike.
+func (a *Assessment) leafChecks(insts []synthInstance, judge *Schema) {
+	type item struct {
+		value  any
+		leaves []string
+		size   int
+	}
+	items := make([]item, len(insts))
+	longest := 0
+	for i, in := range insts {
+		var ls []string
+		walkLeaves(in.value, "", 0, func(p string, v any) {
+			if v != nil && !bytes.Equal(Canonical(corruptLeaf(v)), Canonical(v)) {
+				ls = append(ls, p)
+			}
+		})
+		var nodes []string
+		collectNodes(in.value, "", 0, &nodes)
+		items[i] = item{in.value, ls, len(nodes)}
+		longest = max(longest, len(ls))
+	}
+	work := 0
+	for j := range longest {
+		for _, it := range items {
+			if j >= len(it.leaves) {
+				continue
+			}
+			if work+it.size > leafWorkBudget {
+				a.LeavesCapped = true
+				return
+			}
+			work += it.size
+			c, ok := CorruptLeaf(it.value, it.leaves[j])
+			if !ok {
+				continue
+			}
+			a.Leaves++
+			if judge.Validate(c) != nil {
+				a.LeavesRejected++
+			}
+		}
+	}
 }
 
 func plural(n int, noun string) string {

@@ -158,10 +158,45 @@ func sortedKeysUTF16(m map[string]any) []string {
 	return keys
 }
 
+// compareUTF16 compares two strings as sequences of UTF-16 code units
+// without allocating. Invalid UTF-8 compares as U+FFFD, the form in which
+// Canonical writes it.
 func compareUTF16(a, b string) int {
-	ua := utf16.Encode([]rune(a))
-	ub := utf16.Encode([]rune(b))
-	return slices.Compare(ua, ub)
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		a, b = a[na:], b[nb:]
+		if ra == rb {
+			continue
+		}
+		ha, la := utf16Units(ra)
+		hb, lb := utf16Units(rb)
+		if ha != hb {
+			return cmpRune(ha, hb)
+		}
+		return cmpRune(la, lb)
+	}
+	return cmpRune(rune(len(a)), rune(len(b)))
+}
+
+// utf16Units returns the first and second UTF-16 code units of r (the
+// second is 0 for runes in the basic plane).
+func utf16Units(r rune) (rune, rune) {
+	if r < 0x10000 {
+		return r, 0
+	}
+	h, l := utf16.EncodeRune(r)
+	return h, l
+}
+
+func cmpRune(a, b rune) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 const hexDigits = "0123456789abcdef"

@@ -42,7 +42,9 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		if !over {
-			if len(l.buf)+len(chunk) > l.max+1 {
+			// Room for the line plus its "\r\n"; the exact check on the
+			// content length happens once the terminator is trimmed.
+			if len(l.buf)+len(chunk) > l.max+2 {
 				over = true
 				l.buf = l.buf[:0]
 			} else {
@@ -51,24 +53,29 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 		}
 		switch {
 		case err == nil:
-			if over {
-				return nil, ErrFrameTooLarge
-			}
-			return trimEOL(l.buf), nil
+			return l.line(over)
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			if over {
-				return nil, ErrFrameTooLarge
+			if !over && len(l.buf) == 0 {
+				return nil, io.EOF
 			}
-			if len(l.buf) > 0 {
-				return trimEOL(l.buf), nil
-			}
-			return nil, io.EOF
+			return l.line(over)
 		default:
 			return nil, err
 		}
 	}
+}
+
+func (l *LineReader) line(over bool) ([]byte, error) {
+	if over {
+		return nil, ErrFrameTooLarge
+	}
+	line := trimEOL(l.buf)
+	if len(line) > l.max {
+		return nil, ErrFrameTooLarge
+	}
+	return line, nil
 }
 
 func trimEOL(b []byte) []byte {

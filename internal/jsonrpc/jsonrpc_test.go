@@ -84,10 +84,25 @@ func TestLineReader(t *testing.T) {
 			t.Fatalf("%d: got %q", i, got)
 		}
 	}
-	// A line of exactly the cap is accepted.
-	lr = NewLineReader(strings.NewReader(strings.Repeat("z", 1000)+"\n"), 1000)
-	if got, err := lr.ReadLine(); err != nil || len(got) != 1000 {
-		t.Fatalf("cap-sized line: %d %v", len(got), err)
+	// The cap applies to the content, whatever the terminator.
+	for _, tc := range []struct {
+		in   string
+		want error
+	}{
+		{strings.Repeat("z", 1000) + "\n", nil},
+		{strings.Repeat("z", 1000) + "\r\n", nil},
+		{strings.Repeat("z", 1000), nil},
+		{strings.Repeat("z", 1001), ErrFrameTooLarge},
+		{strings.Repeat("z", 1001) + "\n", ErrFrameTooLarge},
+		{strings.Repeat("z", 1001) + "\r\n", ErrFrameTooLarge},
+	} {
+		got, err := NewLineReader(strings.NewReader(tc.in), 1000).ReadLine()
+		if !errors.Is(err, tc.want) && !(err == nil && tc.want == nil) {
+			t.Errorf("%d bytes: err %v, want %v", len(tc.in), err, tc.want)
+		}
+		if err == nil && len(got) != 1000 {
+			t.Errorf("%d bytes: line of %d", len(tc.in), len(got))
+		}
 	}
 }
 
@@ -173,7 +188,7 @@ func FuzzLineReader(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(line) > max+1 {
+			if len(line) > max {
 				t.Fatalf("line of %d over cap %d", len(line), max)
 			}
 			total += len(line)

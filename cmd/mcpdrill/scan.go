@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "scan",
+		Usage:     "score a live MCP server: output contracts, error and specification conformance",
+		ArgsUsage: "[--url URL | -- COMMAND ARGS...]",
+		Description: "Connects to the server (stdio command after --, or --url), lists its tools, assesses each\n" +
+			"outputSchema (does it reject a corrupted but well-typed payload?), sends error probes and checks\n" +
+			"conformance for the negotiated protocol revision. Nothing is called with valid arguments.\n\n" + exitCodesHelp,
+		Flags: append(targetFlags(),
+			&cli.BoolFlag{Name: "json", Usage: "write the report as JSON (schema_version " + scan.SchemaVersion + ")"},
+			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
+			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
+		),
+		Action: scanAction,
+	})
+}
+
+func scanAction(c *cli.Context) error {
+	threshold, err := report.ParseThreshold(c.String("fail-on"))
+	if err != nil {
+		return exitErr(exitUsage, err)
+	}
+	cfg, err := targetConfig(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := scan.Run(ctx, cfg, scan.Options{
+		Deadline:             c.Duration("deadline"),
+		SkipSecondConnection: c.Bool("no-second-connection"),
+		ToolVersion:          version,
+	})
+	if err != nil {
+		return exitErr(exitInternal, err)
+	}
+	out := c.App.Writer
+	if c.Bool("json") {
+		err = writeJSON(out, rep)
+	} else {
+		err = renderScan(out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	return scanExit(rep, threshold)
+}
+
+// scanExit maps a report to the exit code contract.
+func scanExit(rep *scan.Report, threshold report.Severity) error {
+	for _, f := range rep.Findings {
+		if f.Rule == scan.RuleUnreachable || f.Rule == scan.RuleRefused {
+			return exitErr(exitUnreachable, nil)
+		}
+	}
+	if report.Fails(rep.Findings, threshold) {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
+}
+
+func renderScan(w io.Writer, r *scan.Report) error {
+	p := newPainter(w)
+	name := r.Server.Name
+	if name == "" {
+		name = "(unnamed server)"
+	}
+	fmt.Fprintf(w, "%s %s\n", p.paint(name, 1), r.Server.Version)
+	if r.Protocol.Revision != "" {
+		forced := ""
+		if r.Protocol.Forced {
+			forced = ", forced"
+		}
+		fmt.Fprintf(w, "protocol %s (%s era, %s%s)\n", r.Protocol.Revision, r.Protocol.Era, r.Protocol.Transport, forced)
+	}
+	if len(r.Protocol.Detection) > 0 {
+		fmt.Fprintf(w, "detection: %s\n", strings.Join(r.Protocol.Detection, "; "))
+	}
+	fmt.Fprintln(w)
+
+	if len(r.Tools) > 0 {
+		t := newTable(w, "tool", "output contract", "leaf rate", "note")
+		for _, tr := range r.Tools {
+			leaf := "-"
+			if tr.LeafRate != nil && tr.Leaves > 0 {
+				leaf = fmt.Sprintf("%d/%d", tr.LeavesRejected, tr.Leaves)
+			}
+			note := ""
+			if tr.Wrapped {
+				note = "SDK-wrapped"
+			}
+			if err := t.Append(tr.Name, contractCell(p, tr.OutputContract), leaf, note); err != nil {
+				return exitErr(exitInternal, err)
+			}
+		}
+		if err := t.Render(); err != nil {
+			return exitErr(exitInternal, err)
+		}
+		fmt.Fprintln(w)
+	}
+
+	if len(r.Probes) > 0 {
+		t := newTable(w, "probe", "verdict", "code", "expected", "conformant")
+		for _, pr := range r.Probes {
+			code := ""
+			if pr.ErrorCode != nil {
+				code = fmt.Sprint(*pr.ErrorCode)
+			}
+			if pr.HTTPStatus != 0 {
+				code = strings.TrimSpace(code + fmt.Sprintf(" HTTP %d", pr.HTTPStatus))
+			}
+			conf := p.paint("yes", 32)
+			switch {
+			case pr.Verdict == scan.VerdictSkipped:
+				conf = "skipped"
+			case !pr.Conformant:
+				conf = p.paint("no", 31)
+			}
+			if err := t.Append(pr.Name, string(pr.Verdict), code, pr.Expected, conf); err != nil {
+				return exitErr(exitInternal, err)
+			}
+		}
+		if err := t.Render(); err != nil {
+			return exitErr(exitInternal, err)
+		}
+		fmt.Fprintln(w)
+	}
+
+	s := r.Scores
+	fmt.Fprintf(w, "tools %d · declared %d · enforceable %d · vacuous %d · invalid %d\n", s.Tools, s.Declared, s.Enforceable, s.Vacuous, s.Invalid)
+	fmt.Fprintf(w, "output coverage %s · enforceable %s of tools (%s of declared) · leaf rate %s\n",
+		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.LeafRate))
+	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n\n",
+		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
+	return renderFindings(w, r.Findings)
+}
+
+func contractCell(p painter, c string) string {
+	switch c {
+	case "enforceable":
+		return p.paint(c, 32)
+	case "vacuous", "invalid":
+		return p.paint(c, 33)
+	}
+	return c
+}

@@ -1,0 +1,206 @@
+package scan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+)
+
+// conformance runs the protocol-level checks that need no extra tool call.
+func (s *scanner) conformance(ctx context.Context) {
+	modern := mcp.IsModern(s.sess.Revision)
+
+	if s.sess.Server.Name == "" {
+		s.find(RuleServerInfo, "", "", "serverInfo carries no name")
+		s.check(RuleServerInfo, CheckFail, "")
+	} else {
+		s.check(RuleServerInfo, CheckPass, "")
+	}
+
+	switch {
+	case s.list.CursorLoop:
+		s.find(RuleCursorLoop, "", "", fmt.Sprintf("nextCursor repeated after %d page(s)", s.list.Pages))
+		s.check(RuleCursorLoop, CheckFail, "")
+	case s.list.Pages == 0:
+		s.check(RuleCursorLoop, CheckNotEstablished, "tools/list did not complete")
+	default:
+		s.check(RuleCursorLoop, CheckPass, fmt.Sprintf("%d page(s)", s.list.Pages))
+	}
+
+	if !modern {
+		s.check(RuleCacheHints, CheckNotApplicable, "legacy revision")
+		s.check(RuleResultType, CheckNotApplicable, "legacy revision")
+	} else {
+		s.modernResultChecks()
+	}
+	s.versionNegotiation(ctx, modern)
+}
+
+func (s *scanner) modernResultChecks() {
+	if len(s.list.Raw) == 0 {
+		s.check(RuleCacheHints, CheckNotEstablished, "no tools/list page was received")
+		s.check(RuleResultType, CheckNotEstablished, "no tools/list page was received")
+		return
+	}
+	var noTTL, noScope, badScope, noType int
+	for _, raw := range s.list.Raw {
+		var page struct {
+			TTLMs      *json.Number `json:"ttlMs"`
+			CacheScope *string      `json:"cacheScope"`
+			ResultType *string      `json:"resultType"`
+		}
+		if json.Unmarshal(raw, &page) != nil {
+			continue
+		}
+		if page.TTLMs == nil {
+			noTTL++
+		} else if n, err := page.TTLMs.Int64(); err != nil || n < 0 {
+			noTTL++
+		}
+		switch {
+		case page.CacheScope == nil:
+			noScope++
+		case *page.CacheScope != "public" && *page.CacheScope != "private":
+			badScope++
+		}
+		if page.ResultType == nil {
+			noType++
+		}
+	}
+	pages := len(s.list.Raw)
+	if noTTL+noScope+badScope > 0 {
+		var parts []string
+		if noTTL > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d page(s) without a valid ttlMs", noTTL, pages))
+		}
+		if noScope > 0 {
+			parts = append(parts, fmt.Sprintf("%d without cacheScope", noScope))
+		}
+		if badScope > 0 {
+			parts = append(parts, fmt.Sprintf("%d with a cacheScope other than public/private", badScope))
+		}
+		s.find(RuleCacheHints, "", "/ttlMs", strings.Join(parts, "; "))
+		s.check(RuleCacheHints, CheckFail, "")
+	} else {
+		s.check(RuleCacheHints, CheckPass, "")
+	}
+	if noType > 0 {
+		s.find(RuleResultType, "", "/resultType", fmt.Sprintf("%d of %d tools/list page(s) without resultType", noType, pages))
+		s.check(RuleResultType, CheckFail, "")
+	} else {
+		s.check(RuleResultType, CheckPass, "")
+	}
+}
+
+// versionNegotiation checks how the server handles a revision it cannot know.
+// A modern server is asked, per request, for revision 1999-01-01; it must
+// answer -32022 listing what it supports. A legacy server's negotiation was
+// observed at connect time: it answered initialize with a revision mcpdrill knows.
+func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
+	if !modern {
+		if s.sess.Revision != "" {
+			s.check(RuleVersionNeg, CheckPass, "initialize answered with "+s.sess.Revision)
+		} else {
+			s.check(RuleVersionNeg, CheckNotEstablished, "")
+		}
+		return
+	}
+	frame, err := jsonrpc.NewRequest("mcpdrill-version-probe", "tools/list", map[string]any{
+		"_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    "1999-01-01",
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcpdrill", "version": s.opts.ToolVersion},
+		},
+	})
+	if err != nil {
+		s.check(RuleVersionNeg, CheckNotEstablished, err.Error())
+		return
+	}
+	msg, err := s.c.SendRaw(ctx, frame)
+	msg = errorMessage(msg, err)
+	switch {
+	case msg != nil && msg.Error != nil && msg.Error.Code == jsonrpc.CodeUnsupportedProtocolVersion:
+		var data struct {
+			Supported []string `json:"supported"`
+		}
+		_ = json.Unmarshal(msg.Error.Data, &data)
+		if len(data.Supported) == 0 {
+			s.find(RuleVersionNeg, "", "/error/data/supported", "-32022 names no supported versions")
+			s.check(RuleVersionNeg, CheckFail, "")
+			return
+		}
+		s.check(RuleVersionNeg, CheckPass, "-32022 listing "+strings.Join(data.Supported, ", "))
+	case msg != nil && msg.Error == nil && msg.Result != nil:
+		s.find(RuleVersionNeg, "", "", "a request naming revision 1999-01-01 was served instead of refused with -32022")
+		s.check(RuleVersionNeg, CheckFail, "")
+	case msg != nil && msg.Error != nil && msg.Error.Code == jsonrpc.CodeHeaderMismatch:
+		s.check(RuleVersionNeg, CheckNotEstablished, "the transport refused the request with -32020 before the revision was read")
+	case msg != nil && msg.Error != nil:
+		s.find(RuleVersionNeg, "", "/error/code", fmt.Sprintf("an unknown revision was refused with %d instead of -32022", msg.Error.Code))
+		s.check(RuleVersionNeg, CheckFail, "")
+	default:
+		s.check(RuleVersionNeg, CheckNotEstablished, "no answer: "+errText(err))
+	}
+}
+
+// secondConnection lists tools on a fresh session and compares the sets.
+func (s *scanner) secondConnection(ctx context.Context) {
+	c2, err := mcp.Connect(ctx, s.cfg)
+	if err != nil {
+		s.find(RuleIncomplete, "", "", "the second connection failed ("+errText(err)+"): tool-set stability not established")
+		s.check(RuleToolSetStable, CheckNotEstablished, "second connection failed")
+		return
+	}
+	defer c2.Close()
+	l2, err := c2.ListTools(ctx)
+	if err != nil || l2.Capped || s.list.Capped {
+		s.find(RuleIncomplete, "", "", "a complete tool list was not obtained twice: tool-set stability not established")
+		s.check(RuleToolSetStable, CheckNotEstablished, "")
+		return
+	}
+	a, b := toolNames(s.list.Tools), toolNames(l2.Tools)
+	sa, sb := slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	if !slices.Equal(sa, sb) {
+		only1, only2 := diffNames(sa, sb)
+		sev := severityOf(RuleToolSetStable)
+		if !mcp.IsModern(s.sess.Revision) {
+			sev = "warn"
+		}
+		s.findSev(RuleToolSetStable, sev, "", "", fmt.Sprintf("second connection: %d tool(s) only on the first [%s], %d only on the second [%s]",
+			len(only1), strings.Join(only1, ", "), len(only2), strings.Join(only2, ", ")))
+		s.check(RuleToolSetStable, CheckFail, "")
+		return
+	}
+	s.check(RuleToolSetStable, CheckPass, fmt.Sprintf("%d tools on both connections", len(a)))
+	if !slices.Equal(a, b) {
+		s.find(RuleToolOrder, "", "", "the same tools came back in a different order on the second connection")
+	}
+}
+
+func toolNames(ts []mcp.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// diffNames returns the names only in a and only in b (both sorted).
+func diffNames(a, b []string) (onlyA, onlyB []string) {
+	for _, n := range a {
+		if _, ok := slices.BinarySearch(b, n); !ok {
+			onlyA = append(onlyA, n)
+		}
+	}
+	for _, n := range b {
+		if _, ok := slices.BinarySearch(a, n); !ok {
+			onlyB = append(onlyB, n)
+		}
+	}
+	return onlyA, onlyB
+}

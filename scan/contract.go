@@ -1,0 +1,126 @@
+package scan
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/schema"
+)
+
+// contracts assesses every listed tool's outputSchema and records the
+// schema-level conformance checks.
+func (s *scanner) contracts() {
+	if !s.listed && len(s.list.Tools) == 0 {
+		return
+	}
+	legacy := !mcp.IsModern(s.sess.Revision)
+	bad := map[string]bool{}
+	for _, t := range s.list.Tools {
+		tr := ToolReport{Name: t.Name}
+		switch {
+		case isAbsent(t.OutputSchema):
+			tr.OutputContract = string(schema.ContractNone)
+			s.find(RuleNoOutputSchema, t.Name, "/outputSchema", "declares no outputSchema")
+		default:
+			a := schema.Assess(t.OutputSchema)
+			tr.OutputContract = string(a.Contract)
+			tr.Instances, tr.Leaves, tr.LeavesRejected, tr.Wrapped, tr.Reason = a.Instances, a.Leaves, a.LeavesRejected, a.Wrapped, a.Reason
+			switch a.Contract {
+			case schema.ContractInvalid:
+				bad[RuleSchemaInvalid] = true
+				s.find(RuleSchemaInvalid, t.Name, "/outputSchema", "outputSchema does not compile: "+a.CompileError)
+			case schema.ContractVacuous, schema.ContractEnforceable:
+				if a.Leaves > 0 {
+					rate := a.LeafRate
+					tr.LeafRate = &rate
+				}
+				if a.Instances == 0 {
+					s.find(RuleUnassessed, t.Name, "/outputSchema", "no valid instance could be synthesized: "+a.Reason)
+				} else if a.Contract == schema.ContractVacuous {
+					msg := "a corrupted but well-typed payload validates"
+					if a.Leaves > 0 {
+						msg += fmt.Sprintf("; %d of %d single-leaf corruptions rejected", a.LeavesRejected, a.Leaves)
+					} else {
+						msg += "; the schema constrains no field"
+					}
+					s.find(RuleVacuous, t.Name, "/outputSchema", msg)
+				} else if a.LeavesRejected < a.Leaves {
+					s.find(RulePartial, t.Name, "/outputSchema", fmt.Sprintf("%d of %d single-leaf corruptions rejected", a.LeavesRejected, a.Leaves))
+				}
+			}
+			if a.Wrapped {
+				s.find(RuleWrapped, t.Name, "/outputSchema", "the SDK wrapped an unstructured return value")
+			}
+			if legacy && a.Contract != schema.ContractInvalid && !a.RootObject {
+				bad[RuleOutputRootObject] = true
+				s.find(RuleOutputRootObject, t.Name, "/outputSchema", "root type is not \"object\" (required before 2026-07-28)")
+			}
+		}
+		s.rep.Tools = append(s.rep.Tools, tr)
+		s.inputSchema(t, bad)
+	}
+	s.names(bad)
+	for _, id := range []string{RuleSchemaInvalid, RuleInputSchemaType} {
+		s.check(id, passFail(bad[id]), "")
+	}
+	if legacy {
+		s.check(RuleOutputRootObject, passFail(bad[RuleOutputRootObject]), "")
+	} else {
+		s.check(RuleOutputRootObject, CheckNotApplicable, "any JSON value is allowed from 2026-07-28")
+	}
+}
+
+func (s *scanner) inputSchema(t mcp.Tool, bad map[string]bool) {
+	if isAbsent(t.InputSchema) {
+		bad[RuleInputSchemaType] = true
+		s.find(RuleInputSchemaType, t.Name, "/inputSchema", "inputSchema is missing")
+		return
+	}
+	v, err := schema.DecodeJSON(t.InputSchema)
+	obj, isObj := v.(map[string]any)
+	if err != nil || !isObj || obj["type"] != "object" {
+		bad[RuleInputSchemaType] = true
+		s.find(RuleInputSchemaType, t.Name, "/inputSchema/type", "inputSchema is not a schema of type \"object\"")
+	}
+	if _, err := schema.Compile(t.InputSchema); err != nil {
+		bad[RuleSchemaInvalid] = true
+		s.find(RuleSchemaInvalid, t.Name, "/inputSchema", "inputSchema does not compile: "+err.Error())
+	}
+}
+
+// toolNameRE is the 2025-11-25 tool-name rule.
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+func (s *scanner) names(bad map[string]bool) {
+	seen := map[string]int{}
+	for _, t := range s.list.Tools {
+		seen[t.Name]++
+		if !toolNameRE.MatchString(t.Name) {
+			bad[RuleToolName] = true
+			s.find(RuleToolName, t.Name, "/name", fmt.Sprintf("name of %d characters uses characters outside A-Z a-z 0-9 _ - .", len([]rune(t.Name))))
+		}
+	}
+	for name, n := range seen {
+		if n > 1 {
+			bad[RuleDuplicateTool] = true
+			s.find(RuleDuplicateTool, name, "/name", fmt.Sprintf("listed %d times", n))
+		}
+	}
+	s.check(RuleToolName, passFail(bad[RuleToolName]), "")
+	s.check(RuleDuplicateTool, passFail(bad[RuleDuplicateTool]), "")
+}
+
+func passFail(failed bool) CheckStatus {
+	if failed {
+		return CheckFail
+	}
+	return CheckPass
+}
+
+func isAbsent(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	return t == "" || t == "null"
+}

@@ -1,0 +1,153 @@
+// Package scan is mcpdrill's model-free scorecard of a live MCP server:
+// output-contract coverage and enforceability, error conformance,
+// specification conformance. Every figure it reports is a property of the
+// server that another run reproduces.
+package scan
+
+import (
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// SchemaVersion is the version of the scan JSON document. It changes when a
+// field is removed or its meaning changes; adding fields does not change it.
+const SchemaVersion = "1"
+
+// Report is the scan result, the document behind `mcpdrill scan --json`.
+// Everything outside Meta is stable for the same server and options.
+type Report struct {
+	SchemaVersion string           `json:"schema_version"`
+	Target        Target           `json:"target"`
+	Server        Server           `json:"server"`
+	Protocol      Protocol         `json:"protocol"`
+	Tools         []ToolReport     `json:"tools"`
+	Probes        []Probe          `json:"probes"`
+	Conformance   []Check          `json:"conformance"`
+	Scores        Scores           `json:"scores"`
+	Findings      []report.Finding `json:"findings"`
+	// Established is false when the scan could not complete its inventory
+	// (no connection, refused revision); the findings say why.
+	Established bool `json:"established"`
+	Meta        Meta `json:"meta"`
+}
+
+// Target says what was scanned, without secrets: an HTTP URL loses its query
+// and user info, a command keeps its arguments.
+type Target struct {
+	Transport string   `json:"transport"`
+	URL       string   `json:"url,omitempty"`
+	Command   []string `json:"command,omitempty"`
+	// HeaderNames lists the names of headers the user supplied, never values.
+	HeaderNames []string `json:"header_names,omitempty"`
+}
+
+// Server is the identity the server reported.
+type Server struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Title   string `json:"title,omitempty"`
+}
+
+// Protocol is what the connection negotiated and how.
+type Protocol struct {
+	Revision          string   `json:"revision"`
+	Era               string   `json:"era"`
+	Transport         string   `json:"transport"`
+	Forced            bool     `json:"forced,omitempty"`
+	SupportedVersions []string `json:"supported_versions,omitempty"`
+	Detection         []string `json:"detection,omitempty"`
+}
+
+// ToolReport is one tool's output-contract verdict.
+type ToolReport struct {
+	Name string `json:"name"`
+	// OutputContract is none, vacuous, enforceable or invalid.
+	OutputContract string `json:"output_contract"`
+	// LeafRate is the share of single-leaf corruptions the schema rejected
+	// (null when no schema was assessed).
+	LeafRate       *float64 `json:"leaf_rate"`
+	Leaves         int      `json:"leaves,omitempty"`
+	LeavesRejected int      `json:"leaves_rejected,omitempty"`
+	Instances      int      `json:"instances,omitempty"`
+	Wrapped        bool     `json:"wrapped,omitempty"`
+	Reason         string   `json:"reason,omitempty"`
+}
+
+// Verdict classifies how a server answered a probe.
+type Verdict string
+
+// Probe verdicts.
+const (
+	VerdictJSONRPCError Verdict = "jsonrpc_error"
+	VerdictToolError    Verdict = "tool_error"
+	VerdictHTTPError    Verdict = "http_error"
+	VerdictAccepted     Verdict = "accepted"
+	VerdictTimeout      Verdict = "timeout"
+	VerdictCrash        Verdict = "crash"
+	VerdictSkipped      Verdict = "skipped"
+)
+
+// Handled reports whether the verdict is a refusal the client can see.
+func (v Verdict) Handled() bool {
+	return v == VerdictJSONRPCError || v == VerdictToolError || v == VerdictHTTPError
+}
+
+// Probe is one error-conformance probe's outcome.
+type Probe struct {
+	Name    string  `json:"name"`
+	Verdict Verdict `json:"verdict"`
+	// Conformant says whether the answer is what the negotiated revision asks for.
+	Conformant bool `json:"conformant"`
+	// ErrorCode is the JSON-RPC code received, when one was.
+	ErrorCode *int `json:"error_code,omitempty"`
+	// HTTPStatus is the HTTP status received on HTTP transports, when not 200.
+	HTTPStatus int `json:"http_status,omitempty"`
+	// Expected says what the revision asks for, e.g. "jsonrpc_error -32601".
+	Expected string `json:"expected"`
+	Tool     string `json:"tool,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// CheckStatus is the outcome of a conformance check.
+type CheckStatus string
+
+// Check outcomes.
+const (
+	CheckPass           CheckStatus = "pass"
+	CheckFail           CheckStatus = "fail"
+	CheckNotEstablished CheckStatus = "not_established"
+	CheckNotApplicable  CheckStatus = "not_applicable"
+)
+
+// Check is one specification-conformance check.
+type Check struct {
+	ID     string      `json:"id"`
+	Status CheckStatus `json:"status"`
+	Detail string      `json:"detail,omitempty"`
+}
+
+// Scores are per-axis figures in [0,1]; nil means the axis had nothing to
+// measure. Formulas are in METHODOLOGY.md.
+type Scores struct {
+	Tools                 int      `json:"tools"`
+	Declared              int      `json:"declared"`
+	Enforceable           int      `json:"enforceable"`
+	Vacuous               int      `json:"vacuous"`
+	Invalid               int      `json:"invalid"`
+	OutputCoverage        *float64 `json:"output_coverage"`
+	EnforceableRate       *float64 `json:"enforceable_rate"`
+	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
+	LeafRate              *float64 `json:"leaf_rate"`
+	ErrorHandling         *float64 `json:"error_handling"`
+	ErrorConformance      *float64 `json:"error_conformance"`
+	SpecConformance       *float64 `json:"spec_conformance"`
+}
+
+// Meta holds everything that varies between identical runs.
+type Meta struct {
+	ToolVersion string `json:"tool_version"`
+	StartedAt   string `json:"started_at,omitempty"`
+	DurationMS  int64  `json:"duration_ms"`
+	// Stderr holds the last lines the stdio server wrote to stderr; they
+	// vary between runs and may hold paths, so they stay here.
+	Stderr []string `json:"stderr,omitempty"`
+}

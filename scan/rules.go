@@ -1,0 +1,134 @@
+package scan
+
+import (
+	"sync"
+
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// Rule ids the scanner emits. They are stable: a rule is never renumbered or
+// reused for another meaning.
+const (
+	RuleToolName         = "MCP-CONF-TOOL-NAME"
+	RuleDuplicateTool    = "MCP-CONF-DUPLICATE-TOOL"
+	RuleInputSchemaType  = "MCP-CONF-INPUT-SCHEMA-OBJECT"
+	RuleSchemaInvalid    = "MCP-CONF-SCHEMA-INVALID"
+	RuleOutputRootObject = "MCP-CONF-OUTPUT-ROOT-OBJECT"
+	RuleCacheHints       = "MCP-CONF-CACHE-HINTS"
+	RuleToolSetStable    = "MCP-CONF-TOOLSET-STABLE"
+	RuleToolOrder        = "MCP-CONF-TOOL-ORDER"
+	RuleStdoutPurity     = "MCP-CONF-STDOUT-PURITY"
+	RuleVersionNeg       = "MCP-CONF-VERSION-NEGOTIATION"
+	RuleResultType       = "MCP-CONF-RESULT-TYPE"
+	RuleCursorLoop       = "MCP-CONF-CURSOR-LOOP"
+	RuleServerInfo       = "MCP-CONF-SERVER-INFO"
+	RuleOversizeFrame    = "MCP-CONF-OVERSIZE-FRAME"
+	RuleServerRequest    = "MCP-CONF-SERVER-REQUEST"
+
+	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
+	RuleVacuous        = "MCP-OUT-VACUOUS"
+	RulePartial        = "MCP-OUT-PARTIAL"
+	RuleWrapped        = "MCP-OUT-WRAPPED"
+	RuleUnassessed     = "MCP-OUT-UNASSESSED"
+
+	RuleErrUnknownMethod  = "MCP-ERR-UNKNOWN-METHOD"
+	RuleErrUnknownTool    = "MCP-ERR-UNKNOWN-TOOL"
+	RuleErrMissingArgs    = "MCP-ERR-MISSING-ARGS"
+	RuleErrWrongType      = "MCP-ERR-WRONG-TYPE"
+	RuleErrParse          = "MCP-ERR-PARSE"
+	RuleErrInvalidRequest = "MCP-ERR-INVALID-REQUEST"
+	RuleErrMissingMeta    = "MCP-ERR-MISSING-META"
+
+	RuleIncomplete  = "MCP-SCAN-INCOMPLETE"
+	RuleUnreachable = "MCP-SCAN-UNREACHABLE"
+	RuleRefused     = "MCP-SCAN-PROTOCOL-REFUSED"
+)
+
+// Catalogue documents every rule the scanner can emit.
+func Catalogue() report.Catalogue {
+	return report.Catalogue{
+		rule(RuleToolName, report.SeverityWarn, "Tool name breaks the naming rules",
+			"Tool names should be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (2025-11-25 and later). Other characters break clients that key tools by name or mirror them in headers."),
+		rule(RuleDuplicateTool, report.SeverityError, "Two tools share a name",
+			"tools/list returned the same name twice. A client cannot tell which definition a call reaches."),
+		rule(RuleInputSchemaType, report.SeverityError, "inputSchema is not an object schema",
+			"Every tool's inputSchema must be a JSON Schema object whose type is \"object\"; arguments are always a JSON object."),
+		rule(RuleSchemaInvalid, report.SeverityError, "A declared schema does not compile",
+			"The inputSchema or outputSchema is not a valid JSON Schema (or uses a remote $ref, which mcpdrill never fetches). An output contract that does not compile is reported as invalid, never as vacuous."),
+		rule(RuleOutputRootObject, report.SeverityError, "outputSchema root is not an object",
+			"Before 2026-07-28, structuredContent is a JSON object, so an outputSchema must have type \"object\" at its root."),
+		rule(RuleCacheHints, report.SeverityError, "tools/list lacks ttlMs or cacheScope",
+			"From 2026-07-28 every tools/list page must carry ttlMs (integer >= 0) and cacheScope (public or private)."),
+		rule(RuleToolSetStable, report.SeverityError, "The tool set differs between two connections",
+			"A second connection with the same credentials listed a different tool set. From 2026-07-28 the set must not vary per connection; before it, a varying set defeats manifest pinning (warn)."),
+		rule(RuleToolOrder, report.SeverityInfo, "Tools are listed in a different order on a second connection",
+			"Servers should list tools in a deterministic order so clients and caches can compare lists cheaply."),
+		rule(RuleStdoutPurity, report.SeverityError, "The stdio server wrote non-protocol output to stdout",
+			"On stdio the server must write only MCP messages to stdout; logs belong on stderr. Clients may drop the line or fail the session."),
+		rule(RuleVersionNeg, report.SeverityError, "Protocol version negotiation misbehaved",
+			"A modern (2026-07-28) server must refuse an unknown revision with -32022 and list its supported versions; a legacy server must answer initialize with a revision it supports."),
+		rule(RuleResultType, report.SeverityWarn, "A modern result lacks resultType",
+			"From 2026-07-28 every result must carry resultType (complete or input_required)."),
+		rule(RuleCursorLoop, report.SeverityError, "tools/list pagination loops",
+			"A nextCursor returned a page already seen. A naive client pages forever."),
+		rule(RuleServerInfo, report.SeverityWarn, "The server does not identify itself",
+			"No serverInfo name/version came back from initialize or server/discover; reports and pins cannot name the build."),
+		rule(RuleOversizeFrame, report.SeverityWarn, "A message exceeded the size cap",
+			"A message larger than --max-frame was discarded; whatever it carried was not established."),
+		rule(RuleServerRequest, report.SeverityInfo, "The server sent requests to the client",
+			"The server asked the client something (ping, roots, sampling, elicitation) during the scan. Modern servers must not send requests at all."),
+
+		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
+			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),
+		rule(RuleVacuous, report.SeverityWarn, "outputSchema accepts corrupted data",
+			"A valid instance of the schema, with every leaf replaced by a same-typed sentinel, still validated: the contract promises shape, not meaning."),
+		rule(RulePartial, report.SeverityInfo, "outputSchema leaves some fields unconstrained",
+			"The schema rejects a fully corrupted payload, but some single-leaf corruptions pass (see the per-leaf rate)."),
+		rule(RuleWrapped, report.SeverityInfo, "The SDK wrapped a plain result",
+			"The outputSchema is an SDK auto-wrapper around an unstructured return value (e.g. x-fastmcp-wrap-result)."),
+		rule(RuleUnassessed, report.SeverityWarn, "An outputSchema could not be assessed",
+			"No valid instance of the schema could be synthesized, so enforceability was not established."),
+
+		rule(RuleErrUnknownMethod, report.SeverityError, "Unknown method not refused with -32601",
+			"A request for a method the server does not implement must get JSON-RPC error -32601 (HTTP 404 from 2026-07-28)."),
+		rule(RuleErrUnknownTool, report.SeverityError, "Unknown tool not refused with -32602",
+			"tools/call for a tool that does not exist should get JSON-RPC error -32602; a tool_error result is tolerated (warn); a success is a failure."),
+		rule(RuleErrMissingArgs, report.SeverityError, "Missing required arguments not refused",
+			"tools/call without required arguments must be refused: isError:true from 2025-11-25 (-32602 tolerated, warn), either form before."),
+		rule(RuleErrWrongType, report.SeverityError, "Wrong-typed arguments not refused",
+			"tools/call with arguments of the wrong JSON type must be refused like missing arguments."),
+		rule(RuleErrParse, report.SeverityError, "Malformed JSON not answered with -32700",
+			"A frame that is not valid JSON should get a -32700 parse error with a null id (on HTTP, a 400 is accepted)."),
+		rule(RuleErrInvalidRequest, report.SeverityError, "Invalid JSON-RPC envelope not answered with -32600",
+			"A JSON object that is not a valid JSON-RPC request should get -32600 (on HTTP, a 400 is accepted)."),
+		rule(RuleErrMissingMeta, report.SeverityError, "A modern request without _meta was not refused",
+			"From 2026-07-28, a request whose params._meta lacks the protocol version and client capabilities is malformed: -32602."),
+
+		rule(RuleIncomplete, report.SeverityWarn, "Part of the scan was not established",
+			"Something the scan needed did not complete (a capped or looping tool list, a failed second connection, a probe that timed out); the figures cover only what was observed."),
+		rule(RuleUnreachable, report.SeverityError, "The server could not be reached or started",
+			"No MCP session could be opened: the process did not start, exited, or the URL did not answer."),
+		rule(RuleRefused, report.SeverityError, "No protocol revision could be agreed",
+			"The server refused every revision mcpdrill speaks; no comparison or probe was run."),
+	}
+}
+
+func rule(id string, sev report.Severity, title, detail string) report.Rule {
+	return report.Rule{ID: id, Severity: sev, Title: title, Detail: detail}
+}
+
+var defaultSeverity = sync.OnceValue(func() map[string]report.Severity {
+	m := map[string]report.Severity{}
+	for _, r := range Catalogue() {
+		m[r.ID] = r.Severity
+	}
+	return m
+})
+
+// severityOf returns the catalogue's default severity for a rule.
+func severityOf(id string) report.Severity {
+	if s, ok := defaultSeverity()[id]; ok {
+		return s
+	}
+	return report.SeverityWarn
+}

@@ -1,0 +1,222 @@
+package scan
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// Options tune a scan. The zero value is a full scan.
+type Options struct {
+	// Deadline bounds the whole scan (default 2 minutes).
+	Deadline time.Duration
+	// SkipSecondConnection turns off the tool-set stability check, which
+	// opens a second session (a second process on stdio).
+	SkipSecondConnection bool
+	// ToolVersion is recorded in Meta.
+	ToolVersion string
+	// Now is the clock for Meta (default time.Now); tests pin it.
+	Now func() time.Time
+}
+
+// Run scans the server cfg points at. It returns an error only for
+// mcpdrill's own failures: an unreachable or refusing server is a Report with
+// Established false and a finding that says so.
+func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
+	if o.Deadline <= 0 {
+		o.Deadline = 2 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	start := o.Now()
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	defer cancel()
+
+	s := &scanner{cfg: cfg, opts: o, rep: &Report{
+		SchemaVersion: SchemaVersion,
+		Target:        targetOf(cfg),
+		Tools:         []ToolReport{},
+		Probes:        []Probe{},
+		Conformance:   []Check{},
+		Findings:      []report.Finding{},
+		Meta:          Meta{ToolVersion: o.ToolVersion, StartedAt: start.UTC().Format(time.RFC3339)},
+	}}
+	s.run(ctx)
+	s.finish()
+	s.rep.Meta.DurationMS = o.Now().Sub(start).Milliseconds()
+	return s.rep, nil
+}
+
+type scanner struct {
+	cfg  mcp.Config
+	opts Options
+	rep  *Report
+	c    *mcp.Client
+	sess mcp.Session
+	list mcp.ToolList
+	// listed is true when the inventory completed.
+	listed bool
+	// noise counts non-JSON stdout lines over every connection of the scan.
+	noise int
+}
+
+func (s *scanner) find(rule, tool, pointer, msg string) {
+	s.findSev(rule, severityOf(rule), tool, pointer, msg)
+}
+
+func (s *scanner) findSev(rule string, sev report.Severity, tool, pointer, msg string) {
+	s.rep.Findings = append(s.rep.Findings, report.Finding{Rule: rule, Severity: sev, Tool: tool, Pointer: pointer, Message: msg})
+}
+
+func (s *scanner) check(id string, st CheckStatus, detail string) {
+	s.rep.Conformance = append(s.rep.Conformance, Check{ID: id, Status: st, Detail: detail})
+}
+
+func (s *scanner) run(ctx context.Context) {
+	c, err := mcp.Connect(ctx, s.cfg)
+	if err != nil {
+		s.connectFailed(err)
+		return
+	}
+	s.c = c
+	defer func() {
+		// s.c may have been replaced by a reconnect.
+		s.observe(s.c, true)
+		tail := s.c.StderrTail()
+		if len(tail) > 20 {
+			tail = tail[len(tail)-20:]
+		}
+		s.rep.Meta.Stderr = tail
+		_ = s.c.Close()
+	}()
+	s.sess = c.Session()
+	s.rep.Server = Server{Name: s.sess.Server.Name, Version: s.sess.Server.Version, Title: s.sess.Server.Title}
+	s.rep.Protocol = Protocol{
+		Revision:          s.sess.Revision,
+		Era:               string(s.sess.Era),
+		Transport:         string(s.sess.Transport),
+		Forced:            s.cfg.Protocol != "",
+		SupportedVersions: s.sess.SupportedVersions,
+		Detection:         s.sess.Detection,
+	}
+	s.rep.Target.Transport = string(s.sess.Transport)
+
+	list, err := c.ListTools(ctx)
+	s.list = list
+	switch {
+	case err != nil:
+		s.find(RuleIncomplete, "", "", "tools/list did not complete ("+errText(err)+"): no tool figures were established")
+	case list.Capped:
+		s.find(RuleIncomplete, "", "", fmt.Sprintf("tools/list stopped at the page cap (%d pages): tools on later pages were not seen", list.Pages))
+		s.listed = true
+	default:
+		s.listed = true
+	}
+	s.rep.Established = s.listed
+
+	s.contracts()
+	s.conformance(ctx)
+	s.probes(ctx)
+	if !s.opts.SkipSecondConnection && s.listed {
+		s.secondConnection(ctx)
+	} else {
+		s.check(RuleToolSetStable, CheckNotEstablished, "not run")
+	}
+}
+
+func (s *scanner) connectFailed(err error) {
+	switch {
+	case errors.Is(err, mcp.ErrProtocolRefused):
+		s.find(RuleRefused, "", "", "no protocol revision could be agreed: "+errText(err))
+	default:
+		s.find(RuleUnreachable, "", "", "no MCP session could be opened: "+errText(err))
+	}
+}
+
+// observe turns what a connection saw on the side into findings; final is
+// set for the last connection of the scan, which also records the check.
+func (s *scanner) observe(c *mcp.Client, final bool) {
+	noise := 0
+	for _, ob := range c.Observations() {
+		switch ob.Kind {
+		case "stdout-noise":
+			noise += max(ob.Count, 1)
+		case "oversize-frame":
+			s.find(RuleOversizeFrame, "", "", fmt.Sprintf("%d message(s) over the %d-byte cap were discarded", max(ob.Count, 1), s.frameCap()))
+		case "server-request":
+			s.find(RuleServerRequest, "", "", "the server sent a request during the scan: "+ob.Detail)
+		}
+	}
+	if noise > 0 {
+		s.noise += noise
+		s.find(RuleStdoutPurity, "", "", fmt.Sprintf("%d non-JSON line(s) on stdout", noise))
+	}
+	switch {
+	case !final:
+	case s.sess.Transport != mcp.TransportStdio:
+		s.check(RuleStdoutPurity, CheckNotApplicable, "not stdio")
+	case s.noise > 0:
+		s.check(RuleStdoutPurity, CheckFail, fmt.Sprintf("%d non-JSON line(s)", s.noise))
+	default:
+		s.check(RuleStdoutPurity, CheckPass, "")
+	}
+}
+
+func (s *scanner) frameCap() int {
+	if s.cfg.MaxFrame > 0 {
+		return s.cfg.MaxFrame
+	}
+	return 64 << 20
+}
+
+// finish sorts everything and computes the scores.
+func (s *scanner) finish() {
+	r := s.rep
+	slices.SortFunc(r.Tools, func(a, b ToolReport) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(r.Conformance, func(a, b Check) int { return cmp.Compare(a.ID, b.ID) })
+	report.Sort(r.Findings)
+	r.Scores = computeScores(r)
+}
+
+// targetOf describes the target without secrets.
+func targetOf(cfg mcp.Config) Target {
+	t := Target{Command: cfg.Command}
+	if cfg.URL != "" {
+		t.Transport = "http"
+		if u, err := url.Parse(cfg.URL); err == nil {
+			u.User, u.RawQuery, u.Fragment = nil, "", ""
+			t.URL = u.String()
+		}
+	} else {
+		t.Transport = string(mcp.TransportStdio)
+	}
+	for name := range cfg.Headers {
+		t.HeaderNames = append(t.HeaderNames, name)
+	}
+	slices.Sort(t.HeaderNames)
+	return t
+}
+
+// errText renders an error for a finding. Errors from internal/mcp never
+// carry header values or tool results.
+func errText(err error) string {
+	var he *mcp.HTTPError
+	if errors.As(err, &he) {
+		return fmt.Sprintf("HTTP %d", he.Status)
+	}
+	switch {
+	case errors.Is(err, mcp.ErrTimeout):
+		return "timed out"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "scan deadline reached"
+	}
+	return err.Error()
+}

@@ -1,0 +1,75 @@
+package scan
+
+import "math"
+
+// computeScores derives the per-axis figures; the formulas are the ones
+// METHODOLOGY.md gives, and every ratio is nil when its denominator is 0.
+func computeScores(r *Report) Scores {
+	var sc Scores
+	var leafSum float64
+	var leafN int
+	for _, t := range r.Tools {
+		sc.Tools++
+		switch t.OutputContract {
+		case "enforceable":
+			sc.Declared++
+			sc.Enforceable++
+		case "vacuous":
+			sc.Declared++
+			sc.Vacuous++
+		case "invalid":
+			sc.Declared++
+			sc.Invalid++
+		}
+		if t.LeafRate != nil {
+			leafSum += *t.LeafRate
+			leafN++
+		}
+	}
+	sc.OutputCoverage = ratio(sc.Declared, sc.Tools)
+	sc.EnforceableRate = ratio(sc.Enforceable, sc.Tools)
+	sc.EnforceableOfDeclared = ratio(sc.Enforceable, sc.Declared)
+	if leafN > 0 {
+		sc.LeafRate = round(leafSum / float64(leafN))
+	}
+	var ran, handled, conformant int
+	for _, p := range r.Probes {
+		if p.Verdict == VerdictSkipped {
+			continue
+		}
+		ran++
+		if p.Verdict.Handled() {
+			handled++
+		}
+		if p.Conformant {
+			conformant++
+		}
+	}
+	sc.ErrorHandling = ratio(handled, ran)
+	sc.ErrorConformance = ratio(conformant, ran)
+	var pass, decided int
+	for _, c := range r.Conformance {
+		switch c.Status {
+		case CheckPass:
+			pass++
+			decided++
+		case CheckFail:
+			decided++
+		}
+	}
+	sc.SpecConformance = ratio(pass, decided)
+	return sc
+}
+
+func ratio(n, d int) *float64 {
+	if d == 0 {
+		return nil
+	}
+	return round(float64(n) / float64(d))
+}
+
+// round keeps four decimals so reports diff cleanly across platforms.
+func round(f float64) *float64 {
+	v := math.Round(f*10000) / 10000
+	return &v
+}

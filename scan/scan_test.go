@@ -68,7 +68,8 @@ func stable(t *testing.T, r *Report) []byte {
 	t.Helper()
 	c := *r
 	c.Meta = Meta{}
-	c.Target.Command = nil
+	c.Target.Command = nil // the test binary's path
+	c.Target.URL = ""      // a random port
 	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		t.Fatal(err)

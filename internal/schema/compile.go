@@ -77,6 +77,7 @@ type CompileError struct {
 	err error
 }
 
+// Error returns the value-free message.
 func (e *CompileError) Error() string { return "schema: " + e.Msg }
 
 // Unwrap returns the sentinel and the underlying error.

@@ -153,3 +153,28 @@ func TestUnassertedPatterns(t *testing.T) {
 		t.Error("\\u escape not translated")
 	}
 }
+
+// TestConcurrentUse: a compiled Schema and Assess are safe for concurrent
+// use (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	s, err := Compile(json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","format":"regex"},"q":{"type":"string","pattern":"^(?=a)a+$"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	for i := range 4 {
+		go func() {
+			for range 50 {
+				_ = s.Validate(map[string]any{"p": "(?=x)", "q": "aa"})
+				_ = Assess(json.RawMessage(`{"type":"object","properties":{"k":{"enum":["a"]}}}`))
+			}
+			done <- i%2 == 0
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if got := s.UnassertedPatterns(); len(got) != 1 {
+		t.Fatalf("UnassertedPatterns changed after compile: %v", got)
+	}
+}

@@ -33,6 +33,8 @@ type ValidationError struct {
 	Violations []Violation
 }
 
+// Error names the first violation (pointer and message) and how many
+// more there are.
 func (e *ValidationError) Error() string {
 	if len(e.Violations) == 0 {
 		return "schema: instance does not conform"

@@ -56,11 +56,13 @@ func runRole(role string) int {
 		return 42
 	case "bench-server":
 		return benchServer()
+	case "http-relay", "http-proxy":
+		return runHTTPRole(role)
 	case "proxy", "relay":
 		child := []string{os.Args[0]}
 		env := append(os.Environ(), roleEnv+"="+os.Getenv("MCPDRILL_CHILD_ROLE"))
 		if role == "relay" {
-			code, err := relay.Run(ctx, child, os.Stdin, os.Stdout, os.Stderr)
+			code, err := relay.Run(ctx, child, env, os.Stdin, os.Stdout, os.Stderr)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 			}
@@ -166,3 +168,5 @@ func startStdio(t testing.TB, plan *faults.Plan, rec Recorder, role string, env 
 	t.Cleanup(func() { inW.Close(); outR.Close() })
 	return inW, bufio.NewReaderSize(outR, 1<<20), func() int { return <-done }
 }
+
+func parsePlanEnv(src string) (*faults.Plan, error) { return faults.ParsePlan([]byte(src)) }

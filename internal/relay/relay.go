@@ -8,14 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"syscall"
 )
 
-// Run spawns argv with plain os.Pipe pipes and copies in → child stdin and
-// child stdout → out until the child exits. It returns the child's status.
-func Run(ctx context.Context, argv []string, in io.Reader, out io.Writer, errOut io.Writer) (int, error) {
+// Run spawns argv (with environment env; nil inherits) using plain os.Pipe
+// pipes and copies in → child stdin and child stdout → out until the child
+// exits. It returns the child's status.
+func Run(ctx context.Context, argv, env []string, in io.Reader, out io.Writer, errOut io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("relay: no command")
 	}
@@ -28,6 +30,7 @@ func Run(ctx context.Context, argv []string, in io.Reader, out io.Writer, errOut
 		return 0, fmt.Errorf("relay: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, errOut
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("relay: start: %w", err)
@@ -62,3 +65,35 @@ func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 type onlyWriter struct{ w io.Writer }
 
 func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// ServeTCP accepts connections on ln and copies bytes both ways between
+// each one and a new connection to upstream, until ln is closed.
+func ServeTCP(ln net.Listener, upstream string) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("tcp", upstream)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			done := make(chan struct{})
+			go func() {
+				_, _ = io.Copy(u, c)
+				if tc, ok := u.(*net.TCPConn); ok {
+					_ = tc.CloseWrite()
+				}
+				close(done)
+			}()
+			_, _ = io.Copy(c, u)
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.CloseWrite()
+			}
+			<-done
+		}()
+	}
+}

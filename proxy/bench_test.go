@@ -1,0 +1,363 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/relay"
+)
+
+// Benchmarks: direct vs plain byte relay vs proxy, stdio and HTTP, at three
+// payload sizes. The relay and the proxy are separate processes (this test
+// binary in a role), like a real deployment; the server is a separate
+// process on stdio and an in-process handler on HTTP.
+
+var benchSizes = []int{1 << 10, 64 << 10, 1 << 20}
+
+// neverFires is a plan that examines every tools/call frame and never
+// fires: the proxy's full framing, peek and decision path.
+const neverFires = "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n"
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dKiB", n>>10)
+}
+
+type stats struct {
+	lat   []time.Duration
+	total time.Duration
+	size  int
+	rssKB int64 // max RSS of the middle process (relay or proxy), 0 for direct
+}
+
+func (s *stats) p(q float64) time.Duration {
+	if len(s.lat) == 0 {
+		return 0
+	}
+	l := slices.Clone(s.lat)
+	slices.Sort(l)
+	return l[min(len(l)-1, int(q*float64(len(l))))]
+}
+
+// mbps is the request/response throughput in MB/s of payload.
+func (s *stats) mbps() float64 {
+	return float64(s.size) * float64(len(s.lat)) / s.total.Seconds() / 1e6
+}
+
+func (s *stats) report(b *testing.B) {
+	b.ReportMetric(float64(s.p(0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(s.p(0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(s.mbps(), "MB/s")
+}
+
+// stdioTarget starts the chain for mode and returns the client's pipes.
+func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.Reader, func() int64) {
+	tb.Helper()
+	env := append(os.Environ(), "MCPDRILL_BENCH_SIZE="+strconv.Itoa(size))
+	switch mode {
+	case "direct":
+		env = append(env, roleEnv+"=bench-server")
+	case "relay":
+		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server")
+	case "proxy":
+		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server")
+	case "proxy-rules":
+		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_PLAN="+neverFires)
+	}
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, inR, outW, os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	return inW, bufio.NewReaderSize(outR, 2<<20), func() int64 {
+		inW.Close()
+		_ = cmd.Wait()
+		outR.Close()
+		if mode == "direct" || cmd.ProcessState == nil {
+			return 0
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			return ru.Maxrss
+		}
+		return 0
+	}
+}
+
+func measureStdio(tb testing.TB, mode string, size, n int) *stats {
+	w, r, stop := stdioTarget(tb, mode, size)
+	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
+	call := func(i int) {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"blob","arguments":{}}}`+"\n", i)
+		line, err := r.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			line, err = r.ReadSlice('\n')
+		}
+		if err != nil || len(line) == 0 {
+			tb.Fatalf("%s: read: %v", mode, err)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		call(i)
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		call(i)
+		s.lat = append(s.lat, time.Since(t0))
+	}
+	s.total = time.Since(start)
+	s.rssKB = stop()
+	return s
+}
+
+func BenchmarkStdio(b *testing.B) {
+	for _, size := range benchSizes {
+		for _, mode := range []string{"direct", "relay", "proxy", "proxy-rules"} {
+			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ResetTimer()
+				s := measureStdio(b, mode, size, b.N)
+				b.StopTimer()
+				s.report(b)
+			})
+		}
+	}
+}
+
+// HTTP: an in-process upstream answering every POST with a JSON result of
+// the payload size; the relay (TCP byte copy) and the proxy run as separate
+// processes listening on loopback.
+
+func benchUpstream(size int) *httptest.Server {
+	payload := strings.Repeat("x", max(0, size-64))
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		body := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + payload + `"}]}}`
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = io.WriteString(w, body)
+	}))
+}
+
+// httpMiddle starts a relay or proxy process in front of upstream and
+// returns its base URL.
+func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
+	tb.Helper()
+	if mode == "direct" {
+		return upstream, func() int64 { return 0 }
+	}
+	env := append(os.Environ(), roleEnv+"=http-"+mode, "MCPDRILL_UPSTREAM="+upstream)
+	if mode == "proxy-rules" {
+		env = append(env[:len(env)-2], roleEnv+"=http-proxy", "MCPDRILL_UPSTREAM="+upstream, "MCPDRILL_PLAN="+neverFires)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env, cmd.Stderr = env, os.Stderr
+	out, _ := cmd.StdoutPipe()
+	stdin, _ := cmd.StdinPipe()
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr), func() int64 {
+		stdin.Close() // the role exits when its stdin closes
+		_ = cmd.Wait()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			return ru.Maxrss
+		}
+		return 0
+	}
+}
+
+// runHTTPRole serves the http-relay / http-proxy roles until stdin closes.
+func runHTTPRole(role string) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1
+	}
+	fmt.Println(ln.Addr().String())
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	up := os.Getenv("MCPDRILL_UPSTREAM")
+	if role == "http-relay" {
+		_ = relay.ServeTCP(ln, strings.TrimPrefix(up, "http://"))
+		return 0
+	}
+	cfg := Config{}
+	if src := os.Getenv("MCPDRILL_PLAN"); src != "" {
+		p, err := parsePlanEnv(src)
+		if err != nil {
+			return 2
+		}
+		cfg.Plan = p
+	}
+	h, err := NewHTTP(HTTPOptions{Config: cfg, Upstream: up + "/mcp"})
+	if err != nil {
+		return 2
+	}
+	_ = http.Serve(ln, h)
+	return 0
+}
+
+func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
+	up := benchUpstream(size)
+	defer up.Close()
+	base, stop := httpMiddle(tb, mode, up.URL)
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blob","arguments":{}}}`)
+	buf := make([]byte, 256<<10)
+	call := func() {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(req)
+		if err != nil {
+			tb.Fatalf("%s: %v", mode, err)
+		}
+		got, _ := io.CopyBuffer(io.Discard, resp.Body, buf)
+		resp.Body.Close()
+		if got < int64(size/2) {
+			tb.Fatalf("%s: short body %d", mode, got)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		call()
+	}
+	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		call()
+		s.lat = append(s.lat, time.Since(t0))
+	}
+	s.total = time.Since(start)
+	c.CloseIdleConnections()
+	s.rssKB = stop()
+	return s
+}
+
+func BenchmarkHTTP(b *testing.B) {
+	for _, size := range benchSizes {
+		for _, mode := range []string{"direct", "relay", "proxy", "proxy-rules"} {
+			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ResetTimer()
+				s := measureHTTP(b, mode, size, b.N)
+				b.StopTimer()
+				s.report(b)
+			})
+		}
+	}
+}
+
+// TestBenchTable prints the ratio table for METHODOLOGY (set
+// MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds so that
+// background load on a shared machine falls on all of them alike.
+func TestBenchTable(t *testing.T) {
+	if os.Getenv("MCPDRILL_BENCH_TABLE") == "" {
+		t.Skip("set MCPDRILL_BENCH_TABLE=1 to measure")
+	}
+	const rounds = 5
+	counts := map[int]int{1 << 10: 400, 64 << 10: 200, 1 << 20: 30} // per round
+	modes := []string{"direct", "relay", "proxy", "proxy-rules"}
+	var out strings.Builder
+	for _, tr := range []struct {
+		name    string
+		measure func(testing.TB, string, int, int) *stats
+	}{{"stdio", measureStdio}, {"http", measureHTTP}} {
+		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, size := range benchSizes {
+			res := map[string]*stats{}
+			for r := 0; r < rounds; r++ {
+				for _, mode := range modes {
+					s := tr.measure(t, mode, size, counts[size])
+					if res[mode] == nil {
+						res[mode] = &stats{size: size}
+					}
+					res[mode].lat = append(res[mode].lat, s.lat...)
+					res[mode].total += s.total
+				}
+			}
+			d, rl := res["direct"], res["relay"]
+			relayAdded := float64(rl.p(0.5) - d.p(0.5))
+			for _, mode := range modes {
+				s := res[mode]
+				added := float64(s.p(0.5) - d.p(0.5))
+				ratio := "-"
+				if mode != "direct" && mode != "relay" {
+					ratio = fmt.Sprintf("%.2f", added/relayAdded)
+				}
+				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %d | %d | %.0f | %.2f | %s |\n", tr.name, sizeName(size), mode, s.mbps(),
+					s.p(0.5).Microseconds(), s.p(0.99).Microseconds(), added/1e3, s.mbps()/rl.mbps(), ratio)
+			}
+		}
+	}
+	t.Log(out.String())
+}
+
+// TestMemoryFlat: the proxy's heap does not grow with the number of frames
+// relayed (64 KiB frames through the full framing path).
+func TestMemoryFlat(t *testing.T) {
+	argv, env := self("cat")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = RunStdio(t.Context(), StdioOptions{Config: Config{Plan: plan(t, neverFires)}, Command: argv, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
+	}()
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"blob":"` + strings.Repeat("y", 64<<10) + `"}}}` + "\n")
+	br := bufio.NewReaderSize(outR, 256<<10)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	send := func(n int) {
+		for i := 0; i < n; i++ {
+			_, _ = inW.Write(frame)
+			line, err := br.ReadSlice('\n')
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+			}
+			if err != nil || len(line) == 0 {
+				t.Fatal(err)
+			}
+		}
+	}
+	send(200)
+	h1 := heap()
+	send(2000)
+	h2 := heap()
+	inW.Close()
+	<-done
+	t.Logf("heap in use after 200 frames: %d KiB, after 2200: %d KiB", h1>>10, h2>>10)
+	if h2 > h1+4<<20 {
+		t.Fatalf("heap grew by %d KiB over 2000 frames", (h2-h1)>>10)
+	}
+}

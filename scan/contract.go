@@ -37,8 +37,9 @@ func (s *scanner) contracts() {
 					rate := a.LeafRate
 					tr.LeafRate = &rate
 				}
-				if a.Instances == 0 {
-					s.find(RuleUnassessed, t.Name, "/outputSchema", "no valid instance could be synthesized: "+a.Reason)
+				if a.Undetermined {
+					tr.Undetermined = true
+					s.find(RuleUnassessed, t.Name, "/outputSchema", a.Reason)
 				} else if a.Contract == schema.ContractVacuous {
 					msg := "a corrupted but well-typed payload validates"
 					if a.Leaves > 0 {

@@ -69,7 +69,10 @@ type ToolReport struct {
 	LeavesRejected int      `json:"leaves_rejected,omitempty"`
 	Instances      int      `json:"instances,omitempty"`
 	Wrapped        bool     `json:"wrapped,omitempty"`
-	Reason         string   `json:"reason,omitempty"`
+	// Undetermined marks a vacuous verdict that means "not shown to reject
+	// corruption" because enforcement could not be decided (see Reason).
+	Undetermined bool   `json:"undetermined,omitempty"`
+	Reason       string `json:"reason,omitempty"`
 }
 
 // Verdict classifies how a server answered a probe.

@@ -49,6 +49,11 @@ type Assessment struct {
 	// Uncovered those no instance could exercise.
 	Branches  int `json:"branches"`
 	Uncovered int `json:"uncovered"`
+	// Undetermined is set when enforcement could not be decided either way
+	// (no instance could be synthesized, or a branch stayed uncovered while
+	// every corruption tried was rejected); Contract is then vacuous in the
+	// sense "not shown to reject corruption".
+	Undetermined bool `json:"undetermined,omitempty"`
 	// FormatDependent is set when the verdict is enforceable only because
 	// "format" is asserted: with format as an annotation (the default of
 	// many validators for 2019-09 and later) the corruption would pass.
@@ -179,6 +184,7 @@ func Assess(outputSchema json.RawMessage) Assessment {
 		return a
 	}
 	if a.Instances == 0 {
+		a.Undetermined = true
 		return finish(ContractVacuous, "no valid instance could be synthesized ("+res.firstNote()+"); enforcement not established")
 	}
 
@@ -209,6 +215,7 @@ func Assess(outputSchema json.RawMessage) Assessment {
 	case accepted > 0:
 		return finish(ContractVacuous, fmt.Sprintf("a corrupted payload of the same shape validates (%d of %s)", accepted, plural(corruptible, "instance"))+skipped)
 	case len(unc) > 0:
+		a.Undetermined = true
 		return finish(ContractVacuous, fmt.Sprintf("corrupted payload rejected for all %s, but %s could not be synthesized (first: %s/%d); enforcement not established",
 			plural(corruptible, "instance"), plural(len(unc), "branch"), displayPtr(unc[0].Point), unc[0].Index)+skipped)
 	}

@@ -281,9 +281,14 @@ func TestBenchTable(t *testing.T) {
 	if os.Getenv("MCPDRILL_BENCH_TABLE") == "" {
 		t.Skip("set MCPDRILL_BENCH_TABLE=1 to measure")
 	}
-	const rounds = 5
-	counts := map[int]int{1 << 10: 400, 64 << 10: 200, 1 << 20: 30} // per round
+	const rounds = 9
+	counts := map[int]int{1 << 10: 300, 64 << 10: 100, 1 << 20: 20} // per round
 	modes := []string{"direct", "relay", "proxy", "proxy-rules"}
+	median := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
 	var out strings.Builder
 	for _, tr := range []struct {
 		name    string
@@ -291,28 +296,26 @@ func TestBenchTable(t *testing.T) {
 	}{{"stdio", measureStdio}, {"http", measureHTTP}} {
 		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, size := range benchSizes {
-			res := map[string]*stats{}
+			// Per mode, per round: throughput, p50, p99; the table shows
+			// the median round, so one noisy round does not decide.
+			thr, p50, p99 := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 			for r := 0; r < rounds; r++ {
 				for _, mode := range modes {
 					s := tr.measure(t, mode, size, counts[size])
-					if res[mode] == nil {
-						res[mode] = &stats{size: size}
-					}
-					res[mode].lat = append(res[mode].lat, s.lat...)
-					res[mode].total += s.total
+					thr[mode] = append(thr[mode], s.mbps())
+					p50[mode] = append(p50[mode], float64(s.p(0.5).Microseconds()))
+					p99[mode] = append(p99[mode], float64(s.p(0.99).Microseconds()))
 				}
 			}
-			d, rl := res["direct"], res["relay"]
-			relayAdded := float64(rl.p(0.5) - d.p(0.5))
+			d, rl := median(p50["direct"]), median(p50["relay"])
 			for _, mode := range modes {
-				s := res[mode]
-				added := float64(s.p(0.5) - d.p(0.5))
+				added := median(p50[mode]) - d
 				ratio := "-"
-				if mode != "direct" && mode != "relay" {
-					ratio = fmt.Sprintf("%.2f", added/relayAdded)
+				if mode != "direct" && mode != "relay" && rl > d {
+					ratio = fmt.Sprintf("%.2f", added/(rl-d))
 				}
-				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %d | %d | %.0f | %.2f | %s |\n", tr.name, sizeName(size), mode, s.mbps(),
-					s.p(0.5).Microseconds(), s.p(0.99).Microseconds(), added/1e3, s.mbps()/rl.mbps(), ratio)
+				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %.0f | %.0f | %.0f | %.2f | %s |\n", tr.name, sizeName(size), mode, median(thr[mode]),
+					median(p50[mode]), median(p99[mode]), added, median(thr[mode])/median(thr["relay"]), ratio)
 			}
 		}
 	}

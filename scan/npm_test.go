@@ -1,0 +1,137 @@
+package scan
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
+)
+
+// The pinned npm servers (testdata/npm/package-lock.json), scanned as a user
+// would: they are peers mcpdrill did not write.
+
+func TestNPMServersOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("npm servers start Node.js")
+	}
+	tests := []struct {
+		env       string
+		args      func(t *testing.T) []string
+		wantTools string // one tool the server is known to list
+	}{
+		{"MCPDRILL_NPM_EVERYTHING", nil, "echo"},
+		{"MCPDRILL_NPM_FILESYSTEM", func(t *testing.T) []string { return []string{t.TempDir()} }, "read_text_file"},
+		{"MCPDRILL_NPM_MEMORY", nil, "create_entities"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.env, func(t *testing.T) {
+			t.Parallel()
+			cmd := testutil.NPMServer(t, tc.env)
+			if tc.args != nil {
+				cmd = append(cmd, tc.args(t)...)
+			}
+			cfg := mcp.Config{Command: cmd, RequestTimeout: 10 * time.Second}
+			if tc.env == "MCPDRILL_NPM_MEMORY" {
+				cfg.Env = []string{"MEMORY_FILE_PATH=" + t.TempDir() + "/memory.jsonl"}
+			}
+			start := time.Now()
+			r := runScan(t, cfg)
+			t.Logf("%s: %s %s, %s over %s, %d tools, declared %d, enforceable %d, vacuous %d, probes %s, %v",
+				tc.env, r.Server.Name, r.Server.Version, r.Protocol.Revision, r.Protocol.Transport,
+				r.Scores.Tools, r.Scores.Declared, r.Scores.Enforceable, r.Scores.Vacuous, verdicts(r), time.Since(start).Round(time.Millisecond))
+			checkRealServer(t, r, tc.wantTools)
+		})
+	}
+}
+
+func TestNPMEverythingOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("npm servers start Node.js")
+	}
+	bin := testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING")
+	port := freePort(t)
+	cmd := exec.Command(bin[0], "streamableHttp")
+	cmd.Env = append(cmd.Environ(), fmt.Sprintf("PORT=%d", port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	waitListening(t, addr, 30*time.Second)
+	start := time.Now()
+	r := runScan(t, mcp.Config{URL: "http://" + addr + "/mcp", RequestTimeout: 10 * time.Second})
+	t.Logf("everything over HTTP: %s %s, %s over %s, %d tools, declared %d, enforceable %d, vacuous %d, probes %s, %v",
+		r.Server.Name, r.Server.Version, r.Protocol.Revision, r.Protocol.Transport,
+		r.Scores.Tools, r.Scores.Declared, r.Scores.Enforceable, r.Scores.Vacuous, verdicts(r), time.Since(start).Round(time.Millisecond))
+	if r.Protocol.Transport != string(mcp.TransportStreamableHTTP) {
+		t.Errorf("transport %q", r.Protocol.Transport)
+	}
+	checkRealServer(t, r, "echo")
+}
+
+func checkRealServer(t *testing.T, r *Report, wantTool string) {
+	t.Helper()
+	if !r.Established {
+		t.Fatalf("scan not established: %+v", r.Findings)
+	}
+	if r.Protocol.Revision == "" || r.Server.Name == "" {
+		t.Errorf("no negotiated revision or server name: %+v %+v", r.Protocol, r.Server)
+	}
+	if !slices.ContainsFunc(r.Tools, func(tr ToolReport) bool { return tr.Name == wantTool }) {
+		t.Errorf("tool %s not listed", wantTool)
+	}
+	if len(r.Probes) < 6 {
+		t.Errorf("%d probes", len(r.Probes))
+	}
+	if p := probe(r, "unknown_method"); p.Verdict != VerdictJSONRPCError || p.ErrorCode == nil || *p.ErrorCode != -32601 {
+		t.Errorf("unknown_method on a reference server: %+v", p)
+	}
+	if r.Scores.OutputCoverage == nil || r.Scores.ErrorHandling == nil {
+		t.Errorf("scores missing: %+v", r.Scores)
+	}
+}
+
+func verdicts(r *Report) string {
+	s := ""
+	for _, p := range r.Probes {
+		if s != "" {
+			s += " "
+		}
+		s += p.Name + "=" + string(p.Verdict)
+	}
+	return s
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitListening(t *testing.T, addr string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("nothing listening on %s after %v", addr, limit)
+}

@@ -335,9 +335,14 @@ func TestStdioHostile(t *testing.T) {
 		if !bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":1,"result":{`)) || !bytes.HasSuffix(line, []byte("}")) {
 			t.Fatalf("frame shape: %.60s … %s", line, line[max(0, len(line)-60):])
 		}
-		// Deeper than internal/jsonrpc (and encoding/json) will walk: the point.
-		if _, err := jsonrpc.PeekFrame(line); err == nil {
-			t.Fatal("PeekFrame walked a 10,000-deep schema; the profile is not deep enough")
+		// Deeper than encoding/json will decode (the point), yet the cheap
+		// peek still finds the id so a client can fail the request at once.
+		var v any
+		if err := json.Unmarshal(line, &v); err == nil {
+			t.Fatal("encoding/json decoded a 10,000-deep schema; the profile is not deep enough")
+		}
+		if p, err := jsonrpc.PeekFrame(line); err != nil || string(p.ID) != "1" {
+			t.Fatalf("peek of the deep frame: %+v %v", p, err)
 		}
 		want{id: 2, has: []string{"result.structuredContent.n"}}.check(t, p.frame())
 	})

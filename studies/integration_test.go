@@ -205,4 +205,3 @@ func TestStudyCLIUsage(t *testing.T) {
 		}
 	}
 }
-

@@ -93,12 +93,27 @@ func TestEventLogDeterminism(t *testing.T) {
 // TestRealClientThroughStdio: the project's MCP client, through the proxy
 // (a separate process) with no faults, sees exactly what it sees directly.
 func TestRealClientThroughStdio(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	argv, denv := self("testbed", "MCPDRILL_PROFILE=good")
 	_, penv := self("proxy", "MCPDRILL_CHILD_ROLE=testbed", "MCPDRILL_PROFILE=good")
-	session := func(env []string) string {
-		c, err := mcp.Connect(ctx, mcp.Config{Command: argv, Env: env[len(env)-3:]})
+	session := func(env []string) string { return clientSession(t, argv, env[len(env)-3:]) }
+	direct := session(denv)
+	proxied := session(penv)
+	if direct != proxied {
+		t.Fatalf("proxied session differs:\n%s\n---\n%s", direct, proxied)
+	}
+	if !strings.Contains(direct, `"name":"echo"`) {
+		t.Fatalf("session did not list tools: %s", direct)
+	}
+}
+
+// clientSession runs a fixed session with the project's client against a
+// stdio command and renders what it saw.
+func clientSession(t *testing.T, argv, env []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	{
+		c, err := mcp.Connect(ctx, mcp.Config{Command: argv, Env: env})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,13 +139,5 @@ func TestRealClientThroughStdio(t *testing.T) {
 			fmt.Fprintf(&b, "\n%s", m.Raw)
 		}
 		return b.String()
-	}
-	direct := session(denv)
-	proxied := session(penv)
-	if direct != proxied {
-		t.Fatalf("proxied session differs:\n%s\n---\n%s", direct, proxied)
-	}
-	if !strings.Contains(direct, `"name":"echo"`) {
-		t.Fatalf("session did not list tools: %s", direct)
 	}
 }

@@ -177,12 +177,13 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.relayEvents(w, r, resp)
-	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost:
+	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.passive():
 		h.relayJSON(w, r, resp)
 	default:
+		// Not examined (or no plan): stream it through as it comes.
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		_, _ = io.CopyBuffer(w, onlyReader{resp.Body}, make([]byte, 64<<10))
 	}
 }
 

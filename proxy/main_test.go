@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/relay"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -58,8 +59,16 @@ func runRole(role string) int {
 		return benchServer()
 	case "http-relay", "http-proxy":
 		return runHTTPRole(role)
+	case "sdk":
+		if err := sdkserver.ServeStdio(ctx, sdkserver.Options{}, os.Stdin, os.Stdout); err != nil {
+			return 1
+		}
+		return 0
 	case "proxy", "relay":
 		child := []string{os.Args[0]}
+		if c := os.Getenv("MCPDRILL_CHILD_CMD"); c != "" {
+			child = strings.Fields(c)
+		}
 		env := append(os.Environ(), roleEnv+"="+os.Getenv("MCPDRILL_CHILD_ROLE"))
 		if role == "relay" {
 			code, err := relay.Run(ctx, child, env, os.Stdin, os.Stdout, os.Stderr)

@@ -1,0 +1,422 @@
+package guard
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Store file names inside the store directory.
+const (
+	// AuditFile is the append-only audit log (one JSON Event per line).
+	AuditFile = "audit.jsonl"
+	// LockFile is locked (flock) around every read-modify-write.
+	LockFile = ".lock"
+)
+
+// ErrCorrupt reports a store file that cannot be read as a record or an
+// audit line. The store never resets a corrupt record to first use.
+var ErrCorrupt = errors.New("guard: corrupt store file")
+
+// ErrBadServerName reports a server id that cannot name a store file.
+var ErrBadServerName = errors.New("guard: invalid server id")
+
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$`)
+
+// ValidServerName checks a server id: 1-128 characters from letters,
+// digits and ". _ @ + -", starting with a letter or digit.
+func ValidServerName(name string) error {
+	if !serverNameRE.MatchString(name) {
+		return fmt.Errorf("%w %q: use 1-128 of A-Z a-z 0-9 . _ @ + -, starting with a letter or digit", ErrBadServerName, name)
+	}
+	return nil
+}
+
+// ServerID derives a stable server id from a command line or a URL: a
+// readable slug of its parts plus 8 hex digits of the SHA-256 of the whole,
+// so two servers whose slugs agree still get different ids.
+func ServerID(parts ...string) string {
+	var slug strings.Builder
+	for _, p := range parts {
+		if strings.Contains(p, "://") {
+			p = p[strings.Index(p, "://")+3:]
+		} else if strings.ContainsRune(p, '/') {
+			p = filepath.Base(p)
+		}
+		for _, r := range p {
+			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '@'
+			switch {
+			case ok:
+				slug.WriteRune(r)
+			case slug.Len() > 0 && !strings.HasSuffix(slug.String(), "-"):
+				slug.WriteByte('-')
+			}
+		}
+		if slug.Len() > 0 && !strings.HasSuffix(slug.String(), "-") {
+			slug.WriteByte('-')
+		}
+	}
+	s := strings.TrimLeft(slug.String(), "._@-")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	s = strings.TrimRight(s, "-")
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	h := hex.EncodeToString(sum[:4])
+	if s == "" {
+		return "server-" + h
+	}
+	return s + "-" + h
+}
+
+// Store is a directory of records (SERVER.json) and the audit log. It is
+// safe for concurrent use by several processes: every change runs under an
+// exclusive flock on the lock file, records are replaced atomically (temp
+// file, fsync, rename) so readers never see half a record, and audit lines
+// are appended under the same lock.
+type Store struct {
+	dir string
+}
+
+// Open opens (creating it when missing, mode 0700) a store directory.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("guard: empty store directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("guard: store: %w", err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("guard: store: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("guard: store %s is not a directory", dir)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir returns the store directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) path(server string) string { return filepath.Join(s.dir, server+".json") }
+
+// lock takes the store lock (exclusive or shared) and returns its release.
+func (s *Store) lock(exclusive bool) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("guard: lock: %w", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("guard: lock: %w", err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// DecodeRecord reads one record file's bytes and checks its invariants.
+func DecodeRecord(b []byte) (*Record, error) {
+	var r Record
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the record")
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Get returns the server's record, nil when there is none. A file that
+// exists but does not decode is ErrCorrupt.
+func (s *Store) Get(server string) (*Record, error) {
+	if err := ValidServerName(server); err != nil {
+		return nil, err
+	}
+	return s.read(server)
+}
+
+func (s *Store) read(server string) (*Record, error) {
+	p := s.path(server)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("guard: read %s: %w", p, err)
+	}
+	r, err := DecodeRecord(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w (fix or remove the file; it is never reset to first use)", ErrCorrupt, p, err)
+	}
+	if r.Server != server {
+		return nil, fmt.Errorf("%w %s: it records server %q", ErrCorrupt, p, r.Server)
+	}
+	return r, nil
+}
+
+// UpdateFunc computes the next record from the current one (nil: none).
+// A nil event with a record equal to the current one writes nothing.
+type UpdateFunc func(cur *Record) (next Record, ev *Event, err error)
+
+// Update runs fn under the exclusive store lock on the server's current
+// record, writes the record it returns atomically and appends its event to
+// the audit log. It returns the record now stored (nil when none) and the
+// event written (nil when none).
+func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
+	if err := ValidServerName(server); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := s.lock(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	cur, err := s.read(server)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, ev, err := fn(cur)
+	if err != nil {
+		return cur, nil, err
+	}
+	if next.Server != server {
+		return cur, nil, fmt.Errorf("guard: update returned a record for %q, not %q", next.Server, server)
+	}
+	if err := next.Validate(); err != nil {
+		return cur, nil, fmt.Errorf("guard: update produced an invalid record: %w", err)
+	}
+	if ev == nil && cur != nil && sameRecord(cur, &next) {
+		return cur, nil, nil
+	}
+	if err := s.writeRecord(&next); err != nil {
+		return cur, nil, err
+	}
+	if ev != nil {
+		if err := s.appendAudit(ev); err != nil {
+			return &next, nil, err
+		}
+	}
+	return &next, ev, nil
+}
+
+func sameRecord(a, b *Record) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+func (s *Store) writeRecord(r *Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("guard: encode record: %w", err)
+	}
+	b = append(b, '\n')
+	return writeAtomic(s.path(r.Server), b)
+}
+
+// writeAtomic replaces path with b: a temp file in the same directory,
+// fsync, rename, fsync of the directory.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("guard: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(b); err != nil {
+		return fmt.Errorf("guard: write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("guard: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("guard: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("guard: write %s: %w", path, err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func (s *Store) appendAudit(ev *Event) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return fmt.Errorf("guard: encode audit event: %w", err)
+	}
+	p := filepath.Join(s.dir, AuditFile)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	return nil
+}
+
+// List returns every record, sorted by server id. A corrupt record file
+// fails the whole listing.
+func (s *Store) List() ([]Record, error) {
+	unlock, err := s.lock(false)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("guard: store: %w", err)
+	}
+	var out []Record
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		server := strings.TrimSuffix(name, ".json")
+		if ValidServerName(server) != nil {
+			continue
+		}
+		r, err := s.read(server)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Server, b.Server) })
+	return out, nil
+}
+
+// Audit returns the audit log in order, only server's events when server is
+// not empty. A line that is not an event is ErrCorrupt with its number.
+func (s *Store) Audit(server string) ([]Event, error) {
+	unlock, err := s.lock(false)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	f, err := os.Open(filepath.Join(s.dir, AuditFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("guard: audit log: %w", err)
+	}
+	defer f.Close()
+	evs, err := ReadAudit(f)
+	if err != nil {
+		return nil, err
+	}
+	if server != "" {
+		evs = slices.DeleteFunc(evs, func(e Event) bool { return e.Server != server })
+	}
+	return evs, nil
+}
+
+// ReadAudit decodes audit lines. Blank lines are skipped; anything else that
+// is not an event is ErrCorrupt.
+func ReadAudit(r io.Reader) ([]Event, error) {
+	br := bufio.NewReader(r)
+	var out []Event
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var ev Event
+			dec := json.NewDecoder(bytes.NewReader(line))
+			dec.DisallowUnknownFields()
+			if derr := dec.Decode(&ev); derr != nil {
+				return nil, fmt.Errorf("%w: %s line %d: %w", ErrCorrupt, AuditFile, n, derr)
+			}
+			if ev.Server == "" || ev.Action == "" {
+				return nil, fmt.Errorf("%w: %s line %d: an event needs a server and an action", ErrCorrupt, AuditFile, n)
+			}
+			out = append(out, ev)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("guard: audit log: %w", err)
+		}
+	}
+}
+
+// Observe applies Observe to the server's stored record.
+func (s *Store) Observe(server string, live ToolSet, p Posture, actor string, now time.Time) (*Record, *Event, error) {
+	return s.Update(server, func(cur *Record) (Record, *Event, error) {
+		next, ev := Observe(cur, server, live, p, actor, now)
+		return next, ev, nil
+	})
+}
+
+// Approve applies Approve (see there for expect).
+func (s *Store) Approve(server, expect, actor string, now time.Time) (*Record, *Event, error) {
+	return s.Update(server, func(cur *Record) (Record, *Event, error) {
+		return Approve(cur, expect, actor, now)
+	})
+}
+
+// Quarantine applies Quarantine.
+func (s *Store) Quarantine(server, note, actor string, now time.Time) (*Record, *Event, error) {
+	return s.Update(server, func(cur *Record) (Record, *Event, error) {
+		next, ev := Quarantine(cur, server, note, actor, now)
+		return next, ev, nil
+	})
+}
+
+// Release applies Release.
+func (s *Store) Release(server, actor string, now time.Time) (*Record, *Event, error) {
+	return s.Update(server, func(cur *Record) (Record, *Event, error) {
+		return Release(cur, actor, now)
+	})
+}

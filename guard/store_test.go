@@ -1,0 +1,235 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestStoreLifecycleAndAudit(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "guard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	if r, err := st.Get("srv"); r != nil || err != nil {
+		t.Fatalf("empty store: %v %v", r, err)
+	}
+	steps := []struct {
+		do   func() (*Record, *Event, error)
+		want Status
+		act  Action
+	}{
+		{func() (*Record, *Event, error) { return st.Observe("srv", a, PostureDiscovery, "proxy", t0) }, StatusVerified, ActionFirstUse},
+		{func() (*Record, *Event, error) { return st.Observe("srv", a, PostureDiscovery, "proxy", t0) }, StatusVerified, ""},
+		{func() (*Record, *Event, error) { return st.Observe("srv", b, PostureDiscovery, "proxy", t1) }, StatusChanged, ActionDrift},
+		{func() (*Record, *Event, error) { return st.Quarantine("srv", "looks hostile", "alice", t1) }, StatusQuarantined, ActionQuarantine},
+		{func() (*Record, *Event, error) { return st.Release("srv", "alice", t1) }, StatusChanged, ActionRelease},
+		{func() (*Record, *Event, error) { return st.Approve("srv", b.Fingerprint, "alice", t1) }, StatusVerified, ActionApprove},
+		{func() (*Record, *Event, error) { return st.Observe("srv", b, PostureDiscovery, "proxy", t1) }, StatusVerified, ""},
+	}
+	var acts []Action
+	for i, s := range steps {
+		r, ev, err := s.do()
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if r.Status != s.want {
+			t.Fatalf("step %d: status %s, want %s", i, r.Status, s.want)
+		}
+		if (ev == nil) != (s.act == "") || (ev != nil && ev.Action != s.act) {
+			t.Fatalf("step %d: event %+v, want %q", i, ev, s.act)
+		}
+		got, err := st.Get("srv")
+		if err != nil || got.Status != s.want {
+			t.Fatalf("step %d: stored %v, %v", i, got, err)
+		}
+		if s.act != "" {
+			acts = append(acts, s.act)
+		}
+	}
+	evs, err := st.Audit("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(acts) {
+		t.Fatalf("audit has %d events, want %d: %+v", len(evs), len(acts), evs)
+	}
+	for i, ev := range evs {
+		if ev.Action != acts[i] {
+			t.Errorf("audit[%d] = %s, want %s", i, ev.Action, acts[i])
+		}
+	}
+	if evs[1].OldFingerprint != a.Fingerprint || evs[1].NewFingerprint != b.Fingerprint || evs[1].From != "verified" || evs[1].To != "changed" {
+		t.Errorf("drift event %+v", evs[1])
+	}
+	if evs[2].Note != "looks hostile" || evs[2].Actor != "alice" {
+		t.Errorf("quarantine event %+v", evs[2])
+	}
+	if other, _ := st.Audit("nobody"); len(other) != 0 {
+		t.Errorf("filter: %+v", other)
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 1 || list[0].Server != "srv" {
+		t.Fatalf("list %v %v", list, err)
+	}
+	// No temp files left behind.
+	ents, _ := os.ReadDir(st.Dir())
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+}
+
+func TestStoreCorruptIsAnError(t *testing.T) {
+	a := mustSet(t, toolsA)
+	for _, tc := range []struct{ name, content string }{
+		{"truncated", `{"format":1,"server":"srv","status":"verif`},
+		{"not json", "garbage\n"},
+		{"bad status", `{"format":1,"server":"srv","status":"trusted","updated_at":"2026-01-01T00:00:00Z"}`},
+		{"verified without baseline", `{"format":1,"server":"srv","status":"verified","updated_at":"2026-01-01T00:00:00Z"}`},
+		{"wrong server", `{"format":1,"server":"other","status":"pending","updated_at":"2026-01-01T00:00:00Z"}`},
+		{"future format", `{"format":2,"server":"srv","status":"pending","updated_at":"2026-01-01T00:00:00Z"}`},
+		{"unknown field", `{"format":1,"server":"srv","status":"pending","updated_at":"2026-01-01T00:00:00Z","trust":true}`},
+		{"tampered fingerprint", `{"format":1,"server":"srv","status":"verified","baseline":{"fingerprint":"sha256:00","tools":[]},"updated_at":"2026-01-01T00:00:00Z"}`},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(st.Dir(), "srv.json")
+			if err := os.WriteFile(p, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Get("srv"); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Get: %v, want ErrCorrupt", err)
+			}
+			// Observing must not reset it to first use.
+			if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Observe: %v, want ErrCorrupt", err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != tc.content {
+				t.Fatalf("corrupt file was rewritten: %q", b)
+			}
+			if _, err := st.List(); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("List: %v", err)
+			}
+			if evs, _ := st.Audit(""); len(evs) != 0 {
+				t.Fatalf("audit written: %+v", evs)
+			}
+		})
+	}
+}
+
+func TestAuditCorrupt(t *testing.T) {
+	st, _ := Open(t.TempDir())
+	a := mustSet(t, toolsA)
+	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(filepath.Join(st.Dir(), AuditFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"time\":\"2026-\n")
+	f.Close()
+	_, err := st.Audit("")
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestServerNames(t *testing.T) {
+	for _, ok := range []string{"a", "weather-1", "npx@2.1.0", "A.b_c+d"} {
+		if err := ValidServerName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".hidden", "../x", "a/b", "a b", strings.Repeat("x", 129), "-x", "lock\x00"} {
+		if err := ValidServerName(bad); !errors.Is(err, ErrBadServerName) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	st, _ := Open(t.TempDir())
+	if _, err := st.Get("../etc"); !errors.Is(err, ErrBadServerName) {
+		t.Errorf("Get(../etc): %v", err)
+	}
+	for _, tc := range []struct {
+		parts  []string
+		prefix string
+	}{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, "npx-y-server-filesystem-tmp-"},
+		{[]string{"http://127.0.0.1:3000/mcp"}, "127.0.0.1-3000-mcp-"},
+		{[]string{"/usr/bin/weather"}, "weather-"},
+		{[]string{"///"}, "server-"},
+	} {
+		id := ServerID(tc.parts...)
+		if !strings.HasPrefix(id, tc.prefix) || ValidServerName(id) != nil {
+			t.Errorf("ServerID(%q) = %q, want prefix %q and valid", tc.parts, id, tc.prefix)
+		}
+		if id != ServerID(tc.parts...) {
+			t.Errorf("ServerID not stable")
+		}
+	}
+	if ServerID("srv", "a b") == ServerID("srv", "a-b") {
+		t.Error("ids of different command lines collide")
+	}
+}
+
+// TestStoreConcurrent runs many proxies' worth of updates on one store from
+// separate Store values (separate lock descriptors, as separate processes
+// would have): exactly one first use, exactly one drift, a consistent record.
+func TestStoreConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := Open(dir)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			actor := fmt.Sprintf("proxy-%d", i)
+			for range 5 {
+				if _, _, err := st.Observe("srv", a, PostureDiscovery, actor, t0); err != nil {
+					t.Error(err)
+				}
+			}
+			for range 5 {
+				if _, _, err := st.Observe("srv", b, PostureDiscovery, actor, t1); err != nil {
+					t.Error(err)
+				}
+				if _, err := st.Get("srv"); err != nil { // readers never see half a file
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st, _ := Open(dir)
+	r, err := st.Get("srv")
+	if err != nil || r.Status != StatusChanged || r.Baseline.Fingerprint != a.Fingerprint || r.LastSeen.Fingerprint != b.Fingerprint {
+		t.Fatalf("final record %+v, %v", r, err)
+	}
+	evs, err := st.Audit("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[Action]int{}
+	for _, ev := range evs {
+		count[ev.Action]++
+	}
+	// Some proxy may see b before another sees a for the first time: then
+	// a sees "reseen". Either way exactly one first use and one drift.
+	if count[ActionFirstUse] != 1 || count[ActionDrift] != 1 {
+		t.Fatalf("audit %v", count)
+	}
+}

@@ -261,7 +261,6 @@ func TestExplainNamesStatusAndCommands(t *testing.T) {
 	}
 }
 
-
 func TestParsePosture(t *testing.T) {
 	for _, s := range []string{"discovery", "strict"} {
 		if p, err := ParsePosture(s); err != nil || string(p) != s {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -197,4 +198,20 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("read %d bytes from %d", total, len(b))
 		}
 	})
+}
+
+func BenchmarkPeekFrame(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10, 1 << 20} {
+		text := strings.Repeat(`lorem ipsum dolor sit amet, consectetur \n adipiscing elit sed do eiusmod tempor. `, size/80)
+		frame := []byte(`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + text + `"}],"structuredContent":{"rows":[1,2,3]}},"id":42}`)
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(frame)))
+			for b.Loop() {
+				p, err := PeekFrame(frame)
+				if err != nil || string(p.ID) != "42" {
+					b.Fatal(p, err)
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 )
@@ -216,18 +217,24 @@ func (s *scanner) str() (string, error) {
 
 func (s *scanner) skipString() error {
 	s.i++ // opening quote
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '\\':
-			s.i += 2
-		case '"':
-			s.i++
+	for {
+		// Jump to the next quote (vectorised), then look back: the quote is
+		// escaped when an odd run of backslashes precedes it.
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			s.i = len(s.b)
+			return errTrunc
+		}
+		q := s.i + j
+		bs := 0
+		for k := q - 1; k >= s.i && s.b[k] == '\\'; k-- {
+			bs++
+		}
+		s.i = q + 1
+		if bs%2 == 0 {
 			return nil
-		default:
-			s.i++
 		}
 	}
-	return errTrunc
 }
 
 // skip advances over one JSON value. Nested containers are walked
@@ -242,6 +249,13 @@ func (s *scanner) skip(_ int) error {
 	case c == '{' || c == '[':
 		depth := 0
 		for s.i < len(s.b) {
+			// Jump to the next byte that matters outside strings.
+			j := bytes.IndexAny(s.b[s.i:], `"{}[]`)
+			if j < 0 {
+				s.i = len(s.b)
+				break
+			}
+			s.i += j
 			switch s.b[s.i] {
 			case '"':
 				if err := s.skipString(); err != nil {

@@ -1,0 +1,457 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+)
+
+// guardDirEnv names the store directory when --dir is not given.
+const guardDirEnv = "MCPDRILL_GUARD_DIR"
+
+func init() {
+	dir := &cli.StringFlag{Name: "dir", EnvVars: []string{guardDirEnv}, Usage: "guard store `DIR` (the one given to `wrap --guard`)"}
+	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
+	register(&cli.Command{
+		Name:  "guard",
+		Usage: "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
+		Description: "`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
+			"baseline (discovery posture) or waits for approval (strict posture); a later listing that differs\n" +
+			"fails closed (its tools are withheld and calls refused) until an operator reviews and approves it.\n" +
+			"Statuses: verified (served), changed, pending, quarantined (all withheld). Every transition and\n" +
+			"operator action is appended to DIR/audit.jsonl.\n\n" + exitCodesHelp,
+		Subcommands: []*cli.Command{
+			{
+				Name: "status", Usage: "show each server's status (exit 1 when a shown server is withheld)", ArgsUsage: "[SERVER]",
+				Flags: []cli.Flag{dir, jsonFlag}, Action: guardStatus,
+			},
+			{
+				Name: "diff", Usage: "compare the approved tool set with the last-seen one, or with the live server", ArgsUsage: "SERVER [-- SERVER COMMAND...]",
+				Description: "Without a target, compares the baseline with the set a proxy saw last. With --url or a command\n" +
+					"after --, lists the live server's tools first. Changes are classified by the drift rule catalogue\n" +
+					"(`mcpdrill rules`). Exit 1 when the sets differ.",
+				Flags: append([]cli.Flag{dir, jsonFlag}, targetFlags()...), Action: guardDiff,
+			},
+			{
+				Name: "approve", Usage: "re-baseline SERVER to its last-seen tool set (status verified)", ArgsUsage: "SERVER",
+				Flags:  []cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
+				Action: guardApprove,
+			},
+			{
+				Name: "quarantine", Usage: "put SERVER on hold (its tools are withheld until release)", ArgsUsage: "SERVER",
+				Flags:  []cli.Flag{dir, actor, &cli.StringFlag{Name: "note", Usage: "why, for the audit log"}},
+				Action: guardQuarantine,
+			},
+			{
+				Name: "release", Usage: "lift a quarantine (back to verified, changed or pending, as the record shows)", ArgsUsage: "SERVER",
+				Flags: []cli.Flag{dir, actor}, Action: guardRelease,
+			},
+			{
+				Name: "audit", Usage: "print the audit log", ArgsUsage: "[SERVER]",
+				Flags: []cli.Flag{dir, jsonFlag}, Action: guardAudit,
+			},
+		},
+	})
+}
+
+// openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.
+func openGuardStore(c *cli.Context) (*guard.Store, error) {
+	d := c.String("dir")
+	if d == "" {
+		return nil, usageErr("no guard store: give --dir DIR (or set %s)", guardDirEnv)
+	}
+	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+		return nil, usageErr("--dir %s: not a guard store directory", d)
+	}
+	s, err := guard.Open(d)
+	if err != nil {
+		return nil, exitErr(exitInternal, err)
+	}
+	return s, nil
+}
+
+func guardActor(c *cli.Context) string {
+	if a := strings.TrimSpace(c.String("actor")); a != "" {
+		return a
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "unknown"
+}
+
+// storeErr maps a store error to an exit code: a corrupt store or a
+// refused transition is the user's to fix (2), anything else internal (4).
+func storeErr(err error) error {
+	switch {
+	case errors.Is(err, guard.ErrCorrupt), errors.Is(err, guard.ErrBadServerName),
+		errors.Is(err, guard.ErrUnknownServer), errors.Is(err, guard.ErrNothingToApprove),
+		errors.Is(err, guard.ErrQuarantined), errors.Is(err, guard.ErrNotQuarantined),
+		errors.Is(err, guard.ErrFingerprintMismatch):
+		return exitErr(exitUsage, err)
+	}
+	return exitErr(exitInternal, err)
+}
+
+func oneServer(c *cli.Context) (string, error) {
+	if c.NArg() < 1 {
+		return "", usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
+	}
+	s := c.Args().First()
+	if err := guard.ValidServerName(s); err != nil {
+		return "", exitErr(exitUsage, err)
+	}
+	return s, nil
+}
+
+// guardStatusRow is one server in `guard status --json`.
+type guardStatusRow struct {
+	Server      string     `json:"server"`
+	Status      string     `json:"status"`
+	Serves      bool       `json:"serves"`
+	Baseline    string     `json:"baseline,omitempty"`
+	LastSeen    string     `json:"last_seen,omitempty"`
+	Tools       int        `json:"tools"`
+	DriftAt     *time.Time `json:"drift_at,omitempty"`
+	ApprovedBy  string     `json:"approved_by,omitempty"`
+	ApprovedAt  *time.Time `json:"approved_at,omitempty"`
+	Explanation string     `json:"explanation,omitempty"`
+}
+
+func statusRow(r *guard.Record) guardStatusRow {
+	row := guardStatusRow{Server: r.Server, Status: r.Status.String(), Serves: r.Serves(), DriftAt: r.DriftAt,
+		ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt}
+	if r.Baseline != nil {
+		row.Baseline, row.Tools = r.Baseline.Fingerprint, len(r.Baseline.Tools)
+	}
+	if r.LastSeen != nil {
+		row.LastSeen = r.LastSeen.Fingerprint
+		if r.Baseline == nil {
+			row.Tools = len(r.LastSeen.Tools)
+		}
+	}
+	if !row.Serves {
+		row.Explanation = guard.Explain(r.Server, r)
+	}
+	return row
+}
+
+func guardStatus(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	var recs []guard.Record
+	if c.NArg() > 0 {
+		s, err := oneServer(c)
+		if err != nil {
+			return err
+		}
+		r, err := st.Get(s)
+		if err != nil {
+			return storeErr(err)
+		}
+		if r == nil {
+			return exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, s, st.Dir()))
+		}
+		recs = []guard.Record{*r}
+	} else if recs, err = st.List(); err != nil {
+		return storeErr(err)
+	}
+	rows := make([]guardStatusRow, len(recs))
+	held := false
+	for i := range recs {
+		rows[i] = statusRow(&recs[i])
+		held = held || !rows[i].Serves
+	}
+	if c.Bool("json") {
+		if err := writeJSON(c.App.Writer, map[string]any{"servers": rows}); err != nil {
+			return err
+		}
+	} else if err := renderGuardStatus(c.App.Writer, rows); err != nil {
+		return err
+	}
+	if held {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
+}
+
+func shortFP(fp string) string {
+	fp = strings.TrimPrefix(fp, "sha256:")
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	if fp == "" {
+		return "-"
+	}
+	return fp
+}
+
+func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "No servers pinned yet.")
+		return nil
+	}
+	p := newPainter(w)
+	t := newTable(w, "server", "status", "tools", "baseline", "last seen", "drift at")
+	for _, r := range rows {
+		status := r.Status
+		switch {
+		case r.Serves:
+			status = p.paint(status, color.FgGreen)
+		default:
+			status = p.paint(status, color.FgRed, color.Bold)
+		}
+		drifted := "-"
+		if r.DriftAt != nil {
+			drifted = r.DriftAt.UTC().Format(time.RFC3339)
+		}
+		if err := t.Append(r.Server, status, fmt.Sprint(r.Tools), shortFP(r.Baseline), shortFP(r.LastSeen), drifted); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	for _, r := range rows {
+		if r.Explanation != "" {
+			fmt.Fprintln(w, r.Explanation)
+		}
+	}
+	return nil
+}
+
+// guardDiffReport is `guard diff --json`.
+type guardDiffReport struct {
+	Server   string         `json:"server"`
+	Status   string         `json:"status"`
+	Against  string         `json:"against"` // "last-seen" or "live"
+	Baseline string         `json:"baseline,omitempty"`
+	Current  string         `json:"current"`
+	Changes  []drift.Change `json:"changes"`
+}
+
+func guardDiff(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	server, err := oneServer(c)
+	if err != nil {
+		return err
+	}
+	r, err := st.Get(server)
+	if err != nil {
+		return storeErr(err)
+	}
+	if r == nil {
+		return exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, server, st.Dir()))
+	}
+	rep := guardDiffReport{Server: server, Status: r.Status.String(), Against: "last-seen"}
+	var cur []drift.Tool
+	if c.String("url") != "" || c.NArg() > 1 {
+		// The target's argv is everything after SERVER.
+		cfg, err := guardTargetConfig(c)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+		defer cancel()
+		obs, err := drift.Observe(ctx, cfg)
+		if err != nil {
+			return exitErr(exitUnreachable, err)
+		}
+		if obs.Capped {
+			return exitErr(exitUnreachable, errors.New("guard diff: the live tools/list stopped before its end (page cap); the live set is incomplete"))
+		}
+		cur, rep.Against = obs.Tools, "live"
+	} else {
+		if r.LastSeen == nil {
+			return exitErr(exitUsage, fmt.Errorf("%w: %q", guard.ErrNothingToApprove, server))
+		}
+		if cur, err = r.LastSeen.Parse(); err != nil {
+			return storeErr(fmt.Errorf("%w: last-seen set: %w", guard.ErrCorrupt, err))
+		}
+	}
+	rep.Current = drift.Fingerprint(cur)
+	var base []drift.Tool
+	if r.Baseline != nil {
+		rep.Baseline = r.Baseline.Fingerprint
+		if base, err = r.Baseline.Parse(); err != nil {
+			return storeErr(fmt.Errorf("%w: baseline: %w", guard.ErrCorrupt, err))
+		}
+	}
+	rep.Changes = drift.Diff(base, cur)
+	if rep.Changes == nil {
+		rep.Changes = []drift.Change{}
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		if err := writeJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		base := "none (no approved baseline)"
+		if rep.Baseline != "" {
+			base = rep.Baseline
+		}
+		fmt.Fprintf(w, "server %s: %s\napproved: %s\n%-9s %s\n", server, rep.Status, base, rep.Against+":", rep.Current)
+		if len(rep.Changes) == 0 {
+			fmt.Fprintln(w, "No differences: the sets are the same.")
+		} else {
+			tb := newTable(w, "tool", "change", "severity", "message")
+			p := newPainter(w)
+			for _, ch := range rep.Changes {
+				msg := ch.Message
+				if ch.Pointer != "" && !strings.Contains(msg, ch.Pointer) {
+					msg = ch.Pointer + ": " + msg
+				}
+				if err := tb.Append(ch.Tool, string(ch.Kind), p.severity(ch.Severity), msg); err != nil {
+					return exitErr(exitInternal, err)
+				}
+			}
+			if err := tb.Render(); err != nil {
+				return exitErr(exitInternal, err)
+			}
+			fmt.Fprintf(w, "%d change(s). To accept them: mcpdrill guard approve %s --fingerprint %s\n", len(rep.Changes), server, rep.Current)
+		}
+	}
+	if len(rep.Changes) > 0 {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
+}
+
+func guardApprove(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	server, err := oneServer(c)
+	if err != nil {
+		return err
+	}
+	r, ev, err := st.Approve(server, c.String("fingerprint"), guardActor(c), time.Now().UTC())
+	if err != nil {
+		return storeErr(err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %s → %s (baseline %s, %d tools)\n", server, ev.From, r.Status, r.Baseline.Fingerprint, len(r.Baseline.Tools))
+	return nil
+}
+
+func guardQuarantine(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	server, err := oneServer(c)
+	if err != nil {
+		return err
+	}
+	r, ev, err := st.Quarantine(server, c.String("note"), guardActor(c), time.Now().UTC())
+	if err != nil {
+		return storeErr(err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %s → %s\n", server, ev.From, r.Status)
+	return nil
+}
+
+func guardRelease(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	server, err := oneServer(c)
+	if err != nil {
+		return err
+	}
+	r, ev, err := st.Release(server, guardActor(c), time.Now().UTC())
+	if err != nil {
+		return storeErr(err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %s → %s\n", server, ev.From, r.Status)
+	if !r.Serves() {
+		fmt.Fprintln(c.App.Writer, guard.Explain(server, r))
+	}
+	return nil
+}
+
+func guardAudit(c *cli.Context) error {
+	st, err := openGuardStore(c)
+	if err != nil {
+		return err
+	}
+	server := ""
+	if c.NArg() > 0 {
+		if server, err = oneServer(c); err != nil {
+			return err
+		}
+	}
+	evs, err := st.Audit(server)
+	if err != nil {
+		return storeErr(err)
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		if evs == nil {
+			evs = []guard.Event{}
+		}
+		return writeJSON(w, map[string]any{"events": evs})
+	}
+	if len(evs) == 0 {
+		fmt.Fprintf(w, "No audit events in %s.\n", filepath.Join(st.Dir(), guard.AuditFile))
+		return nil
+	}
+	t := newTable(w, "time", "actor", "server", "action", "status", "old", "new")
+	for _, e := range evs {
+		if err := t.Append(e.Time.UTC().Format(time.RFC3339), e.Actor, e.Server, string(e.Action),
+			e.From+" → "+e.To, shortFP(e.OldFingerprint), shortFP(e.NewFingerprint)); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	return t.Render()
+}
+
+// guardTargetConfig is targetConfig for `guard diff SERVER [-- CMD...]`,
+// whose first argument is the server id, not the command.
+func guardTargetConfig(c *cli.Context) (mcp.Config, error) {
+	if c.NArg() > 1 {
+		if c.String("url") != "" {
+			return mcp.Config{}, usageErr("give either --url or a server command after --, not both")
+		}
+		cfg, err := targetConfig(c)
+		cfg.Command = c.Args().Tail()
+		return cfg, err
+	}
+	cfg := mcp.Config{
+		URL: c.String("url"), Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
+		MaxListPages: c.Int("max-list-pages"), MaxFrame: c.Int("max-frame"),
+		ClientName: "mcpdrill", ClientVersion: version,
+	}
+	if cfg.Protocol != "" && !validRevision(cfg.Protocol) {
+		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
+	}
+	if cfg.RequestTimeout <= 0 || cfg.MaxListPages <= 0 || cfg.MaxFrame <= 0 {
+		return cfg, usageErr("--timeout, --max-list-pages and --max-frame must be positive")
+	}
+	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
+	if err != nil {
+		return cfg, exitErr(exitUsage, err)
+	}
+	cfg.Headers = h
+	return cfg, nil
+}

@@ -9,10 +9,13 @@ import (
 // Aggregates summarise the rows. Only scanned rows count towards the
 // figures; failed and skipped rows are counted, never dropped.
 type Aggregates struct {
-	Servers  int            `json:"servers"`
-	Scanned  int            `json:"scanned"`
-	Failed   int            `json:"failed"`
-	Skipped  int            `json:"skipped"`
+	Servers int `json:"servers"`
+	Scanned int `json:"scanned"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	// Variants counts scanned rows marked variant_of, which the tool- and
+	// server-weighted figures leave out (probe tallies keep them).
+	Variants int            `json:"variants"`
 	Failures map[string]int `json:"failures"`
 	// Transports and Revisions count scanned rows by negotiated transport
 	// and protocol revision; SDKs count every row by its declared SDK.
@@ -154,6 +157,32 @@ func Aggregate(rows []Row) Aggregates {
 			a.Transports[r.Protocol.Transport]++
 			a.Revisions[r.Protocol.Revision]++
 		}
+		// Probe tallies include transport variants; the weighted figures
+		// below do not, so that a package served twice counts once.
+		ran, handled, conformant := 0, 0, 0
+		for _, p := range r.Probes {
+			t := a.Probes[p.Name]
+			if t.Verdicts == nil {
+				t.Verdicts = map[string]int{}
+			}
+			t.Verdicts[string(p.Verdict)]++
+			if p.Verdict != scan.VerdictSkipped {
+				t.Ran++
+				ran++
+				if p.Conformant {
+					t.Conformant++
+					conformant++
+				}
+				if p.Verdict.Handled() {
+					handled++
+				}
+			}
+			a.Probes[p.Name] = t
+		}
+		if r.VariantOf != "" {
+			a.Variants++
+			continue
+		}
 		var none, vac, enf, inv int
 		for _, t := range r.Tools {
 			switch t.OutputContract {
@@ -178,26 +207,6 @@ func Aggregate(rows []Row) Aggregates {
 		tw.Enforceable += enf
 		tw.Invalid += inv
 
-		ran, handled, conformant := 0, 0, 0
-		for _, p := range r.Probes {
-			t := a.Probes[p.Name]
-			if t.Verdicts == nil {
-				t.Verdicts = map[string]int{}
-			}
-			t.Verdicts[string(p.Verdict)]++
-			if p.Verdict != scan.VerdictSkipped {
-				t.Ran++
-				ran++
-				if p.Conformant {
-					t.Conformant++
-					conformant++
-				}
-				if p.Verdict.Handled() {
-					handled++
-				}
-			}
-			a.Probes[p.Name] = t
-		}
 		if ran > 0 {
 			sw.ErrorsMeasured++
 			if handled == ran {

@@ -87,6 +87,9 @@ func Markdown(w io.Writer, r *Results) error {
 		fmt.Fprintf(&b, "**This is shard %d/%d only**; merge the shards with `mcpdrill study merge`.\n\n", r.Shard.Index, r.Shard.Count)
 	}
 
+	if a.Variants > 0 {
+		fmt.Fprintf(&b, "%d scanned rows are transport variants of another row (`variant_of`): they are listed and their probes tallied, but they are left out of the weighted figures.\n\n", a.Variants)
+	}
 	b.WriteString("## Output contracts\n\n")
 	b.WriteString("Tool-weighted pools every tool of every scanned server; server-weighted is the mean of each server's shares (servers with at least one tool).\n\n")
 	fmt.Fprintf(&b, "| tier | tool-weighted (%d tools) | server-weighted (%d servers) |\n|---|---|---|\n", tw.Tools, sw.Servers)

@@ -111,6 +111,8 @@ type Row struct {
 	Name    string `json:"name"`
 	Package string `json:"package,omitempty"`
 	SDK     string `json:"sdk,omitempty"`
+	// VariantOf is copied from servers.json.
+	VariantOf string `json:"variant_of,omitempty"`
 	// Transport is what servers.json declares: stdio or http.
 	Transport string `json:"transport"`
 	// Command (stdio) or Launch (http) is the argv as written in
@@ -265,7 +267,7 @@ func failedRow(row Row, kind, reason string) Row {
 
 // identity fills the fields of a row that come from servers.json alone.
 func identity(e Entry) Row {
-	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, Transport: e.Transport(), URL: e.URL}
+	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, VariantOf: e.VariantOf, Transport: e.Transport(), URL: e.URL}
 	if e.Command != "" {
 		row.Command = append([]string{e.Command}, e.Args...)
 	}

@@ -153,6 +153,7 @@ const fakeSpec = `{"mcpServers": {
   "broken":  {"command": "fake", "args": ["fail=error"]},
   "needs":   {"command": "fake", "args": ["--key", "${STUDY_MISSING_VAR}"]},
   "off":     {"command": "fake", "disabled": true},
+  "zeta-again": {"command": "fake", "args": ["enf=1", "vac=1"], "variant_of": "zeta"},
   "remote":  {"url": "https://mcp.example.test/mcp", "headers": {"Authorization": "Bearer ${STUDY_TEST_TOKEN}"}, "args": [], "command": ""}
 }}`
 
@@ -199,7 +200,7 @@ func TestRunKeepsEveryServerSortedAndBounded(t *testing.T) {
 	for _, r := range res.Servers {
 		names = append(names, r.Name)
 	}
-	want := []string{"alpha", "broken", "down", "mid", "needs", "off", "old", "partial", "remote", "zeta"}
+	want := []string{"alpha", "broken", "down", "mid", "needs", "off", "old", "partial", "remote", "zeta", "zeta-again"}
 	// "remote" has an empty command and a URL.
 	if !slices.Equal(names, want) {
 		t.Fatalf("rows = %v, want %v", names, want)
@@ -224,6 +225,12 @@ func TestRunKeepsEveryServerSortedAndBounded(t *testing.T) {
 	}
 	if byName["old"].Failure != FailRefused {
 		t.Errorf("old: failure %q", byName["old"].Failure)
+	}
+	if res.Aggregates.Variants != 1 || res.Aggregates.ServerWeighted.Servers != 3 || res.Aggregates.ToolWeighted.Tools != 16 {
+		t.Errorf("variant not left out of the weighted figures: %+v", res.Aggregates)
+	}
+	if got := res.Aggregates.Probes["unknown_method"].Ran; got != 4 {
+		t.Errorf("probe tally %d, want 4 (variants included)", got)
 	}
 	if got := byName["mid"].EnvNames; !slices.Equal(got, []string{"TOKEN"}) {
 		t.Errorf("mid env names %v", got)

@@ -55,6 +55,11 @@ type Entry struct {
 	SDK string `json:"sdk,omitempty"`
 	// Protocol forces one protocol revision for this server.
 	Protocol string `json:"protocol,omitempty"`
+	// VariantOf names another entry this one duplicates over another
+	// transport (the same package served over HTTP, say). Variants are
+	// scanned and listed, but left out of the tool- and server-weighted
+	// figures so that one package is not counted twice.
+	VariantOf string `json:"variant_of,omitempty"`
 	// Launch starts a local process that serves URL; ${PORT} in URL and in
 	// the launch command, arguments and environment is a free loopback port.
 	Launch *Launch `json:"launch,omitempty"`

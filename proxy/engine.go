@@ -29,6 +29,8 @@ type Config struct {
 	Recorder Recorder
 	// OnToolsList, when set, intercepts tools/list responses.
 	OnToolsList ToolsListHook
+	// Guard, when set, pins the server's tool set (guard mode, guard.go).
+	Guard *Guard
 	// MaxFrame caps one frame (0: jsonrpc.DefaultMaxFrame). Longer frames
 	// are relayed as they are, unexamined.
 	MaxFrame int
@@ -63,7 +65,9 @@ func newEngine(cfg Config) *engine {
 }
 
 // passive reports whether the engine never changes or inspects traffic.
-func (e *engine) passive() bool { return e.dec.Empty() && e.cfg.OnToolsList == nil }
+func (e *engine) passive() bool {
+	return e.dec.Empty() && e.cfg.OnToolsList == nil && e.cfg.Guard == nil
+}
 
 func other(d faults.Direction) faults.Direction {
 	if d == faults.ToServer {
@@ -106,7 +110,17 @@ func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults
 	}
 	var hooked []byte
 	var hookErr error
-	if e.cfg.OnToolsList != nil && dir == faults.ToClient && f.Method == "tools/list" && (f.Kind == faults.KindResponse) {
+	if g := e.cfg.Guard; g != nil && err == nil {
+		out, a, done := g.frame(&f)
+		if done { // answered or swallowed by the guard: no fault applies
+			e.mu[dir].Unlock()
+			return f, a
+		}
+		if out != nil {
+			hooked, f.Raw = out, out
+		}
+	}
+	if hooked == nil && e.cfg.OnToolsList != nil && dir == faults.ToClient && f.Method == "tools/list" && (f.Kind == faults.KindResponse) {
 		hooked, hookErr = e.cfg.OnToolsList(raw)
 		if hookErr != nil {
 			hooked, _ = jsonrpc.NewErrorResponse(json.RawMessage(f.ID), &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: hookErr.Error()})

@@ -56,6 +56,9 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	for _, a := range o.AllowOrigins {
 		h.allow[strings.TrimRight(a, "/")] = true
 	}
+	if o.Guard != nil {
+		o.Guard.bindHTTP(h)
+	}
 	if h.client == nil {
 		h.client = &http.Client{Transport: &http.Transport{
 			Proxy:               nil,
@@ -133,6 +136,9 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send := body
 	var slow *faults.Action
 	if r.Method == http.MethodPost && len(bytes.TrimSpace(body)) > 0 {
+		if g := h.eng.cfg.Guard; g != nil {
+			g.noteHTTP(r, h.target(r).String())
+		}
 		f, a := h.eng.process(faults.ToServer, bytes.TrimSpace(body))
 		if a.Reply != nil {
 			writeJSONBody(w, a.Reply)

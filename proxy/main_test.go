@@ -34,7 +34,8 @@ func runRole(role string) int {
 	ctx := context.Background()
 	switch role {
 	case "testbed":
-		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1}, os.Stdin, os.Stdout, os.Stderr)
+		driftAfter, _ := strconv.Atoi(os.Getenv("MCPDRILL_DRIFT_AFTER")) // guard tests
+		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1, DriftAfter: driftAfter}, os.Stdin, os.Stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

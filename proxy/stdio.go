@@ -87,6 +87,9 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	if c, ok := o.Stdout.(io.Closer); ok {
 		s.client.c = c
 	}
+	if o.Guard != nil {
+		o.Guard.bindStdio(s.server, s.client)
+	}
 	exited := make(chan struct{})
 	var waitErr error
 	go func() {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fatih/color"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
 // guardDirEnv names the store directory when --dir is not given.
@@ -305,11 +307,11 @@ func guardDiff(c *cli.Context) error {
 			return err
 		}
 	} else {
-		base := "none (no approved baseline)"
+		approved := "none (no approved baseline)"
 		if rep.Baseline != "" {
-			base = rep.Baseline
+			approved = rep.Baseline
 		}
-		fmt.Fprintf(w, "server %s: %s\napproved: %s\n%-9s %s\n", server, rep.Status, base, rep.Against+":", rep.Current)
+		fmt.Fprintf(w, "server %s: %s\napproved: %s\n%-9s %s\n", server, rep.Status, approved, rep.Against+":", rep.Current)
 		if len(rep.Changes) == 0 {
 			fmt.Fprintln(w, "No differences: the sets are the same.")
 		} else {
@@ -327,6 +329,7 @@ func guardDiff(c *cli.Context) error {
 			if err := tb.Render(); err != nil {
 				return exitErr(exitInternal, err)
 			}
+			printDescriptionChanges(w, base, cur, rep.Changes)
 			fmt.Fprintf(w, "%d change(s). To accept them: mcpdrill guard approve %s --fingerprint %s\n", len(rep.Changes), server, rep.Current)
 		}
 	}
@@ -454,4 +457,86 @@ func guardTargetConfig(c *cli.Context) (mcp.Config, error) {
 	}
 	cfg.Headers = h
 	return cfg, nil
+}
+
+// wrapGuardFlags are wrap's guard-mode flags.
+func wrapGuardFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "guard", Usage: "guard mode: pin the server's tool set in store `DIR` and fail closed on drift (see `mcpdrill guard`)"},
+		&cli.StringFlag{Name: "posture", Value: string(guard.PostureDiscovery), Usage: "guard: first contact `discovery` (trust on first use) or `strict` (pending until approved)"},
+		&cli.DurationFlag{Name: "recheck", Usage: "guard: also re-list the server's tools every `D` (0: only on list_changed, client listings and before the first call)"},
+		&cli.StringFlag{Name: "server-id", Usage: "guard: the server's `NAME` in the store (default: derived from the command or upstream URL)"},
+	}
+}
+
+// wrapGuard builds the guard for `wrap --guard`; nil without --guard.
+func wrapGuard(c *cli.Context) (*proxy.Guard, error) {
+	if !c.IsSet("guard") {
+		for _, f := range []string{"posture", "recheck", "server-id"} {
+			if c.IsSet(f) {
+				return nil, usageErr("wrap: --%s needs --guard DIR", f)
+			}
+		}
+		return nil, nil
+	}
+	posture, err := guard.ParsePosture(c.String("posture"))
+	if err != nil {
+		return nil, usageErr("--posture: %v", err)
+	}
+	if c.Duration("recheck") < 0 {
+		return nil, usageErr("--recheck must not be negative")
+	}
+	st, err := guard.Open(c.String("guard"))
+	if err != nil {
+		return nil, usageErr("--guard: %v", err)
+	}
+	id := c.String("server-id")
+	if id == "" {
+		if u := c.String("upstream"); u != "" {
+			id = guard.ServerID(u)
+		} else {
+			id = guard.ServerID(c.Args().Slice()...)
+		}
+	}
+	if err := guard.ValidServerName(id); err != nil {
+		return nil, usageErr("--server-id: %v", err)
+	}
+	// A corrupt record is refused up front, not discovered mid-session.
+	if _, err := st.Get(id); err != nil {
+		return nil, storeErr(err)
+	}
+	errw := c.App.ErrWriter
+	var mu sync.Mutex
+	g, err := proxy.NewGuard(proxy.GuardOptions{
+		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"),
+		Logf: func(format string, a ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(errw, "mcpdrill wrap: "+format+"\n", a...)
+		},
+	})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	fmt.Fprintf(errw, "mcpdrill wrap: guard on, server %q, posture %s, store %s\n", id, posture, st.Dir())
+	return g, nil
+}
+
+// printDescriptionChanges shows the old and new text of every changed tool
+// description: the reviewer must read what the model would be told.
+func printDescriptionChanges(w io.Writer, base, cur []drift.Tool, cs []drift.Change) {
+	desc := func(ts []drift.Tool, name string) string {
+		for _, t := range ts {
+			if t.Name == name {
+				return t.Description
+			}
+		}
+		return ""
+	}
+	for _, ch := range cs {
+		if ch.Pointer != "/description" {
+			continue
+		}
+		fmt.Fprintf(w, "%s description:\n  - %q\n  + %q\n", ch.Tool, desc(base, ch.Tool), desc(cur, ch.Tool))
+	}
 }

@@ -30,7 +30,7 @@ func init() {
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
 			"traffic give the same faults on the same messages; --log records each one as a JSON line.\n" +
 			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "probability each fault fires on a matching message, in [0,1]"},
 			&cli.StringFlag{Name: "only", Usage: "comma-separated method `GLOBS` to target (a response matches its request's method)"},
@@ -44,7 +44,7 @@ func init() {
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
 			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined (default 64 MiB)"},
-		},
+		}, wrapGuardFlags()...),
 		Action: runWrap,
 	})
 }
@@ -71,6 +71,11 @@ func runWrap(c *cli.Context) error {
 				fmt.Fprintln(c.App.ErrWriter, "mcpdrill wrap: event log:", err)
 			}
 		}()
+	}
+	if cfg.Guard, err = wrapGuard(c); err != nil {
+		return err
+	} else if cfg.Guard != nil {
+		defer cfg.Guard.Close()
 	}
 	ctx, stop := context.WithCancel(c.Context)
 	defer stop()

@@ -15,7 +15,7 @@ export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
 export MCPDRILL_NPM_FILESYSTEM  := $(NPM_BIN)/mcp-server-filesystem
 export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
-.PHONY: all build test test-short bench fuzz lint demo npm clean
+.PHONY: all build test test-short bench fuzz lint demo npm conformance clean
 
 all: build
 
@@ -50,6 +50,11 @@ fuzz:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# The official MCP conformance suite (Node 22 from npm) against the Go SDK's
+# everything-server, direct and through `mcpdrill wrap`: the scores must match.
+conformance:
+	scripts/conformance.sh
 
 demo: build
 	@echo "mcpdrill scan of the built-in testbed (profile $(DEMO_PROFILE)), over stdio:"

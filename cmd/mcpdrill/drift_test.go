@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,20 +16,8 @@ import (
 // runDriftCLI runs the CLI in-process and returns the exit code and stdout.
 func runDriftCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	app := newApp()
-	var out, errOut bytes.Buffer
-	app.Writer, app.ErrWriter = &out, &errOut
-	err := app.Run(append([]string{"mcpdrill"}, args...))
-	code := exitOK
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		} else {
-			code = exitUsage
-		}
-	}
-	return code, out.String()
+	code, out, _ := runCLI(t, args...)
+	return code, out
 }
 
 func driftTestbed(t *testing.T, version string, seed uint64) string {

@@ -64,6 +64,9 @@ func newApp() *cli.App {
 		Commands:              commands,
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitCodesHelp + "\n",
 		ExitErrHandler:        func(*cli.Context, error) {},
+		// Header and environment values may contain commas: a repeated flag
+		// is the only list separator.
+		DisableSliceFlagSeparator: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitErr(exitUsage, err)
 		},

@@ -156,8 +156,22 @@ func (s *scanner) probes(ctx context.Context) {
 			grade: wantCode(jsonrpc.CodeInvalidRequest, httpTransport), send: raw(`{"jsonrpc":"2.0","id":"mcpdrill-invalid","params":{}}`)},
 	)
 	if modern {
-		exps = append(exps, expectation{name: "missing_meta", rule: RuleErrMissingMeta, want: "jsonrpc_error -32602",
-			grade: wantCode(jsonrpc.CodeInvalidParams, httpTransport), send: raw(`{"jsonrpc":"2.0","id":"mcpdrill-nometa","method":"tools/list","params":{}}`)})
+		e := expectation{name: "missing_meta", rule: RuleErrMissingMeta, want: "jsonrpc_error -32602",
+			grade: wantCode(jsonrpc.CodeInvalidParams, httpTransport), send: raw(`{"jsonrpc":"2.0","id":"mcpdrill-nometa","method":"tools/list","params":{}}`)}
+		if s.dualEra() {
+			// A dual-era server may read a request without _meta as a
+			// legacy one (the spec lets it pick per request): serving it is
+			// conformant too.
+			e.want = "jsonrpc_error -32602, or served as legacy (dual-era server)"
+			strict := e.grade
+			e.grade = func(o outcome) (bool, bool) {
+				if o.verdict == VerdictAccepted {
+					return true, false
+				}
+				return strict(o)
+			}
+		}
+		exps = append(exps, e)
 	}
 	if httpTransport {
 		for i := range exps {
@@ -169,6 +183,16 @@ func (s *scanner) probes(ctx context.Context) {
 	for _, e := range exps {
 		s.rep.Probes = append(s.rep.Probes, s.runProbe(ctx, e))
 	}
+}
+
+// dualEra reports whether the server listed legacy revisions beside modern ones.
+func (s *scanner) dualEra() bool {
+	for _, v := range s.sess.SupportedVersions {
+		if !mcp.IsModern(v) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {

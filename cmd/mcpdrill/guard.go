@@ -113,6 +113,12 @@ func oneServer(c *cli.Context) (string, error) {
 		return "", usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
 	}
 	s := c.Args().First()
+	if c.NArg() > 1 && c.Command.Name != "diff" {
+		return "", usageErr("%s: unexpected %q after SERVER (flags go before SERVER)", c.Command.Name, c.Args().Get(1))
+	}
+	if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
+		return "", usageErr("%s: unexpected %q after SERVER (flags go before SERVER; a server command goes after --)", c.Command.Name, c.Args().Get(1))
+	}
 	if err := guard.ValidServerName(s); err != nil {
 		return "", exitErr(exitUsage, err)
 	}
@@ -330,7 +336,7 @@ func guardDiff(c *cli.Context) error {
 				return exitErr(exitInternal, err)
 			}
 			printDescriptionChanges(w, base, cur, rep.Changes)
-			fmt.Fprintf(w, "%d change(s). To accept them: mcpdrill guard approve %s --fingerprint %s\n", len(rep.Changes), server, rep.Current)
+			fmt.Fprintf(w, "%d change(s). To accept them: mcpdrill guard approve --fingerprint %s %s\n", len(rep.Changes), rep.Current, server)
 		}
 	}
 	if len(rep.Changes) > 0 {

@@ -8,6 +8,7 @@ NPM_BIN   := $(CURDIR)/$(NPM_DIR)/node_modules/.bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 DEMO_PROFILE ?= vacuous
+STUDY_DIR := studies/pilot
 FUZZTIME  ?= 20s
 
 # Real npm MCP servers (pinned in testdata/npm/package-lock.json) for integration tests.
@@ -15,7 +16,7 @@ export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
 export MCPDRILL_NPM_FILESYSTEM  := $(NPM_BIN)/mcp-server-filesystem
 export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
-.PHONY: all build test test-short bench fuzz lint demo npm conformance clean
+.PHONY: all build test test-short bench fuzz lint demo npm conformance study screenshot clean
 
 all: build
 
@@ -55,6 +56,20 @@ lint:
 # everything-server, direct and through `mcpdrill wrap`: the scores must match.
 conformance:
 	scripts/conformance.sh
+
+# Reproduces studies/pilot/results.json (identical outside meta) from pinned servers.
+study: build
+	$(STUDY_DIR)/install.sh
+	./$(BIN) study run $(STUDY_DIR)/servers.json -o $(STUDY_DIR)/results.json -j 4 --timeout 90s --request-timeout 5s
+	./$(BIN) study report $(STUDY_DIR)/results.json -o $(STUDY_DIR)
+
+# Renders the pilot scoreboard in headless Chromium to out/study/scoreboard.png (not committed).
+screenshot: build
+	@mkdir -p out/study
+	./$(BIN) study report $(STUDY_DIR)/results.json -o out/study
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir=$$(mktemp -d) --window-size=1400,2400 \
+		--screenshot=$(CURDIR)/out/study/scoreboard.png file://$(CURDIR)/out/study/index.html
 
 demo: build
 	@echo "mcpdrill scan of the built-in testbed (profile $(DEMO_PROFILE)), over stdio:"

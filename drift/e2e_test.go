@@ -3,10 +3,10 @@ package drift
 import (
 	"context"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -170,16 +170,12 @@ func TestEndToEndRefused(t *testing.T) {
 	}
 }
 
-// A real npm server compared with an edited manifest of itself. The lead
-// wires the server command through MCPDRILL_NPM_MEMORY (a shell-split
-// command line).
+// A real npm server (the pinned server-memory, located by internal/testutil)
+// compared with an edited manifest of itself.
 func TestEndToEndNPMMemory(t *testing.T) {
-	cmdline := os.Getenv("MCPDRILL_NPM_MEMORY")
-	if cmdline == "" {
-		t.Skip("MCPDRILL_NPM_MEMORY not set")
-	}
 	ctx := testCtx(t)
-	cfg := mcp.Config{Command: strings.Fields(cmdline), RequestTimeout: 20 * time.Second}
+	cfg := mcp.Config{Command: testutil.NPMServer(t, "MCPDRILL_NPM_MEMORY"), RequestTimeout: 20 * time.Second,
+		Env: []string{"MEMORY_FILE_PATH=" + t.TempDir() + "/memory.jsonl"}}
 	obs, err := Observe(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,8 @@
 package proxy
 
 import (
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
@@ -35,13 +35,10 @@ func TestSDKServerThroughProxy(t *testing.T) {
 }
 
 // TestNPMEverythingThroughProxy runs the pinned npm server-everything
-// (command in MCPDRILL_NPM_EVERYTHING, e.g. "node /path/to/dist/index.js
-// stdio") directly and through the proxy; CI sets it, elsewhere it skips.
+// (testdata/npm, located by internal/testutil) directly and through the
+// proxy; it skips where the npm servers are not installed, and fails in CI.
 func TestNPMEverythingThroughProxy(t *testing.T) {
-	cmd := os.Getenv("MCPDRILL_NPM_EVERYTHING")
-	if cmd == "" {
-		t.Skip("MCPDRILL_NPM_EVERYTHING not set")
-	}
+	cmd := strings.Join(testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING"), " ")
 	argv, _ := self("proxy")
 	direct := clientSession(t, strings.Fields(cmd), nil)
 	proxied := clientSession(t, argv, []string{roleEnv + "=proxy", "MCPDRILL_CHILD_CMD=" + cmd})

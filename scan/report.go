@@ -5,6 +5,7 @@
 package scan
 
 import (
+	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -24,6 +25,12 @@ type Report struct {
 	Conformance   []Check          `json:"conformance"`
 	Scores        Scores           `json:"scores"`
 	Findings      []report.Finding `json:"findings"`
+	// AuthPosture is what the run established about who the server talks
+	// to; recorded on every HTTP run, absent on stdio.
+	AuthPosture *target.Posture `json:"auth_posture,omitempty"`
+	// Invocation is the opt-in tool invocation: its plan, and its results
+	// when executed; absent unless tools were named.
+	Invocation *Invocation `json:"invocation,omitempty"`
 	// Established is false when the scan could not complete its inventory
 	// (no connection, refused revision); the findings say why.
 	Established bool `json:"established"`

@@ -46,6 +46,10 @@ const (
 
 // Catalogue documents every rule the scanner can emit.
 func Catalogue() report.Catalogue {
+	return append(append(baseRules(), authRules()...), invokeRules()...)
+}
+
+func baseRules() report.Catalogue {
 	return report.Catalogue{
 		rule(RuleToolName, report.SeverityWarn, "Tool name breaks the naming rules",
 			"Tool names should be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (2025-11-25 and later). Other characters break clients that key tools by name or mirror them in headers."),

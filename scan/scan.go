@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/target"
+	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -24,6 +26,20 @@ type Options struct {
 	ToolVersion string
 	// Now is the clock for Meta (default time.Now); tests pin it.
 	Now func() time.Time
+	// TargetClass overrides the target classification ("" derives it
+	// from the URL; a stdio server is local).
+	TargetClass target.Class
+	// SkipAuthProbe turns off the anonymous tools/list sent with the
+	// configured headers stripped (HTTP targets with --header only).
+	SkipAuthProbe bool
+	// SkipOriginCheck turns off the foreign-Origin handshake (HTTP only).
+	SkipOriginCheck bool
+	// Invoke configures the opt-in tool invocation (see InvokeOptions).
+	Invoke InvokeOptions
+	// Tracer records one span per MCP call over HTTP and stamps findings
+	// with the ids of the call that established them; nil records nothing.
+	// The caller flushes it after Run.
+	Tracer *telemetry.Tracer
 }
 
 // Run scans the server cfg points at. It returns an error only for
@@ -39,6 +55,12 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 	start := o.Now()
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
+	if o.Tracer != nil && cfg.URL != "" {
+		cfg.HTTPClient = o.Tracer.Client(cfg.HTTPClient)
+		var end func()
+		ctx, end = o.Tracer.Start(ctx, "mcpdrill scan")
+		defer end()
+	}
 
 	s := &scanner{cfg: cfg, opts: o, rep: &Report{
 		SchemaVersion: SchemaVersion,
@@ -49,6 +71,9 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 		Findings:      []report.Finding{},
 		Meta:          Meta{ToolVersion: o.ToolVersion, StartedAt: start.UTC().Format(time.RFC3339)},
 	}}
+	if err := s.planInvocation(); err != nil {
+		return nil, err
+	}
 	s.run(ctx)
 	s.finish()
 	s.rep.Meta.DurationMS = o.Now().Sub(start).Milliseconds()
@@ -66,6 +91,15 @@ type scanner struct {
 	listed bool
 	// noise counts non-JSON stdout lines over every connection of the scan.
 	noise int
+	// mark is the call-log position after which the latest call is the
+	// one a new finding is about; listCalls are the tools/list pages'
+	// calls and toolPage the page each tool was read out of.
+	mark      int
+	listCalls []telemetry.Call
+	toolPage  map[string]int
+	// primary is the call that established the listing outcome.
+	primary telemetry.Call
+	plan    *Invocation
 }
 
 func (s *scanner) find(rule, tool, pointer, msg string) {
@@ -73,7 +107,28 @@ func (s *scanner) find(rule, tool, pointer, msg string) {
 }
 
 func (s *scanner) findSev(rule string, sev report.Severity, tool, pointer, msg string) {
-	s.rep.Findings = append(s.rep.Findings, report.Finding{Rule: rule, Severity: sev, Tool: tool, Pointer: pointer, Message: msg})
+	f := report.Finding{Rule: rule, Severity: sev, Tool: tool, Pointer: pointer, Message: msg}
+	s.callFor(tool).Stamp(&f)
+	s.rep.Findings = append(s.rep.Findings, f)
+}
+
+// callFor names the call a finding about tool was established by: the
+// latest call made since the listing, else the tools/list page the tool was
+// read out of, else the listing's first page (or the call that failed).
+func (s *scanner) callFor(tool string) telemetry.Call {
+	if s.opts.Tracer == nil {
+		return telemetry.Call{}
+	}
+	if calls := s.opts.Tracer.Since(s.mark); len(calls) > 0 {
+		return calls[len(calls)-1]
+	}
+	if i, ok := s.toolPage[tool]; ok && i < len(s.listCalls) {
+		return s.listCalls[i]
+	}
+	if len(s.listCalls) > 0 {
+		return s.listCalls[0]
+	}
+	return s.primary
 }
 
 func (s *scanner) check(id string, st CheckStatus, detail string) {
@@ -81,9 +136,12 @@ func (s *scanner) check(id string, st CheckStatus, detail string) {
 }
 
 func (s *scanner) run(ctx context.Context) {
+	s.mark = s.opts.Tracer.Mark()
 	c, err := mcp.Connect(ctx, s.cfg)
 	if err != nil {
+		s.primary = lastCall(s.opts.Tracer.Since(s.mark), "", false)
 		s.connectFailed(err)
+		s.authPosture(ctx, Primary{Err: err, Call: s.primary})
 		return
 	}
 	s.c = c
@@ -109,8 +167,10 @@ func (s *scanner) run(ctx context.Context) {
 	}
 	s.rep.Target.Transport = string(s.sess.Transport)
 
+	listMark := s.opts.Tracer.Mark()
 	list, err := c.ListTools(ctx)
 	s.list = list
+	s.traceListing(listMark, err)
 	switch {
 	case err != nil:
 		s.find(RuleIncomplete, "", "", "tools/list did not complete ("+errText(err)+"): no tool figures were established")
@@ -130,6 +190,58 @@ func (s *scanner) run(ctx context.Context) {
 	} else {
 		s.check(RuleToolSetStable, CheckNotEstablished, "not run")
 	}
+	s.invoke(ctx)
+	names := make([]string, 0, len(s.list.Tools))
+	for _, t := range s.list.Tools {
+		names = append(names, t.Name)
+	}
+	p := Primary{Listed: err == nil, Tools: names, Err: err, Call: s.primary}
+	s.authPosture(ctx, p)
+}
+
+// traceListing records which calls carried the tools/list pages, and which
+// page each tool was read out of.
+func (s *scanner) traceListing(mark int, err error) {
+	if s.opts.Tracer == nil {
+		return
+	}
+	calls := s.opts.Tracer.Since(mark)
+	for _, c := range calls {
+		if c.Method == "tools/list" {
+			s.listCalls = append(s.listCalls, c)
+		}
+	}
+	s.toolPage = map[string]int{}
+	for i, raw := range s.list.Raw {
+		_, tools, perr := mcp.ParseToolsPage(raw)
+		if perr != nil {
+			continue
+		}
+		for _, t := range tools {
+			if _, seen := s.toolPage[t.Name]; !seen {
+				s.toolPage[t.Name] = i
+			}
+		}
+	}
+	s.primary = lastCall(calls, "tools/list", err == nil)
+	s.mark = s.opts.Tracer.Mark()
+}
+
+// authPosture records the authentication posture of an HTTP target.
+func (s *scanner) authPosture(ctx context.Context, p Primary) {
+	if s.cfg.URL == "" {
+		return
+	}
+	res := ProbeAuth(ctx, s.cfg, AuthOptions{
+		Class:              s.opts.TargetClass,
+		SkipAnonymousProbe: s.opts.SkipAuthProbe,
+		CheckOrigin:        !s.opts.SkipOriginCheck,
+		Revision:           s.sess.Revision,
+		Tracer:             s.opts.Tracer,
+	}, p)
+	s.rep.AuthPosture = res.Posture
+	s.rep.Findings = append(s.rep.Findings, res.Findings...)
+	s.mark = s.opts.Tracer.Mark()
 }
 
 func (s *scanner) connectFailed(err error) {

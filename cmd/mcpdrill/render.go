@@ -10,7 +10,9 @@ import (
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
 
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // useColor is true only for a terminal and only when NO_COLOR is unset.
@@ -104,4 +106,62 @@ func pct(f *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f%%", *f*100)
+}
+
+// renderPosture prints the authentication posture (names only, never values).
+func renderPosture(w io.Writer, p *tgt.Posture) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "auth posture: %s · %s\n", p.Verdict, p.Target)
+	presented := "no credentials configured"
+	if p.AuthorizationPresented {
+		presented = "headers configured: " + strings.Join(p.HeaderNames, ", ")
+	}
+	an := p.Anonymous
+	line := fmt.Sprintf("anonymous request (%s): %s", an.Source, an.Outcome)
+	if an.HTTPStatus != 0 {
+		line += fmt.Sprintf(" (HTTP %d)", an.HTTPStatus)
+	}
+	if an.Tools != nil {
+		line += fmt.Sprintf(", %d tool(s)", *an.Tools)
+	}
+	fmt.Fprintf(w, "  %s · %s\n", presented, line)
+	if ch := p.Challenge; ch != nil {
+		fmt.Fprintf(w, "  challenge: present %v, schemes %s, resource_metadata %v\n", ch.Present, orDash(strings.Join(ch.Schemes, " ")), ch.ResourceMetadata)
+	}
+	if md := p.ResourceMetadata; md != nil {
+		fmt.Fprintf(w, "  protected-resource metadata: found %v %s, %d authorization server(s)\n", md.Found, md.Source, md.AuthorizationServers)
+	}
+	if o := p.Origin; o != nil {
+		fmt.Fprintf(w, "  foreign Origin: %s", o.Outcome)
+		if o.HTTPStatus != 0 {
+			fmt.Fprintf(w, " (HTTP %d)", o.HTTPStatus)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// renderInvocation prints the invocation plan and, when executed, outcomes.
+func renderInvocation(w io.Writer, inv *scan.Invocation) error {
+	if inv == nil {
+		return nil
+	}
+	state := "plan only, nothing sent (add --execute to send)"
+	if inv.Executed {
+		state = "executed"
+	}
+	fmt.Fprintf(w, "tool invocation: %s · seed %d · %s · resolved against %s tools\n", state, inv.Seed, inv.Target, inv.ResolvedAgainst)
+	t := newTable(w, "tool", "arguments", "outcome", "detail")
+	for _, c := range inv.Calls {
+		if err := t.Append(c.Tool, string(c.Arguments), c.Outcome, c.Detail); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	fmt.Fprintln(w)
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +22,18 @@ func init() {
 		ArgsUsage: "[--url URL | -- COMMAND ARGS...]",
 		Description: "Connects to the server (stdio command after --, or --url), lists its tools, assesses each\n" +
 			"outputSchema (does it reject a corrupted but well-typed payload?), sends error probes and checks\n" +
-			"conformance for the negotiated protocol revision. Nothing is called with valid arguments.\n\n" + exitCodesHelp,
-		Flags: append(targetFlags(),
+			"conformance for the negotiated protocol revision. Nothing is called with valid arguments unless\n" +
+			"--invoke-tool NAME --execute asks for it (without --execute the plan is printed and nothing is sent).\n\n" +
+			"Over HTTP it records the authentication posture (auth_posture): whether an anonymous tools/list\n" +
+			"gets the inventory (with --header, one extra tools/list is sent with the headers stripped; header\n" +
+			"values are never printed), the WWW-Authenticate challenge and protected-resource metadata of a\n" +
+			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" + exitCodesHelp,
+		Flags: append(targetFlags(), append(gateFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "write the report as JSON (schema_version " + scan.SchemaVersion + ")"},
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
-		),
+			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
+		)...),
 		Action: scanAction,
 	})
 }
@@ -40,14 +47,27 @@ func scanAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	g, err := gateOptions(c, cfg)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := scan.Run(ctx, cfg, scan.Options{
 		Deadline:             c.Duration("deadline"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
+		SkipOriginCheck:      c.Bool("no-origin-check"),
 		ToolVersion:          version,
+		TargetClass:          g.class,
+		SkipAuthProbe:        g.skipAuthProbe,
+		Invoke:               g.invoke,
+		Tracer:               g.tracer,
 	})
+	flushTracer(c, g.tracer)
 	if err != nil {
+		if errors.Is(err, scan.ErrExecuteWithoutTools) || errors.Is(err, scan.ErrProductionNotAcknowledged) || errors.Is(err, scan.ErrInvalidToolName) {
+			return exitErr(exitUsage, err)
+		}
 		return exitErr(exitInternal, err)
 	}
 	out := c.App.Writer
@@ -148,6 +168,10 @@ func renderScan(w io.Writer, r *scan.Report) error {
 		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.LeafRate))
 	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n\n",
 		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
+	renderPosture(w, r.AuthPosture)
+	if err := renderInvocation(w, r.Invocation); err != nil {
+		return err
+	}
 	return renderFindings(w, r.Findings)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/textproto"
@@ -11,6 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
+	"github.com/mcpdrill/mcpdrill/internal/telemetry"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // targetFlags are the flags every command that talks to a live server shares.
@@ -111,4 +115,70 @@ func parseHeaders(pairs []string, lookup func(string) (string, bool)) (http.Head
 		h.Add(textproto.CanonicalMIMEHeaderKey(name), value)
 	}
 	return h, nil
+}
+
+// gateFlags are the flags of the authentication posture, the gated tool
+// invocation and span export (scan and drift).
+func gateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "target-class", Usage: "override the target classification: `CLASS` local, dev, staging, production or unknown"},
+		&cli.BoolFlag{Name: "skip-auth-probe", Usage: "with --header, do not send the extra tools/list with the headers stripped"},
+		&cli.StringSliceFlag{Name: "invoke-tool", Usage: "plan a tools/call of the tool with this exact `NAME` (repeatable; arguments generated from its input schema; nothing is sent without --execute)"},
+		&cli.BoolFlag{Name: "execute", Usage: "send the planned --invoke-tool calls (tools/call has side effects)"},
+		&cli.BoolFlag{Name: "i-know-this-is-production", Usage: "allow --execute on a target not classified local, dev or staging"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for generated tool arguments (recorded in the report)"},
+		&cli.StringFlag{Name: "otlp-endpoint", Usage: "export one span per MCP call to this OTLP/HTTP collector `URL` (e.g. http://127.0.0.1:4318); findings then carry trace_id and span_id"},
+	}
+}
+
+// gate is what the gate flags asked for.
+type gate struct {
+	class         tgt.Class
+	skipAuthProbe bool
+	invoke        scan.InvokeOptions
+	tracer        *telemetry.Tracer
+}
+
+// gateOptions reads and checks the gate flags; usage errors come back as
+// exit-2 errors. The tracer (nil without --otlp-endpoint) must be flushed
+// with flushTracer.
+func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
+	var g gate
+	if s := c.String("target-class"); s != "" {
+		k, err := tgt.ParseClass(s)
+		if err != nil {
+			return g, exitErr(exitUsage, err)
+		}
+		g.class = k
+	}
+	g.skipAuthProbe = c.Bool("skip-auth-probe")
+	g.invoke = scan.InvokeOptions{
+		Tools:           c.StringSlice("invoke-tool"),
+		Execute:         c.Bool("execute"),
+		AllowProduction: c.Bool("i-know-this-is-production"),
+		Seed:            c.Uint64("seed"),
+	}
+	cls := tgt.Stdio()
+	if cfg.URL != "" {
+		cls = tgt.ClassifyURL(cfg.URL)
+	}
+	if err := scan.CheckInvoke(g.invoke, cls.Override(g.class)); err != nil {
+		return g, exitErr(exitUsage, err)
+	}
+	if ep := c.String("otlp-endpoint"); ep != "" {
+		tr, err := telemetry.New(c.Context, telemetry.Options{Endpoint: ep, ServiceVersion: version})
+		if err != nil {
+			return g, exitErr(exitUsage, err)
+		}
+		g.tracer = tr
+	}
+	return g, nil
+}
+
+// flushTracer exports the run's spans; a collector that is down is a
+// warning on stderr, never a failed run.
+func flushTracer(c *cli.Context, tr *telemetry.Tracer) {
+	if err := tr.Flush(context.Background()); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %v\n", err)
+	}
 }

@@ -101,3 +101,35 @@ func eligible(r *Rule, n int) bool {
 	}
 	return true
 }
+
+// MayFire reports whether some rule could still fire on a frame travelling
+// in dir, whatever the frame holds. It reads the counters and never changes
+// them, and it looks at no roll: a rule cannot fire when it targets the
+// other direction, when its probability is 0, when it has fired Limit times,
+// or when its Nth matching frame in dir is behind it. Counters only grow, so
+// once MayFire is false for a direction it stays false: the proxy may then
+// forward that direction's frames as they arrive, presenting each one to
+// [Decider.Decide] afterwards for its counts (which then cannot fire).
+func (d *Decider) MayFire(dir Direction) bool {
+	if d.Empty() {
+		return false
+	}
+	ci := dir
+	if ci > ToClient {
+		ci = AnyDirection
+	}
+	d.mu[ci].Lock()
+	defer d.mu[ci].Unlock()
+	for i := range d.plan.Rules {
+		r := &d.plan.Rules[i]
+		switch {
+		case r.Direction != AnyDirection && r.Direction != dir:
+		case r.Probability <= 0: // a roll in [0,1) is never below 0
+		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
+		case r.Nth > 0 && d.matched[ci][i] >= r.Nth:
+		default:
+			return true
+		}
+	}
+	return false
+}

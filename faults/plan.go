@@ -92,6 +92,9 @@ func (r *Rule) Matches(f *Frame) bool {
 }
 
 func globMatch(pattern, s string) bool {
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		return pattern == s // no metacharacter: path.Match is equality
+	}
 	ok, err := path.Match(pattern, s)
 	return err == nil && ok
 }

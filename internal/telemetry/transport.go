@@ -173,13 +173,26 @@ func withMetaTraceparent(body []byte, tp string) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	meta["traceparent"], _ = json.Marshal(tp)
-	params["_meta"], _ = json.Marshal(meta)
-	frame["params"], _ = json.Marshal(params)
+	var ok bool
+	if meta["traceparent"], ok = marshalRaw(tp); !ok {
+		return nil, false
+	}
+	if params["_meta"], ok = marshalRaw(meta); !ok {
+		return nil, false
+	}
+	if frame["params"], ok = marshalRaw(params); !ok {
+		return nil, false
+	}
+	return marshalRaw(frame)
+}
+
+// marshalRaw encodes v without HTML escaping, so that members copied from
+// the original frame keep their bytes' meaning and form.
+func marshalRaw(v any) (json.RawMessage, bool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(frame) != nil {
+	if enc.Encode(v) != nil {
 		return nil, false
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), true

@@ -1,0 +1,322 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mcpdrill/mcpdrill/report"
+)
+
+// receiver is an OTLP/HTTP trace receiver decoding protobuf exports.
+type receiver struct {
+	url   string
+	mu    sync.Mutex
+	spans []*tracepb.Span
+}
+
+func newReceiver(t *testing.T) *receiver {
+	t.Helper()
+	r := &receiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
+			http.Error(w, "unexpected export", http.StatusBadRequest)
+			return
+		}
+		b, _ := io.ReadAll(req.Body)
+		var ex coltrace.ExportTraceServiceRequest
+		if err := proto.Unmarshal(b, &ex); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		for _, rs := range ex.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				r.spans = append(r.spans, ss.Spans...)
+			}
+		}
+		r.mu.Unlock()
+		out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	r.url = srv.URL
+	return r
+}
+
+func (r *receiver) byID() map[string]*tracepb.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := map[string]*tracepb.Span{}
+	for _, s := range r.spans {
+		m[hex.EncodeToString(s.SpanId)] = s
+	}
+	return m
+}
+
+func attr(s *tracepb.Span, key string) string {
+	for _, a := range s.Attributes {
+		if a.Key == key {
+			if v := a.Value.GetStringValue(); v != "" {
+				return v
+			}
+			if a.Value.GetIntValue() != 0 {
+				return strings.TrimSpace(a.Value.String())
+			}
+		}
+	}
+	return ""
+}
+
+// echoServer answers every POST with an empty result and records what it got.
+type echoServer struct {
+	url    string
+	mu     sync.Mutex
+	bodies [][]byte
+	heads  []http.Header
+}
+
+func newEchoServer(t *testing.T) *echoServer {
+	e := &echoServer{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		e.mu.Lock()
+		e.bodies = append(e.bodies, b)
+		e.heads = append(e.heads, r.Header.Clone())
+		e.mu.Unlock()
+		if r.Header.Get("X-Fail") != "" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	t.Cleanup(srv.Close)
+	e.url = srv.URL + "/mcp"
+	return e
+}
+
+func post(t *testing.T, c *http.Client, url, body string, hdr map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestSpansExportedAndPropagated(t *testing.T) {
+	rcv := newReceiver(t)
+	mcpSrv := newEchoServer(t)
+	tr, err := New(context.Background(), Options{Endpoint: rcv.url, ServiceVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, end := tr.Start(context.Background(), "mcpdrill test")
+	c := tr.Client(nil)
+	call := func(body string, hdr map[string]string) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, mcpSrv.url, strings.NewReader(body))
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	rev := map[string]string{"MCP-Protocol-Version": "2025-06-18"}
+	call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"<a&b>"}}}`, rev)
+	probe := `{"jsonrpc":"2.0","id":"mcpdrill-probe","method":"tools/list","params":{}}`
+	call(probe, rev)
+	call(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "2025-03-26"})
+	call(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "2025-06-18", "X-Fail": "1"})
+	call(`{"jsonrpc":"2.0","id":9,"result":{}}`, rev) // a reply to a server request: untraced
+	end()
+
+	calls := tr.Since(0)
+	if len(calls) != 4 {
+		t.Fatalf("calls %+v", calls)
+	}
+	if calls[0].Method != "tools/call" || calls[0].Tool != "search" || calls[3].Status != 401 {
+		t.Errorf("calls %+v", calls)
+	}
+	// The first request carries the traceparent in _meta and in the header,
+	// both naming its own span; its arguments are untouched.
+	var first struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+			Meta      map[string]string
+		} `json:"params"`
+	}
+	mcpSrv.mu.Lock()
+	bodies, heads := mcpSrv.bodies, mcpSrv.heads
+	mcpSrv.mu.Unlock()
+	if err := json.Unmarshal(bodies[0], &first); err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Params struct {
+			Meta map[string]string `json:"_meta"`
+		} `json:"params"`
+	}
+	json.Unmarshal(bodies[0], &meta)
+	want := "00-" + calls[0].TraceID + "-" + calls[0].SpanID + "-01"
+	if meta.Params.Meta["traceparent"] != want || heads[0].Get("Traceparent") != want {
+		t.Errorf("traceparent _meta %q header %q, want %q", meta.Params.Meta["traceparent"], heads[0].Get("Traceparent"), want)
+	}
+	if string(first.Params.Arguments) != `{"q":"<a&b>"}` {
+		t.Errorf("arguments rewritten: %s", first.Params.Arguments)
+	}
+	if string(bodies[1]) != probe {
+		t.Errorf("a probe frame was rewritten: %s", bodies[1])
+	}
+	if bytes.Contains(bodies[2], []byte("_meta")) || heads[2].Get("Traceparent") == "" {
+		t.Errorf("2025-03-26 request: %s (header %q)", bodies[2], heads[2].Get("Traceparent"))
+	}
+	if heads[4].Get("Traceparent") != "" {
+		t.Error("a client reply was traced")
+	}
+
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.byID()
+	if len(spans) != 5 { // 4 calls + the root
+		t.Fatalf("%d spans exported", len(spans))
+	}
+	for _, c := range calls {
+		s, ok := spans[c.SpanID]
+		if !ok || hex.EncodeToString(s.TraceId) != c.TraceID || s.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+			t.Fatalf("call %+v not exported as a client span", c)
+		}
+		if attr(s, "mcp.method.name") != c.Method {
+			t.Errorf("span %s: mcp.method.name %q", s.Name, attr(s, "mcp.method.name"))
+		}
+	}
+	s := spans[calls[0].SpanID]
+	if s.Name != "tools/call search" || attr(s, "gen_ai.tool.name") != "search" || attr(s, "gen_ai.operation.name") != "execute_tool" ||
+		attr(s, "mcp.protocol.version") != "2025-06-18" || attr(s, "jsonrpc.request.id") != "1" {
+		t.Errorf("tools/call span %s %v", s.Name, s.Attributes)
+	}
+	if st := spans[calls[3].SpanID].Status; st == nil || st.Code != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("401 span status %v", st)
+	}
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Errorf("second flush: %v", err)
+	}
+}
+
+func TestCollectorDownIsAWarning(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	tr, err := New(context.Background(), Options{Endpoint: down, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpSrv := newEchoServer(t)
+	if code := post(t, tr.Client(nil), mcpSrv.url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	start := time.Now()
+	err = tr.Flush(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "findings are unaffected") {
+		t.Errorf("flush error %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("flush took %s", d)
+	}
+}
+
+func TestNilTracerDoesNothing(t *testing.T) {
+	var tr *Tracer
+	base := &http.Client{}
+	if tr.Client(base) != base || tr.Mark() != 0 || tr.Since(0) != nil || tr.Flush(context.Background()) != nil {
+		t.Error("nil tracer is not inert")
+	}
+	ctx := context.Background()
+	if got, end := tr.Start(ctx, "x"); got != ctx {
+		t.Error("nil tracer changed the context")
+	} else {
+		end()
+	}
+	var f report.Finding
+	Call{}.Stamp(&f)
+	if f.TraceID != "" || f.SpanID != "" {
+		t.Error("zero call stamped ids")
+	}
+}
+
+func TestTracesURL(t *testing.T) {
+	tests := map[string]string{
+		"http://127.0.0.1:4318":            "http://127.0.0.1:4318/v1/traces",
+		"http://127.0.0.1:4318/":           "http://127.0.0.1:4318/v1/traces",
+		"https://otel.example/custom/path": "https://otel.example/custom/path",
+		"ftp://x":                          "",
+		"127.0.0.1:4318":                   "",
+		"":                                 "",
+	}
+	for in, want := range tests {
+		got, err := TracesURL(in)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("TracesURL(%q) = %q, %v", in, got, err)
+		}
+	}
+}
+
+func FuzzWithMetaTraceparent(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"m"}`, `{"id":1,"params":{"_meta":{"a":1},"x":"<>"}}`, `{"params":null}`, `{"params":[]}`, `[]`, `{"params":{"_meta":"s"}}`} {
+		f.Add([]byte(s))
+	}
+	const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, ok := withMetaTraceparent(b, tp)
+		if !ok {
+			return
+		}
+		var got struct {
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("output is not JSON: %v", err)
+		}
+		if string(got.Params.Meta["traceparent"]) != `"`+tp+`"` {
+			t.Fatalf("traceparent missing in %s", out)
+		}
+		var in, res map[string]json.RawMessage
+		json.Unmarshal(b, &in)
+		json.Unmarshal(out, &res)
+		for k := range in {
+			if _, ok := res[k]; !ok {
+				t.Fatalf("member %q dropped", k)
+			}
+		}
+	})
+}

@@ -299,15 +299,14 @@ func FuzzWithMetaTraceparent(f *testing.F) {
 		if !ok {
 			return
 		}
-		var got struct {
-			Params struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			} `json:"params"`
+		// Exact member names: encoding/json matches struct fields
+		// case-insensitively, a frame's members are case-sensitive.
+		var frame, params, meta map[string]json.RawMessage
+		if err := json.Unmarshal(out, &frame); err != nil {
+			t.Fatalf("output is not a JSON object: %v", err)
 		}
-		if err := json.Unmarshal(out, &got); err != nil {
-			t.Fatalf("output is not JSON: %v", err)
-		}
-		if string(got.Params.Meta["traceparent"]) != `"`+tp+`"` {
+		if json.Unmarshal(frame["params"], &params) != nil || json.Unmarshal(params["_meta"], &meta) != nil ||
+			string(meta["traceparent"]) != `"`+tp+`"` {
 			t.Fatalf("traceparent missing in %s", out)
 		}
 		var in, res map[string]json.RawMessage

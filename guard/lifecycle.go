@@ -238,6 +238,8 @@ type Event struct {
 	Actor  string    `json:"actor"`
 	Server string    `json:"server"`
 	Action Action    `json:"action"`
+	// Rule is the action's MCP-GUARD-* rule id.
+	Rule string `json:"rule"`
 	// From and To are the statuses before and after ("none": no record).
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -270,7 +272,7 @@ func ptrTime(t time.Time) *time.Time { return &t }
 
 func event(r *Record, next Record, a Action, actor string, now time.Time, oldFP, newFP string) *Event {
 	return &Event{
-		Time: now, Actor: actor, Server: next.Server, Action: a,
+		Time: now, Actor: actor, Server: next.Server, Action: a, Rule: RuleOf(a),
 		From: StatusOf(r).String(), To: next.Status.String(),
 		OldFingerprint: oldFP, NewFingerprint: newFP,
 	}

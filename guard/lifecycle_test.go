@@ -276,3 +276,16 @@ func manifest(b []byte) ([]drift.Tool, error) {
 	m, err := drift.ParseManifest(b)
 	return m.Tools, err
 }
+
+func TestEveryActionHasADocumentedRule(t *testing.T) {
+	cat := Catalogue()
+	for _, a := range []Action{ActionFirstUse, ActionHold, ActionDrift, ActionReseen, ActionApprove, ActionQuarantine, ActionRelease} {
+		id := RuleOf(a)
+		if _, ok := cat.Lookup(id); !ok || id == "" {
+			t.Errorf("action %s: rule %q not in the catalogue", a, id)
+		}
+	}
+	if len(cat) != 7 {
+		t.Errorf("catalogue has %d rules for 7 actions", len(cat))
+	}
+}

@@ -8,13 +8,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // ruleCatalogues are merged by "mcpdrill rules". A package that adds rules
 // adds its catalogue here.
-var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue}
+var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue}
 
 func init() {
 	register(&cli.Command{

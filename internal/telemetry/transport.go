@@ -158,7 +158,7 @@ func withMetaTraceparent(body []byte, tp string) ([]byte, bool) {
 		return nil, false
 	}
 	var frame map[string]json.RawMessage
-	if json.Unmarshal(body, &frame) != nil {
+	if json.Unmarshal(body, &frame) != nil || frame == nil {
 		return nil, false
 	}
 	params := map[string]json.RawMessage{}

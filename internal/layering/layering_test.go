@@ -1,0 +1,57 @@
+package layering
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mcpdrill/mcpdrill/"
+
+// allowed lists, per package, every project package it may depend on,
+// directly or not. Anything else is a layering violation.
+var allowed = map[string][]string{
+	"report":                      {},
+	"internal/jsonrpc":            {},
+	"internal/schema":             {},
+	"internal/target":             {},
+	"internal/testbed":            {"internal/jsonrpc"},
+	"internal/mcp":                {"internal/jsonrpc"},
+	"internal/telemetry":          {"internal/jsonrpc", "report"},
+	"faults":                      {"internal/jsonrpc", "internal/schema"},
+	"drift":                       {"internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
+	"internal/fixtures/sdkserver": {},
+}
+
+func TestImportsGoOneWay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	for pkg, ok := range allowed {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			rel, inProject := strings.CutPrefix(dep, module)
+			if !inProject || rel == pkg {
+				continue
+			}
+			if !slices.Contains(ok, rel) {
+				t.Errorf("%s depends on %s, which it may not", pkg, rel)
+			}
+		}
+	}
+}
+
+// TestScanAndProxyAreIndependent is the rule DESIGN.md states outright.
+func TestScanAndProxyAreIndependent(t *testing.T) {
+	if slices.Contains(allowed["scan"], "proxy") || slices.Contains(allowed["proxy"], "scan") {
+		t.Fatal("the table allows scan and proxy to import each other")
+	}
+}

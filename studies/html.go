@@ -78,8 +78,8 @@ var columns = []column{
 	{"revision", "revision", "str", "negotiated protocol revision and transport"},
 	{"tools", "tools", "num", "tools listed"},
 	{"none", "no schema", "num", "share of tools without an outputSchema"},
-	{"vacuous", "vacuous", "num", "share of tools whose outputSchema accepts every corruption"},
-	{"enforceable", "enforceable", "num", "share of tools whose outputSchema rejects at least one corruption"},
+	{"vacuous", "vacuous", "num", "share of tools whose outputSchema accepts a corrupted payload (or was not shown to reject one)"},
+	{"enforceable", "enforceable", "num", "share of tools whose outputSchema rejects the corrupted payload of every synthesized instance"},
 	{"leaf", "leaf rate", "num", "mean share of single-leaf corruptions rejected"},
 	{"errors", "error handling", "num", "share of probes refused visibly"},
 	{"errconf", "error conformance", "num", "share of probes answered as the revision asks"},
@@ -139,7 +139,7 @@ func buildPage(r *Results) page {
 		get              func(Row) *float64
 	}{
 		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r Row) *float64 { return r.Scores.OutputCoverage }},
-		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects at least one corruption", func(r Row) *float64 { return r.Scores.EnforceableRate }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every synthesized instance", func(r Row) *float64 { return r.Scores.EnforceableRate }},
 		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r Row) *float64 { return r.Scores.LeafRate }},
 		{"errors", "Error handling", "share of probes refused visibly", func(r Row) *float64 { return r.Scores.ErrorHandling }},
 		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r Row) *float64 { return r.Scores.ErrorConformance }},

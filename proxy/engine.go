@@ -51,6 +51,10 @@ type engine struct {
 
 	pmu     sync.Mutex
 	pending [3]map[string]reqInfo // by the direction the request travelled
+
+	// storeOnly keeps every frame on the store-and-forward path (tests
+	// compare the faster modes with it).
+	storeOnly bool
 }
 
 func newEngine(cfg Config) *engine {
@@ -67,6 +71,23 @@ func newEngine(cfg Config) *engine {
 // passive reports whether the engine never changes or inspects traffic.
 func (e *engine) passive() bool {
 	return e.dec.Empty() && e.cfg.OnToolsList == nil && e.cfg.Guard == nil
+}
+
+// mayChange reports whether the proxy could do anything but forward a
+// frame travelling in dir: a guard or a tools/list hook sees it, or a rule
+// of the plan may still fire there ([faults.Decider.MayFire]). It looks at
+// no frame and no roll. Once false it stays false (counters only grow), so
+// a pump may then forward frames as they arrive and account for each one
+// with [engine.process] before its last byte is written.
+func (e *engine) mayChange(dir faults.Direction) bool {
+	return e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient) || e.dec.MayFire(dir)
+}
+
+// inert reports whether nothing can change in either direction any more:
+// no fault can fire, so indices, counters and correlation are never
+// observed again and the relay may be a plain byte copy.
+func (e *engine) inert() bool {
+	return e.passive() || (!e.mayChange(faults.ToServer) && !e.mayChange(faults.ToClient))
 }
 
 func other(d faults.Direction) faults.Direction {

@@ -243,29 +243,36 @@ func (s *stdioSession) disconnect() {
 
 // pump relays one direction. dst is where frames go; back is the sender's
 // side, for replies the proxy makes on the server's behalf.
+//
+// Three modes, from cheapest:
+//   - copy: nothing can change in either direction ([engine.inert]: no
+//     plan, or no rule can fire any more, and no guard or hook): a plain
+//     byte copy, like the relay;
+//   - stream (cut-through): nothing can change in this direction
+//     ([engine.mayChange] is false): bytes are forwarded as they arrive and
+//     every complete line is accounted for (index, peek, correlation, rule
+//     counts) before the write that ends it;
+//   - store (store-and-forward): a rule may fire here, so each line is read
+//     whole, decided, then written.
+//
+// A pump moves from store to stream once its direction can no longer
+// change (a rule's limit or nth is behind it); it never moves back.
 func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink) {
-	if s.eng.passive() {
-		// No plan, no hook: a plain byte copy.
-		buf := make([]byte, 256<<10)
-		_, _ = io.CopyBuffer(writerFunc(func(p []byte) (int, error) {
-			dst.write(p)
-			if dst.isDead() {
-				return 0, io.ErrClosedPipe
-			}
-			return len(p), nil
-		}), onlyReader{src}, buf)
-		if dst.isDead() {
-			_, _ = io.Copy(io.Discard, src)
-		}
+	if s.eng.inert() {
+		copyBytes(src, dst)
 		return
 	}
 	max := s.eng.cfg.MaxFrame
 	if max <= 0 {
 		max = jsonrpc.DefaultMaxFrame
 	}
-	br := bufio.NewReaderSize(src, 64<<10)
+	br := bufio.NewReaderSize(src, readBuf)
 	var big []byte
 	for {
+		if !s.eng.mayChange(dir) {
+			s.stream(dir, br, dst, max)
+			return
+		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long frame: gather it (or, past the cap, pass it through).
@@ -301,6 +308,100 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 			return
 		}
 	}
+}
+
+// readBuf is the store mode's read buffer: a line that fits is examined
+// whatever MaxFrame says; a longer one is examined up to MaxFrame.
+const readBuf = 64 << 10
+
+// copyBytes relays src to dst unexamined.
+func copyBytes(src io.Reader, dst *sink) {
+	buf := make([]byte, 256<<10)
+	_, _ = io.CopyBuffer(writerFunc(func(p []byte) (int, error) {
+		dst.write(p)
+		if dst.isDead() {
+			return 0, io.ErrClosedPipe
+		}
+		return len(p), nil
+	}), onlyReader{src}, buf)
+	if dst.isDead() {
+		_, _ = io.Copy(io.Discard, src)
+	}
+}
+
+// examined reports whether the store mode examines a line of n bytes
+// (terminator included): one that fits the read buffer, or one within the
+// frame cap. The stream mode keeps the same rule so both account for the
+// same frames.
+func examined(n, max int) bool { return n <= readBuf || n <= max+2 }
+
+// stream is the cut-through mode: each read is written at once, as the
+// relay does, after every line it completes has been accounted for. A
+// line that spans reads is kept (up to the cap) until its end arrives, so
+// the peek sees the whole frame and the counts are exactly the store
+// mode's; accounting before the write that ends a line means a reply to it
+// cannot overtake its correlation.
+func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int) {
+	buf := make([]byte, 256<<10)
+	keepCap := max(readBuf, maxFrame+2)
+	var held []byte // the current line's bytes so far, when it spans reads
+	n0 := 0         // the current line's length so far (past the cap too)
+	for {
+		n, err := br.Read(buf)
+		rest := buf[:n]
+		for {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				break
+			}
+			line := rest[:i+1]
+			if n0 > 0 {
+				if n0+len(line) <= keepCap {
+					held = append(held, line...)
+				}
+				line = held
+			}
+			if !examined(n0+i+1, maxFrame) {
+				line = nil
+			}
+			if len(line) > 0 {
+				s.account(dir, line)
+			}
+			held, n0 = held[:0], 0
+			rest = rest[i+1:]
+		}
+		if len(rest) > 0 {
+			if n0+len(rest) <= keepCap {
+				held = append(held, rest...)
+			}
+			n0 += len(rest)
+		}
+		if n > 0 {
+			dst.write(buf[:n])
+		}
+		if cap(held) > 4<<20 && n0 == 0 {
+			held = nil // do not keep a huge buffer forever
+		}
+		if err != nil {
+			if n0 > 0 && examined(n0, maxFrame) {
+				s.account(dir, held) // a last line with no terminator
+			}
+			if !errors.Is(err, io.EOF) {
+				_, _ = io.Copy(io.Discard, br)
+			}
+			return
+		}
+	}
+}
+
+// account runs a line the stream mode already forwards through the engine
+// for its index, correlation and counts; no fault can fire on it.
+func (s *stdioSession) account(dir faults.Direction, line []byte) {
+	body := bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(body)) == 0 {
+		return
+	}
+	s.eng.process(dir, body)
 }
 
 // frame handles one line (with its terminator, if any).

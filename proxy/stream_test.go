@@ -1,0 +1,129 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrill/mcpdrill/faults"
+)
+
+// chunky returns reads of random sizes (1 byte to 300 KiB), so lines span
+// reads at every position.
+type chunky struct {
+	b   []byte
+	rng *rand.Rand
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.b), 1+c.rng.IntN([]int{16, 4 << 10, 300 << 10}[c.rng.IntN(3)]))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// randomLines is one direction's lines: requests, responses (some with
+// the id after a large result), notifications, blank and malformed lines,
+// CRLF, lines longer than the read buffer and than a small frame cap, and
+// sometimes a last line with no terminator.
+func randomLines(rng *rand.Rand, n int) []byte {
+	var b bytes.Buffer
+	big := func() string { return strings.Repeat("x", []int{10, 1000, 70 << 10, 200 << 10}[rng.IntN(4)]) }
+	for i := 0; i < n; i++ {
+		id := rng.IntN(8)
+		switch rng.IntN(9) {
+		case 0:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d","arguments":{"a":"%s"}}}`, id, rng.IntN(3), big())
+		case 1:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big())
+		case 2:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","result":{"text":"%s"},"id":%d}`, big(), id)
+		case 3:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"p":"%s"}}`, big())
+		case 4:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"no"}}`, id)
+		case 5:
+			b.WriteString("   ")
+		case 6:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":"s%d","method":"tools/list"}`, id)
+		case 7:
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":"s%d","result":{"tools":[]}}`, id)
+		case 8:
+			b.WriteString(`{"broken":` + big())
+		}
+		if rng.IntN(5) == 0 {
+			b.WriteByte('\r')
+		}
+		if i < n-1 || rng.IntN(2) == 0 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// TestStreamMatchesStore: the copy and stream modes deliver the same bytes
+// and leave the same events, indices and correlation state as
+// store-and-forward, for plans that can fire, stop firing, or never fire.
+func TestStreamMatchesStore(t *testing.T) {
+	plans := map[string]string{
+		"dead":         "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n",
+		"s2c-limit":    "seed: 3\nrules:\n  - fault: error\n    method: tools/call\n    probability: 0.5\n    limit: 2\n",
+		"nth-both":     "seed: 4\nrules:\n  - fault: drop\n    direction: any\n    nth: 3\n  - fault: duplicate\n    direction: c2s\n    kinds: [request]\n    limit: 1\n",
+		"c2s-live":     "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
+		"s2c-truncate": "seed: 5\nrules:\n  - fault: truncate\n    probability: 0.3\n    limit: 3\n",
+	}
+	for trial := 0; trial < 12; trial++ {
+		for name, src := range plans {
+			for _, maxFrame := range []int{0, 100 << 10} {
+				t.Run(fmt.Sprintf("%s/max=%d/%d", name, maxFrame, trial), func(t *testing.T) {
+					seed := uint64(trial)
+					c2s := randomLines(rand.New(rand.NewPCG(seed, 1)), 30)
+					s2c := randomLines(rand.New(rand.NewPCG(seed, 2)), 30)
+					run := func(storeOnly bool) (string, string, string, [3]uint64, [3]map[string]reqInfo) {
+						var log bytes.Buffer
+						rec := NewJSONL(&log) // events hold slices of the read buffer: encode at once
+						var toServer, toClient bytes.Buffer
+						s := &stdioSession{
+							eng:    newEngine(Config{Plan: plan(t, src), Recorder: rec, MaxFrame: maxFrame}),
+							client: &sink{w: &toClient}, server: &sink{w: &toServer},
+							closed: make(chan struct{}),
+						}
+						s.eng.storeOnly = storeOnly
+						rng := rand.New(rand.NewPCG(seed, 3))
+						// Sequential directions keep correlation deterministic.
+						s.pump(faults.ToServer, &chunky{b: c2s, rng: rng}, s.server, s.client)
+						s.pump(faults.ToClient, &chunky{b: s2c, rng: rng}, s.client, s.server)
+						var pend [3]map[string]reqInfo
+						for i := range pend {
+							pend[i] = maps.Clone(s.eng.pending[i])
+						}
+						return toServer.String(), toClient.String(), log.String(), s.eng.next, pend
+					}
+					ws, wc, wev, wnext, wpend := run(true)
+					gs, gc, gev, gnext, gpend := run(false)
+					if gs != ws || gc != wc {
+						t.Errorf("bytes differ: c2s %d vs %d, s2c %d vs %d", len(gs), len(ws), len(gc), len(wc))
+					}
+					if gev != wev {
+						t.Errorf("events differ:\n%v\n%v", gev, wev)
+					}
+					if name != "dead" { // the copy mode keeps no books: nothing can read them
+						if gnext != wnext {
+							t.Errorf("indices %v, want %v", gnext, wnext)
+						}
+						if fmt.Sprint(gpend) != fmt.Sprint(wpend) {
+							t.Errorf("pending %v, want %v", gpend, wpend)
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -230,13 +230,14 @@ func (a *authRun) challenge(ctx context.Context, he *mcp.HTTPError, c telemetry.
 	} else {
 		a.add(RuleAuthNoChallenge, report.SeverityWarn, fmt.Sprintf("HTTP %d came back without WWW-Authenticate: a client cannot discover where to authenticate", he.Status), c)
 	}
-	a.metadata(ctx, link)
+	a.metadata(ctx, link, c)
 }
 
 // metadata runs protected-resource-metadata discovery: the challenge's
 // resource_metadata link (same origin only), then the path-suffixed and the
-// root well-known documents.
-func (a *authRun) metadata(ctx context.Context, link string) {
+// root well-known documents. Its findings name the refused request that
+// started the discovery (the metadata GETs are not MCP calls).
+func (a *authRun) metadata(ctx context.Context, link string, refused telemetry.Call) {
 	md := &target.ResourceMetadata{Attempts: []target.Attempt{}}
 	a.pos.ResourceMetadata = md
 	base, err := url.Parse(a.cfg.URL)
@@ -293,9 +294,9 @@ func (a *authRun) metadata(ctx context.Context, link string) {
 	}
 	switch {
 	case !md.Found:
-		a.add(RuleAuthMetadataMissing, report.SeverityWarn, "no protected-resource metadata was found (resource_metadata link, then /.well-known/oauth-protected-resource)", telemetry.Call{})
+		a.add(RuleAuthMetadataMissing, report.SeverityWarn, "no protected-resource metadata was found (resource_metadata link, then /.well-known/oauth-protected-resource)", refused)
 	case invalid != "":
-		a.add(RuleAuthMetadataInvalid, report.SeverityWarn, invalid, telemetry.Call{})
+		a.add(RuleAuthMetadataInvalid, report.SeverityWarn, invalid, refused)
 	}
 }
 

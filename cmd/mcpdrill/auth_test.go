@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,5 +82,26 @@ func TestGateUsageErrors(t *testing.T) {
 		if code, _, errOut := runCLI(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut)
 		}
+	}
+}
+
+// TestCollectorDownWarns: a collector that is down is a warning on stderr;
+// the run's exit code is what it would have been without tracing.
+func TestCollectorDownWarns(t *testing.T) {
+	url := bearerServer(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	args := []string{"scan", "--url", url, "--no-second-connection", "--fail-on", "never", "--header", "Authorization=Bearer " + cliSecretToken}
+	code, out, errOut := runCLI(t, append(args, "--otlp-endpoint", down, "--json")...)
+	if code != exitOK || !strings.Contains(errOut, "warning:") || !strings.Contains(out, `"trace_id"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	code, out, _ = runCLI(t, append(args, "--json")...)
+	if code != exitOK || strings.Contains(out, `"trace_id"`) || strings.Contains(out, `"span_id"`) {
+		t.Errorf("untraced run: exit %d, ids present %v", code, strings.Contains(out, "span_id"))
 	}
 }

@@ -24,6 +24,9 @@ type Observation struct {
 	ForcedProtocol string
 	// Invalid counts served tool entries that could not be read (no name).
 	Invalid int
+	// ToolPages maps each served tool name to the (0-based) tools/list page
+	// it was read out of, so that a finding can name that page's request.
+	ToolPages map[string]int
 }
 
 // FromMCP converts listed tools, skipping entries that are not readable
@@ -60,7 +63,18 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
 	tools, bad := FromMCP(list.Tools)
+	pages := map[string]int{}
+	for i, raw := range list.Raw {
+		if _, ts, err := mcp.ParseToolsPage(raw); err == nil {
+			for _, t := range ts {
+				if _, seen := pages[t.Name]; !seen {
+					pages[t.Name] = i
+				}
+			}
+		}
+	}
 	return &Observation{
+		ToolPages:      pages,
 		Session:        c.Session(),
 		Tools:          tools,
 		Pages:          list.Pages,

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -23,6 +24,12 @@ type Report struct {
 	// Compared is false when no tool comparison was made (refused revision).
 	Compared bool            `json:"compared"`
 	Findings []ReportFinding `json:"findings"`
+	// AuthPosture is what the run established about who the live server
+	// talks to (HTTP targets); set by the caller.
+	AuthPosture *target.Posture `json:"auth_posture,omitempty"`
+	// Invocation is the opt-in tool invocation (a *scan.Invocation set by
+	// the CLI, which owns that gate), when tools were named.
+	Invocation any `json:"invocation,omitempty"`
 }
 
 // Target describes the live session, when there was one.
@@ -63,6 +70,10 @@ type ReportFinding struct {
 	Breaking bool            `json:"breaking"`
 	Message  string          `json:"message"`
 	Evidence string          `json:"evidence,omitempty"`
+	// TraceID and SpanID name the call that established the finding, when
+	// the run was traced (--otlp-endpoint).
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // SetFindings stores findings, sorted, in the report.
@@ -73,7 +84,7 @@ func (r *Report) SetFindings(fs []report.Finding) {
 	for _, f := range fs {
 		b := f.Breaking != nil && *f.Breaking
 		r.Findings = append(r.Findings, ReportFinding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool,
-			Pointer: f.Pointer, Change: f.Change, Breaking: b, Message: f.Message, Evidence: f.Evidence})
+			Pointer: f.Pointer, Change: f.Change, Breaking: b, Message: f.Message, Evidence: f.Evidence, TraceID: f.TraceID, SpanID: f.SpanID})
 	}
 }
 
@@ -83,7 +94,7 @@ func (r *Report) Plain() []report.Finding {
 	for i, f := range r.Findings {
 		b := f.Breaking
 		out[i] = report.Finding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Pointer: f.Pointer,
-			Change: f.Change, Message: f.Message, Evidence: f.Evidence}
+			Change: f.Change, Message: f.Message, Evidence: f.Evidence, TraceID: f.TraceID, SpanID: f.SpanID}
 		if f.Change != "" {
 			out[i].Breaking = &b
 		}

@@ -17,7 +17,10 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
+	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 const driftDescription = `Compares a declared tool manifest (a tools/list result, a bare tools array, or a JSON-RPC
@@ -48,7 +51,7 @@ func init() {
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + exitCodesHelp,
-		Flags:       append(targetFlags(), driftOutputFlags()...),
+		Flags:       append(append(targetFlags(), driftOutputFlags()...), gateFlags()...),
 		Action:      driftAction,
 		Subcommands: []*cli.Command{
 			{
@@ -204,16 +207,45 @@ func driftAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%s: %v", manifestPath, err)
 	}
+	g, err := gateOptions(nc, cfg)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := runContext(nc)
 	defer cancel()
+	defer flushTracer(nc, g.tracer)
+	if g.tracer != nil && cfg.URL != "" {
+		cfg.HTTPClient = g.tracer.Client(cfg.HTTPClient)
+		var end func()
+		ctx, end = g.tracer.Start(ctx, "mcpdrill drift")
+		defer end()
+	}
 
 	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift", Baseline: manifestPath,
 		Live: targetName(cfg), Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(m.Tools)},
 		Tools: drift.ToolCounts{Baseline: len(m.Tools)}}
+	mark := g.tracer.Mark()
 	obs, err := drift.Observe(ctx, cfg)
+	calls := g.tracer.Since(mark)
 	if err != nil {
-		if drift.IsRefused(err) {
-			rep.SetFindings([]report.Finding{drift.RefusedFinding(err)})
+		var fs []report.Finding
+		refused := drift.IsRefused(err)
+		if refused {
+			fs = append(fs, drift.RefusedFinding(err))
+		}
+		if cfg.URL != "" {
+			// Who the server talks to is established even when it refuses us.
+			var last telemetry.Call
+			if len(calls) > 0 {
+				last = calls[len(calls)-1]
+			}
+			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Tracer: g.tracer},
+				scan.Primary{Err: err, Call: last})
+			rep.AuthPosture = res.Posture
+			fs = append(fs, res.Findings...)
+		}
+		if refused || cfg.URL != "" {
+			rep.SetFindings(fs)
 			if werr := writeDrift(nc.App.Writer, rep, out); werr != nil {
 				return werr
 			}
@@ -227,11 +259,90 @@ func driftAction(c *cli.Context) error {
 	rep.Compared = true
 	fs := drift.Compare(drift.Side{Tools: m.Tools, Incomplete: m.Truncated()}, drift.Side{Tools: obs.Tools, Incomplete: obs.Capped})
 	fs = append(fs, obs.SessionFindings()...)
+	stampListing(fs, calls, obs)
+	served := make([]string, 0, len(obs.Tools))
+	for _, t := range obs.Tools {
+		served = append(served, t.Name)
+	}
+	if cfg.URL != "" {
+		var first telemetry.Call
+		for _, c := range calls {
+			if c.Method == "tools/list" {
+				first = c
+				break
+			}
+		}
+		res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: obs.Session.Revision, Tracer: g.tracer},
+			scan.Primary{Listed: true, Tools: served, Call: first})
+		rep.AuthPosture = res.Posture
+		fs = append(fs, res.Findings...)
+	}
+	if len(g.invoke.Tools) > 0 {
+		ifs, err := driftInvoke(ctx, cfg, g, m.Tools, served, rep)
+		if err != nil {
+			return err
+		}
+		fs = append(fs, ifs...)
+	}
 	rep.SetFindings(fs)
 	if err := writeDrift(nc.App.Writer, rep, out); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)
+}
+
+// stampListing names, on each comparison finding, the tools/list request it
+// was read out of: the page that served the tool, or for a tool that is not
+// served (and for session findings) the last page, which established the
+// end of the list.
+func stampListing(fs []report.Finding, calls []telemetry.Call, obs *drift.Observation) {
+	var pages []telemetry.Call
+	for _, c := range calls {
+		if c.Method == "tools/list" {
+			pages = append(pages, c)
+		}
+	}
+	if len(pages) == 0 {
+		return
+	}
+	for i := range fs {
+		c := pages[len(pages)-1]
+		if p, ok := obs.ToolPages[fs[i].Tool]; ok && p < len(pages) {
+			c = pages[p]
+		}
+		c.Stamp(&fs[i])
+	}
+}
+
+// driftInvoke plans the named calls against the declared manifest (a server
+// cannot offer a name and have it called) and, with --execute, sends those
+// the server also serves over a new session.
+func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []drift.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
+	tools := make([]mcp.Tool, 0, len(declared))
+	for _, t := range declared {
+		tools = append(tools, mcp.ParseTool(t.Raw))
+	}
+	cls := tgt.Stdio()
+	if cfg.URL != "" {
+		cls = tgt.ClassifyURL(cfg.URL)
+	}
+	inv, fs := scan.PlanInvocation(g.invoke, cls.Override(g.class), tools, "declared")
+	inv.ResolvedAgainst = "declared"
+	rep.Invocation = inv
+	for i := range inv.Calls {
+		if inv.Calls[i].Outcome == scan.OutcomePlanned && !slices.Contains(served, inv.Calls[i].Tool) {
+			inv.Calls[i].Outcome, inv.Calls[i].Detail = scan.OutcomeUnresolved, "declared but not served; not invoked"
+		}
+	}
+	if !g.invoke.Execute {
+		return fs, nil
+	}
+	c, err := mcp.Connect(ctx, cfg)
+	if err != nil {
+		return nil, connectError(err)
+	}
+	defer c.Close()
+	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
 }
 
 func driftCaptureAction(c *cli.Context) error {
@@ -411,7 +522,11 @@ func writeDrift(w io.Writer, rep *drift.Report, out driftOutput) error {
 	case "json":
 		return writeJSON(w, rep)
 	case "sarif":
-		err = report.WriteSARIF(w, "mcpdrill", version, drift.Catalogue(), rep.Plain())
+		cat, cerr := allRules()
+		if cerr != nil {
+			return exitErr(exitInternal, cerr)
+		}
+		err = report.WriteSARIF(w, "mcpdrill", version, cat, rep.Plain())
 	case "junit":
 		err = report.WriteJUnit(w, "mcpdrill "+rep.Command, out.threshold, rep.Plain())
 	default:
@@ -435,6 +550,12 @@ func renderDrift(w io.Writer, rep *drift.Report) error {
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)
+	renderPosture(w, rep.AuthPosture)
+	if inv, ok := rep.Invocation.(*scan.Invocation); ok {
+		if err := renderInvocation(w, inv); err != nil {
+			return err
+		}
+	}
 	if len(rep.Findings) == 0 {
 		fmt.Fprintln(w, "No drift.")
 		return nil

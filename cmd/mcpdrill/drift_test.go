@@ -73,7 +73,7 @@ func TestDriftCLIExitCodes(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	if rep.SchemaVersion != "1" || rep.Fingerprint.Baseline == "" || rep.Fingerprint.Live == "" || rep.Fingerprint.Baseline == rep.Fingerprint.Live || len(rep.Findings) != 7 {
+	if rep.SchemaVersion != "1" || rep.Fingerprint.Baseline == "" || rep.Fingerprint.Live == "" || rep.Fingerprint.Baseline == rep.Fingerprint.Live || len(rep.Findings) != 8 { // 7 drift findings + MCP-AUTH-ANONYMOUS-LIST
 		t.Errorf("report: %s", out)
 	}
 	for _, f := range rep.Findings {

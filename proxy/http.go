@@ -122,7 +122,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Body != nil {
 		limit := int64(h.maxFrame())
-		b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		b, err := readBody(r.Body, r.ContentLength, limit+1)
 		if err != nil {
 			http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
 			return
@@ -135,7 +135,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	send := body
 	var slow *faults.Action
-	if r.Method == http.MethodPost && len(bytes.TrimSpace(body)) > 0 {
+	if r.Method == http.MethodPost && !h.eng.inert() && len(bytes.TrimSpace(body)) > 0 {
 		if g := h.eng.cfg.Guard; g != nil {
 			g.noteHTTP(r, h.target(r).String())
 		}
@@ -183,13 +183,96 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.relayEvents(w, r, resp)
-	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.passive():
+	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && h.eng.mayChange(faults.ToClient):
 		h.relayJSON(w, r, resp)
+	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.inert() && resp.ContentLength > 0:
+		h.streamJSON(w, resp)
 	default:
-		// Not examined (or no plan): stream it through as it comes.
+		// Not examined (or nothing can change): stream it through as it
+		// comes. A JSON reply of unknown length while the plan is live is
+		// stored (relayJSON): its end is known only after its last byte.
+		if strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.inert() {
+			h.relayJSON(w, r, resp)
+			return
+		}
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
-		_, _ = io.CopyBuffer(w, onlyReader{resp.Body}, make([]byte, 64<<10))
+		bp := copyBufs.Get().(*[]byte)
+		_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, *bp)
+		copyBufs.Put(bp)
+	}
+}
+
+// onlyWriter hides ReaderFrom: the ResponseWriter's would copy through a
+// 32 KiB buffer of its own, in more writes.
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// copyBufs are the relay's copy buffers, shared across requests.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// readBody reads at most limit bytes of a body whose declared length is n
+// (-1: unknown), allocating once when the length is known.
+func readBody(r io.Reader, n, limit int64) ([]byte, error) {
+	if n < 0 || n >= limit {
+		return io.ReadAll(io.LimitReader(r, limit))
+	}
+	b := make([]byte, n, n+1)
+	if m, err := io.ReadFull(r, b); err != nil {
+		return b[:m], err
+	}
+	// A body longer than declared is the transport's error; read on to it.
+	var one [1]byte
+	if m, err := r.Read(one[:]); m > 0 {
+		rest, err := io.ReadAll(io.LimitReader(r, limit-n-1))
+		return append(append(b, one[0]), rest...), err
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return b, err
+	}
+	return b, nil
+}
+
+// streamJSON is relayJSON's cut-through twin for a reply of known length
+// when no rule can fire on server→client frames: the body is written as it
+// arrives and accounted for (index, peek, correlation, counts) before its
+// last bytes are written, so the client cannot answer or reuse the id
+// before the proxy's books are straight.
+func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response) {
+	copyHeaders(w.Header(), resp.Header)
+	w.WriteHeader(resp.StatusCode)
+	limit := int64(h.maxFrame())
+	var kept []byte
+	if resp.ContentLength <= limit {
+		kept = make([]byte, 0, resp.ContentLength)
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	var got int64
+	for {
+		n, err := resp.Body.Read(buf)
+		got += int64(n)
+		if kept != nil {
+			kept = append(kept, buf[:n]...)
+		}
+		if got >= resp.ContentLength || err != nil {
+			if kept != nil && got == resp.ContentLength {
+				if body := bytes.TrimSpace(kept); len(body) > 0 {
+					h.eng.process(faults.ToClient, body)
+				}
+			}
+			_, _ = w.Write(buf[:n])
+			if err == nil {
+				_, _ = io.CopyBuffer(w, onlyReader{resp.Body}, buf)
+			}
+			return
+		}
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
 	}
 }
 
@@ -209,10 +292,12 @@ func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http
 			rd = &slowReader{b: body, chunk: slow.Chunk, gap: slow.Gap}
 		}
 	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, h.target(r).String(), rd)
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, "", rd)
 	if err != nil {
 		return nil, err
 	}
+	req.URL = h.target(r)
+	req.Host = req.URL.Host
 	copyHeaders(req.Header, r.Header)
 	req.Header.Del("Accept-Encoding")
 	if rd != nil {
@@ -263,7 +348,7 @@ func writeJSONBody(w http.ResponseWriter, b []byte) {
 // batch treated as one frame).
 func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response) {
 	limit := int64(h.maxFrame())
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := readBody(resp.Body, resp.ContentLength, limit+1)
 	copyHeaders(w.Header(), resp.Header)
 	trimmed := bytes.TrimSpace(body)
 	if err != nil || int64(len(body)) > limit || len(trimmed) == 0 {

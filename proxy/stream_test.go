@@ -79,13 +79,13 @@ func TestStreamMatchesStore(t *testing.T) {
 		"c2s-live":     "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
 		"s2c-truncate": "seed: 5\nrules:\n  - fault: truncate\n    probability: 0.3\n    limit: 3\n",
 	}
-	for trial := 0; trial < 12; trial++ {
+	for trial := 0; trial < 4; trial++ {
 		for name, src := range plans {
 			for _, maxFrame := range []int{0, 100 << 10} {
 				t.Run(fmt.Sprintf("%s/max=%d/%d", name, maxFrame, trial), func(t *testing.T) {
 					seed := uint64(trial)
-					c2s := randomLines(rand.New(rand.NewPCG(seed, 1)), 30)
-					s2c := randomLines(rand.New(rand.NewPCG(seed, 2)), 30)
+					c2s := randomLines(rand.New(rand.NewPCG(seed, 1)), 24)
+					s2c := randomLines(rand.New(rand.NewPCG(seed, 2)), 24)
 					run := func(storeOnly bool) (string, string, string, [3]uint64, [3]map[string]reqInfo) {
 						var log bytes.Buffer
 						rec := NewJSONL(&log) // events hold slices of the read buffer: encode at once

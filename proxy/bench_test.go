@@ -28,9 +28,25 @@ import (
 
 var benchSizes = []int{1 << 10, 64 << 10, 1 << 20}
 
-// neverFires is a plan that examines every tools/call frame and never
-// fires: the proxy's full framing, peek and decision path.
+// neverFires is a plan whose only rule has probability 0: it can never
+// fire, so the proxy relays as a byte copy (TestMemoryFlat uses it too).
 const neverFires = "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n"
+
+// benchPlans are the plan-loaded modes besides proxy-rules (neverFires).
+// Neither fires on the benchmark's traffic (every call is to tool "blob"):
+//   - proxy-c2s-live: a live client→server rule; requests are stored and
+//     decided, replies stream cut-through, each accounted for (peek,
+//     correlation, rule counts);
+//   - proxy-s2c-live: a live server→client rule; replies are stored whole
+//     and decided (store-and-forward), requests stream.
+var benchPlans = map[string]string{
+	"proxy-rules":    neverFires,
+	"proxy-c2s-live": "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
+	"proxy-s2c-live": "rules:\n  - fault: error\n    tool: nomatch\n",
+}
+
+// benchModes are the modes of every benchmark, in table order.
+var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live"}
 
 func sizeName(n int) string {
 	if n >= 1<<20 {
@@ -77,8 +93,8 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server")
 	case "proxy":
 		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server")
-	case "proxy-rules":
-		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_PLAN="+neverFires)
+	default:
+		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_PLAN="+benchPlans[mode])
 	}
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
@@ -132,7 +148,7 @@ func measureStdio(tb testing.TB, mode string, size, n int) *stats {
 
 func BenchmarkStdio(b *testing.B) {
 	for _, size := range benchSizes {
-		for _, mode := range []string{"direct", "relay", "proxy", "proxy-rules"} {
+		for _, mode := range benchModes {
 			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ResetTimer()
@@ -167,8 +183,8 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
 		return upstream, func() int64 { return 0 }
 	}
 	env := append(os.Environ(), roleEnv+"=http-"+mode, "MCPDRILL_UPSTREAM="+upstream)
-	if mode == "proxy-rules" {
-		env = append(env[:len(env)-2], roleEnv+"=http-proxy", "MCPDRILL_UPSTREAM="+upstream, "MCPDRILL_PLAN="+neverFires)
+	if src, ok := benchPlans[mode]; ok {
+		env = append(env[:len(env)-2], roleEnv+"=http-proxy", "MCPDRILL_UPSTREAM="+upstream, "MCPDRILL_PLAN="+src)
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env, cmd.Stderr = env, os.Stderr
@@ -200,6 +216,7 @@ func runHTTPRole(role string) int {
 	fmt.Println(ln.Addr().String())
 	go func() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
+		stopRoleProfile()
 		os.Exit(0)
 	}()
 	up := os.Getenv("MCPDRILL_UPSTREAM")
@@ -262,7 +279,7 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 
 func BenchmarkHTTP(b *testing.B) {
 	for _, size := range benchSizes {
-		for _, mode := range []string{"direct", "relay", "proxy", "proxy-rules"} {
+		for _, mode := range benchModes {
 			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ResetTimer()
@@ -283,7 +300,7 @@ func TestBenchTable(t *testing.T) {
 	}
 	const rounds = 9
 	counts := map[int]int{1 << 10: 300, 64 << 10: 100, 1 << 20: 20} // per round
-	modes := []string{"direct", "relay", "proxy", "proxy-rules"}
+	modes := benchModes
 	median := func(v []float64) float64 {
 		v = slices.Clone(v)
 		slices.Sort(v)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,6 +213,10 @@ func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
 // copyBufs are the relay's copy buffers, shared across requests.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
+// keepBufs hold a streamed reply's copy until it has been accounted for
+// (the engine keeps nothing of a frame that did not fire).
+var keepBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // readBody reads at most limit bytes of a body whose declared length is n
 // (-1: unknown), allocating once when the length is known.
 func readBody(r io.Reader, n, limit int64) ([]byte, error) {
@@ -244,7 +249,14 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response) {
 	limit := int64(h.maxFrame())
 	var kept []byte
 	if resp.ContentLength <= limit {
-		kept = make([]byte, 0, resp.ContentLength)
+		kp := keepBufs.Get().(*[]byte)
+		defer func() {
+			if cap(kept) <= 4<<20 { // do not pool a huge buffer
+				*kp = kept[:0]
+				keepBufs.Put(kp)
+			}
+		}()
+		kept = slices.Grow((*kp)[:0], int(resp.ContentLength))
 	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)

@@ -25,7 +25,10 @@ const roleEnv = "MCPDRILL_PROXY_ROLE"
 
 func TestMain(m *testing.M) {
 	if role := os.Getenv(roleEnv); role != "" {
-		os.Exit(runRole(role))
+		stop := startRoleProfile(role)
+		code := runRole(role)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

@@ -340,7 +340,8 @@ func TestBenchTable(t *testing.T) {
 }
 
 // TestMemoryFlat: the proxy's heap does not grow with the number of frames
-// relayed (64 KiB frames through the full framing path).
+// relayed (64 KiB frames, stored and decided client→server, streamed with
+// their bookkeeping on the way back from the echoing child).
 func TestMemoryFlat(t *testing.T) {
 	argv, env := self("cat")
 	inR, inW := io.Pipe()
@@ -348,7 +349,7 @@ func TestMemoryFlat(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = RunStdio(t.Context(), StdioOptions{Config: Config{Plan: plan(t, neverFires)}, Command: argv, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
+		_, _ = RunStdio(t.Context(), StdioOptions{Config: Config{Plan: plan(t, benchPlans["proxy-c2s-live"])}, Command: argv, Env: env, Stdin: inR, Stdout: outW, Stderr: os.Stderr})
 	}()
 	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"blob":"` + strings.Repeat("y", 64<<10) + `"}}}` + "\n")
 	br := bufio.NewReaderSize(outR, 256<<10)

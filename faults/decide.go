@@ -103,8 +103,9 @@ func eligible(r *Rule, n int) bool {
 }
 
 // MayFire reports whether some rule could still fire on a frame travelling
-// in dir, whatever the frame holds. It reads the counters and never changes
-// them, and it looks at no roll: a rule cannot fire when it targets the
+// in dir, whatever the frame holds and whatever its index. It reads the
+// counters and never changes them, and it looks at no roll (for the roll of
+// one frame see [Decider.MayFireAt]): a rule cannot fire when it targets the
 // other direction, when its probability is 0, when it has fired Limit times,
 // or when its Nth matching frame in dir is behind it. Counters only grow, so
 // once MayFire is false for a direction it stays false: the proxy may then
@@ -127,6 +128,46 @@ func (d *Decider) MayFire(dir Direction) bool {
 		case r.Probability <= 0: // a roll in [0,1) is never below 0
 		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
 		case r.Nth > 0 && d.matched[ci][i] >= r.Nth:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// MayFireAt reports whether some rule could fire on the next frame
+// travelling in dir if that frame is given the per-direction index index
+// and matches the rule. It reads the counters and never changes them.
+//
+// Everything [Decider.Decide] looks at besides the frame's matchers is
+// known before the frame's first byte: a rule whose matchers accept the
+// frame counts it as its matched+1-th match (each rule's counter moves only
+// when that rule matches), its fired counter moves only when it fires, and
+// its roll depends on the index alone. So when MayFireAt is false, Decide
+// on any frame at that index, whatever its kind, method or tool, fires
+// nothing; when it is true, some frame at that index would fire. "The first
+// rule that fires wins" does not change the answer: it only picks which
+// rule fires. The answer holds until the next Decide in dir; the proxy may
+// forward a frame for which it is false as it arrives and present it to
+// Decide afterwards for its counts.
+func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
+	if d.Empty() {
+		return false
+	}
+	ci := dir
+	if ci > ToClient {
+		ci = AnyDirection
+	}
+	d.mu[ci].Lock()
+	defer d.mu[ci].Unlock()
+	for i := range d.plan.Rules {
+		r := &d.plan.Rules[i]
+		switch {
+		case r.Direction != AnyDirection && r.Direction != dir:
+		case r.Probability <= 0:
+		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
+		case !eligible(r, d.matched[ci][i]+1):
+		case Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) >= r.Probability:
 		default:
 			return true
 		}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
@@ -55,6 +56,13 @@ type engine struct {
 	// storeOnly keeps every frame on the store-and-forward path (tests
 	// compare the faster modes with it).
 	storeOnly bool
+	// lateFires counts faults that fired on a frame already forwarded
+	// (cut-through). It must stay 0: a pump streams a frame only when no
+	// rule can fire on it. Tests read it.
+	lateFires atomic.Int64
+	// streamed counts the frames accounted for after (most of) their bytes
+	// were forwarded; tests read it.
+	streamed atomic.Int64
 }
 
 func newEngine(cfg Config) *engine {
@@ -90,6 +98,22 @@ func (e *engine) inert() bool {
 	return e.passive() || (!e.mayChange(faults.ToServer) && !e.mayChange(faults.ToClient))
 }
 
+// mayChangeNext is [engine.mayChange] for the next frame in dir alone: it
+// also looks at that frame's roll ([faults.Decider.MayFireAt] at the index
+// the engine will give it). When false, a pump may forward that frame as it
+// arrives and account for it with [engine.account] before its last byte is
+// written. It holds until the next frame in dir is processed, so only the
+// one goroutine that processes dir's frames, in order, may rely on it.
+func (e *engine) mayChangeNext(dir faults.Direction) bool {
+	if e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient) {
+		return true
+	}
+	e.mu[dir].Lock()
+	idx := e.next[dir]
+	e.mu[dir].Unlock()
+	return e.dec.MayFireAt(dir, idx)
+}
+
 func other(d faults.Direction) faults.Direction {
 	if d == faults.ToServer {
 		return faults.ToClient
@@ -116,13 +140,28 @@ func kindOf(k jsonrpc.Kind) faults.Kind {
 // process decides what to do with one frame (raw has no line terminator).
 // It must be called in the order frames arrive in dir.
 func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults.Action) {
+	f, a, _ := e.step(dir, raw)
+	return f, a
+}
+
+// account is process for a frame the proxy has already (mostly) forwarded
+// because no fault could fire on it: its index, correlation and counts.
+func (e *engine) account(dir faults.Direction, raw []byte) {
+	e.streamed.Add(1)
+	if _, _, fired := e.step(dir, raw); fired {
+		e.lateFires.Add(1)
+	}
+}
+
+// step is process; it also reports whether a fault fired.
+func (e *engine) step(dir faults.Direction, raw []byte) (faults.Frame, faults.Action, bool) {
 	e.mu[dir].Lock()
 	idx := e.next[dir]
 	e.next[dir]++
 	f := faults.Frame{Dir: dir, Index: idx, Raw: raw}
 	if e.passive() {
 		e.mu[dir].Unlock()
-		return f, faults.Action{Kind: faults.Forward}
+		return f, faults.Action{Kind: faults.Forward}, false
 	}
 	pk, err := jsonrpc.PeekFrame(raw)
 	if err == nil {
@@ -135,7 +174,7 @@ func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults
 		out, a, done := g.frame(&f)
 		if done { // answered or swallowed by the guard: no fault applies
 			e.mu[dir].Unlock()
-			return f, a
+			return f, a, false
 		}
 		if out != nil {
 			hooked, f.Raw = out, out
@@ -174,7 +213,7 @@ func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults
 	if hooked != nil && a.Kind == faults.Forward {
 		a = faults.Action{Kind: faults.Replace, Bytes: hooked}
 	}
-	return f, a
+	return f, a, d.Fire
 }
 
 // correlate records requests and gives responses their request's method

@@ -271,7 +271,7 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response) {
 		if got >= resp.ContentLength || err != nil {
 			if kept != nil && got == resp.ContentLength {
 				if body := bytes.TrimSpace(kept); len(body) > 0 {
-					h.eng.process(faults.ToClient, body)
+					h.eng.account(faults.ToClient, body)
 				}
 			}
 			_, _ = w.Write(buf[:n])

@@ -252,11 +252,15 @@ func (s *stdioSession) disconnect() {
 //     ([engine.mayChange] is false): bytes are forwarded as they arrive and
 //     every complete line is accounted for (index, peek, correlation, rule
 //     counts) before the write that ends it;
-//   - store (store-and-forward): a rule may fire here, so each line is read
-//     whole, decided, then written.
+//   - store (store-and-forward): a rule may fire on this line, so it is
+//     read whole, decided, then written.
 //
-// A pump moves from store to stream once its direction can no longer
-// change (a rule's limit or nth is behind it); it never moves back.
+// Between stream and store the choice is made per line, before its first
+// byte: a line on which no rule can fire ([engine.mayChangeNext]: the
+// counts and the roll at the index the line will get) is forwarded as it
+// arrives (streamLine) and accounted for before its last byte is written;
+// the others are stored. A pump moves to the stream mode for good once its
+// direction can no longer change (a rule's limit or nth is behind it).
 func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink) {
 	if s.eng.inert() {
 		copyBytes(src, dst)
@@ -267,11 +271,21 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 		max = jsonrpc.DefaultMaxFrame
 	}
 	br := bufio.NewReaderSize(src, readBuf)
-	var big []byte
+	var big, held []byte
 	for {
 		if !s.eng.mayChange(dir) {
 			s.stream(dir, br, dst, max)
 			return
+		}
+		if !s.eng.mayChangeNext(dir) {
+			var err error
+			if held, err = s.streamLine(dir, br, dst, max, held); err != nil {
+				if dst.isDead() || !errors.Is(err, io.EOF) {
+					_, _ = io.Copy(io.Discard, br)
+				}
+				return
+			}
+			continue
 		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -280,7 +294,7 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				big = append(big, line...)
-				if len(big) > max+2 {
+				if !examined(len(big), max) {
 					dst.write(big)
 					big = big[:0]
 					for errors.Is(err, bufio.ErrBufferFull) {
@@ -394,6 +408,43 @@ func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink,
 	}
 }
 
+// streamLine forwards one line (the next in dir, on which no rule can fire)
+// as it arrives: each part of it that fills the read buffer is written at
+// once, and the part that ends it is written after the whole line has been
+// accounted for, so a reply to it cannot overtake its correlation. held is
+// a buffer to keep the line in (up to the cap) and is returned for reuse.
+// The lines it examines are those the store mode examines. It returns the
+// read error that ended the line, if any.
+func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int, held []byte) ([]byte, error) {
+	keepCap := max(readBuf, maxFrame+2)
+	held = held[:0]
+	n0 := 0 // the line's length so far (past the cap too)
+	for {
+		part, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if n0+len(part) <= keepCap {
+				held = append(held, part...)
+			}
+			n0 += len(part)
+			dst.write(part)
+			continue
+		}
+		if n := n0 + len(part); n > 0 && examined(n, maxFrame) {
+			line := part
+			if n0 > 0 {
+				held = append(held, part...)
+				line = held
+			}
+			s.account(dir, line)
+		}
+		dst.write(part)
+		if cap(held) > 4<<20 {
+			held = nil // do not keep a huge buffer forever
+		}
+		return held, err
+	}
+}
+
 // account runs a line the stream mode already forwards through the engine
 // for its index, correlation and counts; no fault can fire on it.
 func (s *stdioSession) account(dir faults.Direction, line []byte) {
@@ -401,7 +452,7 @@ func (s *stdioSession) account(dir faults.Direction, line []byte) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return
 	}
-	s.eng.process(dir, body)
+	s.eng.account(dir, body)
 }
 
 // frame handles one line (with its terminator, if any).

@@ -68,9 +68,11 @@ func randomLines(rng *rand.Rand, n int) []byte {
 	return b.Bytes()
 }
 
-// TestStreamMatchesStore: the copy and stream modes deliver the same bytes
-// and leave the same events, indices and correlation state as
-// store-and-forward, for plans that can fire, stop firing, or never fire.
+// TestStreamMatchesStore: the copy and stream modes, and the per-line
+// choice between stream and store, deliver the same bytes and leave the
+// same events, indices and correlation state as store-and-forward, for
+// plans that can fire, stop firing, never fire, or fire on some lines
+// (probability 0.3) for good. No fault ever fires on a streamed line.
 func TestStreamMatchesStore(t *testing.T) {
 	plans := map[string]string{
 		"dead":         "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n",
@@ -78,6 +80,9 @@ func TestStreamMatchesStore(t *testing.T) {
 		"nth-both":     "seed: 4\nrules:\n  - fault: drop\n    direction: any\n    nth: 3\n  - fault: duplicate\n    direction: c2s\n    kinds: [request]\n    limit: 1\n",
 		"c2s-live":     "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
 		"s2c-truncate": "seed: 5\nrules:\n  - fault: truncate\n    probability: 0.3\n    limit: 3\n",
+		// Live for good: each line streams or is stored by its own roll.
+		"s2c-p0.3":  "seed: 6\nrules:\n  - fault: corrupt\n    probability: 0.3\n",
+		"both-p0.3": "seed: 7\nrules:\n  - fault: duplicate\n    direction: any\n    probability: 0.3\n    after: 1\n  - fault: error\n    method: tools/call\n    probability: 0.3\n    every: 2\n",
 	}
 	for trial := 0; trial < 4; trial++ {
 		for name, src := range plans {
@@ -86,6 +91,7 @@ func TestStreamMatchesStore(t *testing.T) {
 					seed := uint64(trial)
 					c2s := randomLines(rand.New(rand.NewPCG(seed, 1)), 24)
 					s2c := randomLines(rand.New(rand.NewPCG(seed, 2)), 24)
+					var streamed int64
 					run := func(storeOnly bool) (string, string, string, [3]uint64, [3]map[string]reqInfo) {
 						var log bytes.Buffer
 						rec := NewJSONL(&log) // events hold slices of the read buffer: encode at once
@@ -104,6 +110,10 @@ func TestStreamMatchesStore(t *testing.T) {
 						for i := range pend {
 							pend[i] = maps.Clone(s.eng.pending[i])
 						}
+						if n := s.eng.lateFires.Load(); n != 0 {
+							t.Errorf("%d faults fired on streamed lines", n)
+						}
+						streamed = s.eng.streamed.Load()
 						return toServer.String(), toClient.String(), log.String(), s.eng.next, pend
 					}
 					ws, wc, wev, wnext, wpend := run(true)
@@ -114,6 +124,9 @@ func TestStreamMatchesStore(t *testing.T) {
 					if gev != wev {
 						t.Errorf("events differ:\n%v\n%v", gev, wev)
 					}
+					if strings.HasSuffix(name, "-p0.3") && (streamed == 0 || wev == "") {
+						t.Errorf("%d lines streamed, events %q: want some of each", streamed, wev)
+					}
 					if name != "dead" { // the copy mode keeps no books: nothing can read them
 						if gnext != wnext {
 							t.Errorf("indices %v, want %v", gnext, wnext)
@@ -123,6 +136,43 @@ func TestStreamMatchesStore(t *testing.T) {
 						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestStreamMatchesStoreAtBufferEdge: lines of the read buffer's size, one
+// byte either side, with and without a terminator at the end of input,
+// under a frame cap smaller than the buffer: every mode examines the same
+// lines.
+func TestStreamMatchesStoreAtBufferEdge(t *testing.T) {
+	plans := []string{
+		"rules:\n  - fault: drop\n    direction: c2s\n", // s2c streams for good
+		"seed: 6\nrules:\n  - fault: corrupt\n    probability: 0.3\n",
+	}
+	for _, n := range []int{readBuf - 1, readBuf, readBuf + 1} {
+		for _, eol := range []string{"", "\n"} {
+			for pi, src := range plans {
+				head := `{"jsonrpc":"2.0","method":"n","params":{"p":"`
+				line := head + strings.Repeat("x", n-len(eol)-len(head)-3) + `"}}` + eol
+				in := []byte(strings.Repeat(`{"jsonrpc":"2.0","method":"a"}`+"\n", 3) + line)
+				run := func(storeOnly bool) (string, string, uint64) {
+					var log, out bytes.Buffer
+					s := &stdioSession{
+						eng:    newEngine(Config{Plan: plan(t, src), Recorder: NewJSONL(&log), MaxFrame: 1000}),
+						client: &sink{w: &out}, server: &sink{w: io.Discard},
+						closed: make(chan struct{}),
+					}
+					s.eng.storeOnly = storeOnly
+					s.pump(faults.ToClient, &chunky{b: in, rng: rand.New(rand.NewPCG(uint64(n), 1))}, s.client, s.server)
+					return out.String(), log.String(), s.eng.next[faults.ToClient]
+				}
+				wo, wl, wn := run(true)
+				go_, gl, gn := run(false)
+				if go_ != wo || gl != wl || gn != wn {
+					t.Errorf("plan %d, line of %d bytes (eol %q): stream gives %d bytes, %d frames, log %q; store %d bytes, %d frames, log %q",
+						pi, n, eol, len(go_), gn, gl, len(wo), wn, wl)
+				}
 			}
 		}
 	}

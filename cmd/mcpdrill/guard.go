@@ -345,56 +345,56 @@ func guardDiff(c *cli.Context) error {
 	return nil
 }
 
-func guardApprove(c *cli.Context) error {
+// operatorAction runs one operator transition on the SERVER argument and
+// prints the status change.
+func operatorAction(c *cli.Context, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
 	st, err := openGuardStore(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	server, err := oneServer(c)
 	if err != nil {
+		return nil, err
+	}
+	r, ev, err := act(st, server, guardActor(c), time.Now().UTC())
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %s → %s", server, ev.From, r.Status)
+	return r, nil
+}
+
+func guardApprove(c *cli.Context) error {
+	r, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+		return st.Approve(server, c.String("fingerprint"), actor, now)
+	})
+	if err != nil {
 		return err
 	}
-	r, ev, err := st.Approve(server, c.String("fingerprint"), guardActor(c), time.Now().UTC())
-	if err != nil {
-		return storeErr(err)
-	}
-	fmt.Fprintf(c.App.Writer, "%s: %s → %s (baseline %s, %d tools)\n", server, ev.From, r.Status, r.Baseline.Fingerprint, len(r.Baseline.Tools))
+	fmt.Fprintf(c.App.Writer, " (baseline %s, %d tools)\n", r.Baseline.Fingerprint, len(r.Baseline.Tools))
 	return nil
 }
 
 func guardQuarantine(c *cli.Context) error {
-	st, err := openGuardStore(c)
-	if err != nil {
-		return err
+	_, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+		return st.Quarantine(server, c.String("note"), actor, now)
+	})
+	if err == nil {
+		fmt.Fprintln(c.App.Writer)
 	}
-	server, err := oneServer(c)
-	if err != nil {
-		return err
-	}
-	r, ev, err := st.Quarantine(server, c.String("note"), guardActor(c), time.Now().UTC())
-	if err != nil {
-		return storeErr(err)
-	}
-	fmt.Fprintf(c.App.Writer, "%s: %s → %s\n", server, ev.From, r.Status)
-	return nil
+	return err
 }
 
 func guardRelease(c *cli.Context) error {
-	st, err := openGuardStore(c)
+	r, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+		return st.Release(server, actor, now)
+	})
 	if err != nil {
 		return err
 	}
-	server, err := oneServer(c)
-	if err != nil {
-		return err
-	}
-	r, ev, err := st.Release(server, guardActor(c), time.Now().UTC())
-	if err != nil {
-		return storeErr(err)
-	}
-	fmt.Fprintf(c.App.Writer, "%s: %s → %s\n", server, ev.From, r.Status)
+	fmt.Fprintln(c.App.Writer)
 	if !r.Serves() {
-		fmt.Fprintln(c.App.Writer, guard.Explain(server, r))
+		fmt.Fprintln(c.App.Writer, guard.Explain(r.Server, r))
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ func (s *scanner) contracts() {
 			a := schema.Assess(t.OutputSchema)
 			tr.OutputContract = string(a.Contract)
 			tr.Instances, tr.Leaves, tr.LeavesRejected, tr.Wrapped, tr.Reason = a.Instances, a.Leaves, a.LeavesRejected, a.Wrapped, a.Reason
+			tr.LeavesSampled = a.LeavesCapped
 			switch a.Contract {
 			case schema.ContractInvalid:
 				bad[RuleSchemaInvalid] = true

@@ -120,6 +120,9 @@ func renderScan(w io.Writer, r *scan.Report) error {
 			leaf := "-"
 			if tr.LeafRate != nil && tr.Leaves > 0 {
 				leaf = fmt.Sprintf("%d/%d", tr.LeavesRejected, tr.Leaves)
+				if tr.LeavesSampled {
+					leaf += " (sampled)"
+				}
 			}
 			note := ""
 			if tr.Wrapped {

@@ -78,7 +78,7 @@ type ToolReport struct {
 	// LeavesSampled is set when the per-leaf check stopped at its work
 	// budget: Leaves counts the corruptions tried, not every leaf.
 	LeavesSampled bool `json:"leaves_sampled,omitempty"`
-	Wrapped        bool     `json:"wrapped,omitempty"`
+	Wrapped       bool `json:"wrapped,omitempty"`
 	// Undetermined marks a vacuous verdict that means "not shown to reject
 	// corruption" because enforcement could not be decided (see Reason).
 	Undetermined bool   `json:"undetermined,omitempty"`

@@ -33,20 +33,43 @@ var benchSizes = []int{1 << 10, 64 << 10, 1 << 20}
 const neverFires = "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n"
 
 // benchPlans are the plan-loaded modes besides proxy-rules (neverFires).
-// Neither fires on the benchmark's traffic (every call is to tool "blob"):
+// The first two never fire on the benchmark's traffic (every call is to
+// tool "blob"):
 //   - proxy-c2s-live: a live client→server rule; requests are stored and
 //     decided, replies stream cut-through, each accounted for (peek,
 //     correlation, rule counts);
-//   - proxy-s2c-live: a live server→client rule; replies are stored whole
-//     and decided (store-and-forward), requests stream.
+//   - proxy-s2c-live: a live server→client rule of probability 1; every
+//     reply could fire, so each is stored whole and decided
+//     (store-and-forward), requests stream.
+//   - proxy-s2c-p0.2: a rule on every reply with probability 0.2 whose
+//     fault changes no byte (latency 0: the reply is re-emitted unchanged
+//     by the delay path). About 20% of replies fire and are stored; on
+//     stdio the others stream, chosen by their roll; on HTTP all are
+//     stored.
+//   - proxy-s2c-p0.2-store: the same plan with every frame stored (the
+//     proxy's store-only switch), so the same replies fire: what the
+//     per-frame choice saves.
 var benchPlans = map[string]string{
-	"proxy-rules":    neverFires,
-	"proxy-c2s-live": "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
-	"proxy-s2c-live": "rules:\n  - fault: error\n    tool: nomatch\n",
+	"proxy-rules":          neverFires,
+	"proxy-c2s-live":       "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
+	"proxy-s2c-live":       "rules:\n  - fault: error\n    tool: nomatch\n",
+	"proxy-s2c-p0.2":       p02,
+	"proxy-s2c-p0.2-store": p02,
+}
+
+// p02 fires on about 20% of replies, changing no byte.
+const p02 = "rules:\n  - fault: latency\n    method: tools/call\n    params: {latency: 0s}\n    probability: 0.2\n"
+
+// storeEnv is the extra environment of a mode's proxy process.
+func storeEnv(mode string) []string {
+	if strings.HasSuffix(mode, "-store") {
+		return []string{"MCPDRILL_STORE_ALL=1"}
+	}
+	return nil
 }
 
 // benchModes are the modes of every benchmark, in table order.
-var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live"}
+var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
 
 func sizeName(n int) string {
 	if n >= 1<<20 {
@@ -95,6 +118,7 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server")
 	default:
 		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_PLAN="+benchPlans[mode])
+		env = append(env, storeEnv(mode)...)
 	}
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
@@ -185,6 +209,7 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
 	env := append(os.Environ(), roleEnv+"=http-"+mode, "MCPDRILL_UPSTREAM="+upstream)
 	if src, ok := benchPlans[mode]; ok {
 		env = append(env[:len(env)-2], roleEnv+"=http-proxy", "MCPDRILL_UPSTREAM="+upstream, "MCPDRILL_PLAN="+src)
+		env = append(env, storeEnv(mode)...)
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env, cmd.Stderr = env, os.Stderr

@@ -65,8 +65,13 @@ type engine struct {
 	streamed atomic.Int64
 }
 
+// storeAllFrames makes every new engine store every frame (storeOnly).
+// Only this package's test processes set it, to measure the store path
+// against the per-frame choice with the same plan and the same fires.
+var storeAllFrames bool
+
 func newEngine(cfg Config) *engine {
-	e := &engine{cfg: cfg}
+	e := &engine{cfg: cfg, storeOnly: storeAllFrames}
 	if cfg.Plan != nil {
 		e.dec = cfg.Plan.NewDecider()
 	}

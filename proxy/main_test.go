@@ -25,6 +25,7 @@ const roleEnv = "MCPDRILL_PROXY_ROLE"
 
 func TestMain(m *testing.M) {
 	if role := os.Getenv(roleEnv); role != "" {
+		storeAllFrames = os.Getenv("MCPDRILL_STORE_ALL") != "" // bench modes *-store
 		stop := startRoleProfile(role)
 		code := runRole(role)
 		stop()

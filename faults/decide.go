@@ -112,27 +112,9 @@ func eligible(r *Rule, n int) bool {
 // forward that direction's frames as they arrive, presenting each one to
 // [Decider.Decide] afterwards for its counts (which then cannot fire).
 func (d *Decider) MayFire(dir Direction) bool {
-	if d.Empty() {
-		return false
-	}
-	ci := dir
-	if ci > ToClient {
-		ci = AnyDirection
-	}
-	d.mu[ci].Lock()
-	defer d.mu[ci].Unlock()
-	for i := range d.plan.Rules {
-		r := &d.plan.Rules[i]
-		switch {
-		case r.Direction != AnyDirection && r.Direction != dir:
-		case r.Probability <= 0: // a roll in [0,1) is never below 0
-		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
-		case r.Nth > 0 && d.matched[ci][i] >= r.Nth:
-		default:
-			return true
-		}
-	}
-	return false
+	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
+		return r.Nth == 0 || d.matched[ci][i] < r.Nth
+	})
 }
 
 // MayFireAt reports whether some rule could fire on the next frame
@@ -151,6 +133,15 @@ func (d *Decider) MayFire(dir Direction) bool {
 // forward a frame for which it is false as it arrives and present it to
 // Decide afterwards for its counts.
 func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
+	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
+		return eligible(r, d.matched[ci][i]+1) && Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) < r.Probability
+	})
+}
+
+// anyLive reports whether some rule that can still fire in dir (right
+// direction, probability above 0, Limit not used up) also passes ok, under
+// the direction's lock.
+func (d *Decider) anyLive(dir Direction, ok func(ci Direction, i int, r *Rule) bool) bool {
 	if d.Empty() {
 		return false
 	}
@@ -164,11 +155,9 @@ func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
 		r := &d.plan.Rules[i]
 		switch {
 		case r.Direction != AnyDirection && r.Direction != dir:
-		case r.Probability <= 0:
+		case r.Probability <= 0: // a roll in [0,1) is never below 0
 		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
-		case !eligible(r, d.matched[ci][i]+1):
-		case Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) >= r.Probability:
-		default:
+		case ok(ci, i, r):
 			return true
 		}
 	}

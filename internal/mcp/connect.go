@@ -29,6 +29,9 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, err
 		}
 		c.stdio, c.t = s, s
+		if cfg.Observer != nil {
+			c.t = observedStdio{stdioConn: s, c: c}
+		}
 		c.sess.Transport = TransportStdio
 	} else {
 		h, err := newHTTPConn(cfg, c.obs)
@@ -218,18 +221,22 @@ func (c *Client) probeDiscover(ctx context.Context, rev string, timeout time.Dur
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := c.stdio.write(rctx, o.frame); err != nil {
+		frame, done := c.observe(rctx, o.frame, o.header, false)
+		if err := c.stdio.write(rctx, frame); err != nil {
 			m.done(o.key, ch, false)
+			done(nil, err)
 			return nil, nil, err
 		}
 		select {
 		case d := <-ch:
 			m.done(o.key, ch, false)
+			done(d.msg, d.err)
 			if d.err != nil {
 				return nil, nil, d.err
 			}
 			return &reply{msg: d.msg}, nil, nil
 		case <-rctx.Done():
+			done(nil, rctx.Err())
 			if ctx.Err() != nil {
 				m.done(o.key, ch, true)
 				return nil, nil, fmt.Errorf("mcp: server/discover: %w", ctx.Err())

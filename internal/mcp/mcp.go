@@ -106,6 +106,11 @@ type Config struct {
 	ClientName, ClientVersion string
 	// StderrTail is how many lines of child stderr are kept (default 50).
 	StderrTail int
+
+	// Observer, when set, is told of every frame the client sends to a
+	// stdio server (see Observer); nil observes nothing. HTTP targets are
+	// observed by wrapping HTTPClient instead, which also sees statuses.
+	Observer Observer
 }
 
 func (c Config) withDefaults() Config {

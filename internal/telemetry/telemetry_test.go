@@ -18,6 +18,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -318,4 +319,99 @@ func FuzzWithMetaTraceparent(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStdioObserver traces frames as the stdio transport hands them over:
+// one span per client request or notification (raw frames included),
+// traceparent in _meta only on the client's own requests from 2025-06-18,
+// the JSON-RPC error code and a timeout on the span.
+func TestStdioObserver(t *testing.T) {
+	rcv := newReceiver(t)
+	tr, err := New(context.Background(), Options{Endpoint: rcv.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, end := tr.Start(context.Background(), "mcpdrill test")
+	obs := tr.Observer()
+	type step struct {
+		frame, rev string
+		raw        bool
+		reply      *jsonrpc.Message
+		err        error
+		meta       bool // params._meta.traceparent expected
+	}
+	steps := []step{
+		{frame: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, reply: &jsonrpc.Message{}, meta: true},
+		{frame: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, rev: "2025-06-18"},
+		{frame: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"q":"<a&b>"}}}`, rev: "2025-06-18",
+			reply: &jsonrpc.Message{Error: &jsonrpc.Error{Code: -32602, Message: "bad"}}, meta: true},
+		{frame: `{"jsonrpc":"2.0","id":"mcpdrill-probe","method":"tools/list","params":{}}`, rev: "2025-06-18", raw: true, reply: &jsonrpc.Message{}},
+		{frame: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, rev: "2025-03-26", reply: &jsonrpc.Message{}},
+		{frame: `{"jsonrpc":"2.0","id":4,"method":"ping"}`, rev: "2025-06-18", err: context.DeadlineExceeded, meta: true},
+		{frame: `{"jsonrpc":"2.0","id":9,"result":{}}`, rev: "2025-06-18"}, // a reply to a server request: untraced
+	}
+	for i, s := range steps {
+		send, done := obs(ctx, []byte(s.frame), s.rev, s.raw)
+		var meta struct {
+			Params struct {
+				Meta map[string]string `json:"_meta"`
+			} `json:"params"`
+		}
+		json.Unmarshal(send, &meta)
+		tp := meta.Params.Meta["traceparent"]
+		if s.meta != (tp != "") || (!s.meta && string(send) != s.frame) {
+			t.Errorf("step %d: sent %s", i, send)
+		}
+		done(s.reply, s.err)
+		done(s.reply, s.err) // a second call is harmless
+		if calls := tr.Since(0); s.meta && (len(calls) != i+1 || tp != "00-"+calls[i].TraceID+"-"+calls[i].SpanID+"-01") {
+			t.Errorf("step %d: traceparent %q does not name the call %+v", i, tp, calls)
+		}
+		if i == 2 && !bytes.Contains(send, []byte(`"arguments":{"q":"<a&b>"}`)) {
+			t.Errorf("arguments rewritten: %s", send)
+		}
+	}
+	end()
+	calls := tr.Since(0)
+	if len(calls) != 6 {
+		t.Fatalf("calls %+v", calls)
+	}
+	if calls[2].Method != "tools/call" || calls[2].Tool != "search" || calls[3].Method != "tools/list" {
+		t.Errorf("calls %+v", calls)
+	}
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.byID()
+	if len(spans) != 7 { // 6 calls + the root
+		t.Fatalf("%d spans exported", len(spans))
+	}
+	for _, c := range calls {
+		s, ok := spans[c.SpanID]
+		if !ok || hex.EncodeToString(s.TraceId) != c.TraceID || s.Kind != tracepb.Span_SPAN_KIND_CLIENT ||
+			attr(s, "network.transport") != "pipe" || attr(s, "mcp.method.name") != c.Method {
+			t.Fatalf("call %+v not exported as a stdio client span", c)
+		}
+	}
+	if s := spans[calls[0].SpanID]; attr(s, "mcp.protocol.version") != "2025-06-18" {
+		t.Errorf("initialize span %v", s.Attributes)
+	}
+	s := spans[calls[2].SpanID]
+	if s.Name != "tools/call search" || attr(s, "gen_ai.tool.name") != "search" || attr(s, "jsonrpc.request.id") != "2" ||
+		attr(s, "rpc.response.status_code") != "-32602" || attr(s, "error.type") != "-32602" || s.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("tools/call span %s %v %v", s.Name, s.Attributes, s.Status)
+	}
+	if s := spans[calls[5].SpanID]; attr(s, "error.type") != "timeout" || s.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("timed-out span %v %v", s.Attributes, s.Status)
+	}
+	if s := spans[calls[4].SpanID]; s.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("answered span %v", s.Status)
+	}
+	if tr.Observer() == nil {
+		t.Error("no observer")
+	}
+	var none *Tracer
+	if none.Observer() != nil {
+		t.Error("a nil tracer observes")
+	}
 }

@@ -56,28 +56,11 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if peek.Method == "initialize" {
 		rev = initializeRevision(body)
 	}
-	name := peek.Method
-	if name == "" {
-		name = "mcp.unparsed_frame"
-	}
-	attrs := []attribute.KeyValue{
+	name, attrs := spanName(peek, rev,
 		semconv.NetworkProtocolName("http"),
 		semconv.NetworkTransportTCP,
 		semconv.HTTPRequestMethodPost,
-	}
-	if peek.Method != "" {
-		attrs = append(attrs, semconv.McpMethodNameKey.String(peek.Method))
-	}
-	if rev != "" {
-		attrs = append(attrs, semconv.McpProtocolVersion(rev))
-	}
-	if len(peek.ID) > 0 {
-		attrs = append(attrs, semconv.JSONRPCRequestID(strings.Trim(string(peek.ID), `"`)))
-	}
-	if peek.Method == "tools/call" && peek.Tool != "" {
-		name += " " + peek.Tool
-		attrs = append(attrs, semconv.GenAIToolName(peek.Tool), semconv.GenAIOperationNameExecuteTool)
-	}
+	)
 	if host, port, err := net.SplitHostPort(req.URL.Host); err == nil {
 		attrs = append(attrs, semconv.ServerAddress(host))
 		if p, err := strconv.Atoi(port); err == nil {
@@ -116,6 +99,29 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tr.t.log.add(call)
 	resp.Body = &endOnClose{ReadCloser: resp.Body, span: span}
 	return resp, nil
+}
+
+// spanName returns the span name and the MCP / GenAI attributes (after
+// the transport's own) of a client frame sent under revision rev.
+func spanName(peek jsonrpc.Peek, rev string, attrs ...attribute.KeyValue) (string, []attribute.KeyValue) {
+	name := peek.Method
+	if name == "" {
+		name = "mcp.unparsed_frame"
+	}
+	if peek.Method != "" {
+		attrs = append(attrs, semconv.McpMethodNameKey.String(peek.Method))
+	}
+	if rev != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(rev))
+	}
+	if len(peek.ID) > 0 {
+		attrs = append(attrs, semconv.JSONRPCRequestID(strings.Trim(string(peek.ID), `"`)))
+	}
+	if peek.Method == "tools/call" && peek.Tool != "" {
+		name += " " + peek.Tool
+		attrs = append(attrs, semconv.GenAIToolName(peek.Tool), semconv.GenAIOperationNameExecuteTool)
+	}
+	return name, attrs
 }
 
 // withBody clones req with a new context and body.

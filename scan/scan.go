@@ -36,7 +36,7 @@ type Options struct {
 	SkipOriginCheck bool
 	// Invoke configures the opt-in tool invocation (see InvokeOptions).
 	Invoke InvokeOptions
-	// Tracer records one span per MCP call over HTTP and stamps findings
+	// Tracer records one span per MCP call (HTTP or stdio) and stamps findings
 	// with the ids of the call that established them; nil records nothing.
 	// The caller flushes it after Run.
 	Tracer *telemetry.Tracer
@@ -55,8 +55,12 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 	start := o.Now()
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	if o.Tracer != nil && cfg.URL != "" {
-		cfg.HTTPClient = o.Tracer.Client(cfg.HTTPClient)
+	if o.Tracer != nil {
+		if cfg.URL != "" {
+			cfg.HTTPClient = o.Tracer.Client(cfg.HTTPClient)
+		} else {
+			cfg.Observer = o.Tracer.Observer()
+		}
 		var end func()
 		ctx, end = o.Tracer.Start(ctx, "mcpdrill scan")
 		defer end()

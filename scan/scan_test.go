@@ -22,6 +22,9 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
+	if code, ok := serveTapped(); ok {
+		os.Exit(code)
+	}
 	if code, ok := testbed.ServeChild(); ok {
 		os.Exit(code)
 	}

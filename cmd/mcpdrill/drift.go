@@ -214,8 +214,12 @@ func driftAction(c *cli.Context) error {
 	ctx, cancel := runContext(nc)
 	defer cancel()
 	defer flushTracer(nc, g.tracer)
-	if g.tracer != nil && cfg.URL != "" {
-		cfg.HTTPClient = g.tracer.Client(cfg.HTTPClient)
+	if g.tracer != nil {
+		if cfg.URL != "" {
+			cfg.HTTPClient = g.tracer.Client(cfg.HTTPClient)
+		} else {
+			cfg.Observer = g.tracer.Observer()
+		}
 		var end func()
 		ctx, end = g.tracer.Start(ctx, "mcpdrill drift")
 		defer end()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -110,9 +111,10 @@ func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
 		}
 		return
 	}
+	const unknownRev = "1999-01-01"
 	frame, err := jsonrpc.NewRequest("mcpdrill-version-probe", "tools/list", map[string]any{
 		"_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    "1999-01-01",
+			"io.modelcontextprotocol/protocolVersion":    unknownRev,
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcpdrill", "version": s.opts.ToolVersion},
 		},
@@ -121,7 +123,15 @@ func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
 		s.check(RuleVersionNeg, CheckNotEstablished, err.Error())
 		return
 	}
-	msg, err := s.c.SendRaw(ctx, frame)
+	// Over HTTP the MCP-Protocol-Version header must name the same revision
+	// as _meta, or a server that checks headers first answers -32020.
+	hdr := http.Header{}
+	hdr.Set(mcp.HeaderProtocolVersion, unknownRev)
+	var msg *jsonrpc.Message
+	r, err := s.c.SendRawHeaders(ctx, frame, hdr)
+	if r != nil {
+		msg = r.Message
+	}
 	msg = errorMessage(msg, err)
 	switch {
 	case msg != nil && msg.Error != nil && msg.Error.Code == jsonrpc.CodeUnsupportedProtocolVersion:
@@ -136,7 +146,7 @@ func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
 		}
 		s.check(RuleVersionNeg, CheckPass, "-32022 listing "+strings.Join(data.Supported, ", "))
 	case msg != nil && msg.Error == nil && msg.Result != nil:
-		s.find(RuleVersionNeg, "", "", "a request naming revision 1999-01-01 was served instead of refused with -32022")
+		s.find(RuleVersionNeg, "", "", "a request naming revision "+unknownRev+" was served instead of refused with -32022")
 		s.check(RuleVersionNeg, CheckFail, "")
 	case msg != nil && msg.Error != nil && msg.Error.Code == jsonrpc.CodeHeaderMismatch:
 		s.check(RuleVersionNeg, CheckNotEstablished, "the transport refused the request with -32020 before the revision was read")

@@ -468,7 +468,7 @@ func loadSpec(c *cli.Context, path string) (drift.Spec, mcp.Config, error) {
 	if err != nil {
 		return drift.Spec{}, mcp.Config{}, usageErr("%s: %v", path, err)
 	}
-	if p := c.String("protocol"); p != "" && !validRevision(p) {
+	if p := c.String("protocol"); p != "" && !mcp.IsKnown(p) {
 		return drift.Spec{}, mcp.Config{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
 	}
 	if c.Duration("timeout") <= 0 || c.Int("max-list-pages") <= 0 {

@@ -451,7 +451,7 @@ func guardTargetConfig(c *cli.Context) (mcp.Config, error) {
 		MaxListPages: c.Int("max-list-pages"), MaxFrame: c.Int("max-frame"),
 		ClientName: "mcpdrill", ClientVersion: version,
 	}
-	if cfg.Protocol != "" && !validRevision(cfg.Protocol) {
+	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
 		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
 	}
 	if cfg.RequestTimeout <= 0 || cfg.MaxListPages <= 0 || cfg.MaxFrame <= 0 {

@@ -51,7 +51,7 @@ func targetConfig(c *cli.Context) (mcp.Config, error) {
 	case cfg.URL != "" && len(cfg.Command) > 0:
 		return cfg, usageErr("give either --url or a server command after --, not both")
 	}
-	if cfg.Protocol != "" && !validRevision(cfg.Protocol) {
+	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
 		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
 	}
 	if cfg.RequestTimeout <= 0 {
@@ -74,15 +74,6 @@ func targetConfig(c *cli.Context) (mcp.Config, error) {
 	}
 	cfg.Headers = h
 	return cfg, nil
-}
-
-func validRevision(r string) bool {
-	for _, k := range mcp.Revisions {
-		if k == r {
-			return true
-		}
-	}
-	return false
 }
 
 // parseHeaders reads NAME=VALUE (or "NAME: VALUE") pairs, expanding ${ENV}

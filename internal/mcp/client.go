@@ -276,9 +276,7 @@ func classifyReply(r *reply) (*Response, error) {
 // sendCancelled tells the server to stop a timed-out request (stdio, and
 // legacy HTTP; a modern HTTP request was cancelled by closing its stream).
 func (c *Client) sendCancelled(id int64) {
-	rev, modern := c.session()
-	_ = rev
-	if modern && c.stdio == nil {
+	if _, modern := c.session(); modern && c.stdio == nil {
 		return
 	}
 	frame, err := jsonrpc.NewNotification("notifications/cancelled", map[string]any{"requestId": id, "reason": "timeout"})

@@ -201,10 +201,12 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 		p.Verdict, p.Detail = VerdictSkipped, e.skip
 		return p
 	}
-	o := classify(e.send(ctx))
-	if o.verdict == VerdictCrash && s.cfg.URL == "" {
+	msg, err := e.send(ctx)
+	o := classify(msg, err)
+	if o.verdict == VerdictCrash && s.cfg.URL == "" && errors.Is(err, mcp.ErrServerExited) {
 		// A crashed stdio server would turn every later probe into a crash too:
-		// record this one and reconnect for the rest.
+		// record this one and reconnect for the rest. A reply that was lost
+		// (too large, undecodable) leaves the server running.
 		s.reconnect(ctx)
 	}
 	p.Verdict, p.ErrorCode, p.HTTPStatus, p.Detail = o.verdict, o.code, o.status, o.detail

@@ -45,6 +45,9 @@ type HTTP struct {
 	upstream *url.URL
 	allow    map[string]bool
 	client   *http.Client
+	// h1 carries POSTs to a plain-http upstream when the default client is
+	// in use (h1conn.go); nil otherwise.
+	h1 *h1Pool
 }
 
 // NewHTTP validates the options and returns the proxy handler.
@@ -61,13 +64,17 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 		o.Guard.bindHTTP(h)
 	}
 	if h.client == nil {
+		dial := (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 		h.client = &http.Client{Transport: &http.Transport{
 			Proxy:               nil,
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 64,
 			IdleConnTimeout:     90 * time.Second,
-			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			DialContext:         dial,
 		}}
+		if u.Scheme == "http" {
+			h.h1 = newH1Pool(hostPort(u), dial)
+		}
 	}
 	return h, nil
 }
@@ -315,7 +322,18 @@ func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http
 	if rd != nil {
 		req.ContentLength = int64(len(body))
 	}
+	if h.h1 != nil && slow == nil && r.Method == http.MethodPost && req.Header.Get("Expect") == "" {
+		return h.h1.do(req)
+	}
 	return h.client.Do(req)
+}
+
+// hostPort is u's host with the scheme's default port when it has none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 type slowReader struct {

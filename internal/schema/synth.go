@@ -419,7 +419,7 @@ func (g *gen) resolveRef(ref string) (any, string, bool) {
 		}
 	}
 	// An embedded resource identified by $id.
-	if t, tloc, ok := findByID(g.root, "", base, 0); ok {
+	if t, tloc, ok := findByID(g.root, base); ok {
 		if frag == "" {
 			return t, tloc, true
 		}
@@ -441,12 +441,14 @@ func refLoc(ref string) string {
 	return frag
 }
 
-func findByID(v any, loc, id string, depth int) (any, string, bool) {
+// findSubschema returns the first subschema of v (depth-first, v itself
+// included) for which match holds, with its schema location.
+func findSubschema(v any, loc string, depth int, match func(m map[string]any, depth int) bool) (any, string, bool) {
 	m, ok := v.(map[string]any)
 	if !ok || depth > MaxJSONDepth {
 		return nil, "", false
 	}
-	if s, ok := m["$id"].(string); ok && depth > 0 && (s == id || strings.HasSuffix(id, "/"+s)) {
+	if match(m, depth) {
 		return m, loc, true
 	}
 	var (
@@ -456,10 +458,19 @@ func findByID(v any, loc, id string, depth int) (any, string, bool) {
 	)
 	forEachSubschema(m, loc, func(sub any, sloc string) {
 		if !hit {
-			found, floc, hit = findByID(sub, sloc, id, depth+1)
+			found, floc, hit = findSubschema(sub, sloc, depth+1, match)
 		}
 	})
 	return found, floc, hit
+}
+
+// findByID finds the embedded resource (below the root) whose $id is id or
+// a relative suffix of it.
+func findByID(root any, id string) (any, string, bool) {
+	return findSubschema(root, "", 0, func(m map[string]any, depth int) bool {
+		s, ok := m["$id"].(string)
+		return ok && depth > 0 && (s == id || strings.HasSuffix(id, "/"+s))
+	})
 }
 
 func (g *gen) resolveDynamic(ref string) (any, string, bool) {
@@ -467,32 +478,19 @@ func (g *gen) resolveDynamic(ref string) (any, string, bool) {
 		return g.root, "", true
 	}
 	if name, ok := strings.CutPrefix(ref, "#"); ok && name != "" && name[0] != '/' {
-		if t, tloc, ok := findDynamicAnchor(g.root, "", name, 0); ok {
+		if t, tloc, ok := findDynamicAnchor(g.root, name); ok {
 			return t, tloc, true
 		}
 	}
 	return g.resolveRef(ref)
 }
 
-func findDynamicAnchor(v any, loc, name string, depth int) (any, string, bool) {
-	m, ok := v.(map[string]any)
-	if !ok || depth > MaxJSONDepth {
-		return nil, "", false
-	}
-	if a, ok := m["$dynamicAnchor"].(string); ok && a == name {
-		return m, loc, true
-	}
-	var (
-		found any
-		floc  string
-		hit   bool
-	)
-	forEachSubschema(m, loc, func(sub any, sloc string) {
-		if !hit {
-			found, floc, hit = findDynamicAnchor(sub, sloc, name, depth+1)
-		}
+// findDynamicAnchor finds the subschema declaring $dynamicAnchor name.
+func findDynamicAnchor(root any, name string) (any, string, bool) {
+	return findSubschema(root, "", 0, func(m map[string]any, _ int) bool {
+		a, ok := m["$dynamicAnchor"].(string)
+		return ok && a == name
 	})
-	return found, floc, hit
 }
 
 var allTypes = []string{"object", "array", "string", "integer", "number", "boolean", "null"}

@@ -299,7 +299,7 @@ func (s *scanner) finish() {
 	slices.SortFunc(r.Tools, func(a, b ToolReport) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(r.Conformance, func(a, b Check) int { return cmp.Compare(a.ID, b.ID) })
 	report.Sort(r.Findings)
-	r.Scores = computeScores(r)
+	r.Scores = ScoresOf(r)
 }
 
 // targetOf describes the target without secrets.

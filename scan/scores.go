@@ -2,9 +2,11 @@ package scan
 
 import "math"
 
-// computeScores derives the per-axis figures; the formulas are the ones
-// METHODOLOGY.md gives, and every ratio is nil when its denominator is 0.
-func computeScores(r *Report) Scores {
+// ScoresOf derives the per-axis figures from a report's tools, probes and
+// conformance checks; the formulas are the ones METHODOLOGY.md gives, and
+// every ratio is nil when its denominator is 0. Scan sets Report.Scores with
+// it; callers that build a Report by hand call it to get the same figures.
+func ScoresOf(r *Report) Scores {
 	var sc Scores
 	var leafSum float64
 	var leafN int

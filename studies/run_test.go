@@ -97,50 +97,10 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 				r.Findings = append(r.Findings, report.Finding{Rule: "MCP-OUT-NO-SCHEMA", Tool: tr.Name})
 			}
 		}
-		r.Scores = fakeScores(r)
+		r.Scores = scan.ScoresOf(r)
 		r.Meta.Stderr = []string{"listening in " + cfg.Dir}
 		return r, nil
 	}
-}
-
-func fakeScores(r *scan.Report) scan.Scores {
-	var s scan.Scores
-	var leaf float64
-	var leafN int
-	for _, t := range r.Tools {
-		s.Tools++
-		switch t.OutputContract {
-		case "enforceable":
-			s.Declared++
-			s.Enforceable++
-		case "vacuous":
-			s.Declared++
-			s.Vacuous++
-		}
-		if t.LeafRate != nil {
-			leaf += *t.LeafRate
-			leafN++
-		}
-	}
-	s.OutputCoverage = share(s.Declared, s.Tools)
-	s.EnforceableRate = share(s.Enforceable, s.Tools)
-	s.EnforceableOfDeclared = share(s.Enforceable, s.Declared)
-	if leafN > 0 {
-		s.LeafRate = round4(leaf / float64(leafN))
-	}
-	handled, conf := 0, 0
-	for _, p := range r.Probes {
-		if p.Verdict.Handled() {
-			handled++
-		}
-		if p.Conformant {
-			conf++
-		}
-	}
-	s.ErrorHandling = share(handled, len(r.Probes))
-	s.ErrorConformance = share(conf, len(r.Probes))
-	s.SpecConformance = share(1, 1)
-	return s
 }
 
 const fakeSpec = `{"mcpServers": {

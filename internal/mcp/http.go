@@ -109,13 +109,18 @@ func (h *httpConn) send(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// roundTrip POSTs one request and reads a JSON or SSE reply.
-func (h *httpConn) roundTrip(ctx context.Context, o outgoing) (*reply, error) {
-	req, err := h.newRequest(ctx, http.MethodPost, h.url, o.frame, o.header)
+// do builds a request (see newRequest) and performs it (see send).
+func (h *httpConn) do(ctx context.Context, method, target string, body []byte, extra http.Header) (*http.Response, error) {
+	req, err := h.newRequest(ctx, method, target, body, extra)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := h.send(req)
+	return h.send(req)
+}
+
+// roundTrip POSTs one request and reads a JSON or SSE reply.
+func (h *httpConn) roundTrip(ctx context.Context, o outgoing) (*reply, error) {
+	resp, err := h.do(ctx, http.MethodPost, h.url, o.frame, o.header)
 	if err != nil {
 		return nil, err
 	}
@@ -286,11 +291,7 @@ func (h *httpConn) resume(ctx context.Context, o outgoing, lastID string, retry,
 	hdr := http.Header{}
 	hdr.Set("Accept", "text/event-stream")
 	hdr.Set("Last-Event-ID", lastID)
-	req, err := h.newRequest(ctx, http.MethodGet, h.url, nil, hdr)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := h.send(req)
+	resp, err := h.do(ctx, http.MethodGet, h.url, nil, hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -321,11 +322,7 @@ func (h *httpConn) replyAsync(post func(context.Context, []byte, http.Header) (*
 
 // notify POSTs a notification (or a response); 202 is the expected status.
 func (h *httpConn) notify(ctx context.Context, frame []byte, hdr http.Header) (*reply, error) {
-	req, err := h.newRequest(ctx, http.MethodPost, h.url, frame, hdr)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := h.send(req)
+	resp, err := h.do(ctx, http.MethodPost, h.url, frame, hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -352,11 +349,7 @@ func (h *httpConn) close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	req, err := h.newRequest(ctx, http.MethodDelete, h.url, nil, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := h.send(req)
+	resp, err := h.do(ctx, http.MethodDelete, h.url, nil, nil)
 	if err != nil {
 		return nil // the session ends with us either way
 	}

@@ -32,18 +32,13 @@ func dialSSE(ctx context.Context, h *httpConn) (*sseConn, *reply, error) {
 	sctx, cancel := context.WithCancel(context.Background())
 	hdr := http.Header{}
 	hdr.Set("Accept", "text/event-stream")
-	req, err := h.newRequest(sctx, http.MethodGet, h.url, nil, hdr)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
 	type res struct {
 		resp *http.Response
 		err  error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		resp, err := h.send(req)
+		resp, err := h.do(sctx, http.MethodGet, h.url, nil, hdr)
 		ch <- res{resp, err}
 	}()
 	var resp *http.Response
@@ -133,20 +128,13 @@ func (s *sseConn) readLoop(body io.ReadCloser, sr *jsonrpc.SSEReader) {
 }
 
 func (s *sseConn) post(ctx context.Context, frame []byte, hdr http.Header) (*reply, error) {
-	req, err := s.h.newRequest(ctx, http.MethodPost, s.endpoint, frame, hdr)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := s.h.send(req)
+	resp, err := s.h.do(ctx, http.MethodPost, s.endpoint, frame, hdr)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	r := &reply{status: resp.StatusCode, header: resp.Header.Clone()}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	if m, err := jsonrpc.Decode(bytes.TrimSpace(b)); err == nil && m.Kind() != jsonrpc.KindInvalid {
-		r.msg = m
-	}
+	r.msg = readJSONRPCBody(resp.Body, maxErrorBody)
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -154,14 +155,7 @@ var hintDefaults = map[string]bool{
 }
 
 func (d *differ) annotations(o, n map[string]any) {
-	keys := map[string]bool{}
-	for k := range o {
-		keys[k] = true
-	}
-	for k := range n {
-		keys[k] = true
-	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range unionKeys(o, n) {
 		ov, oOK := o[k]
 		nv, nOK := n[k]
 		if oOK == nOK && equalJSON(ov, nv) {
@@ -202,11 +196,29 @@ func (d *differ) annotations(o, n map[string]any) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+	return slices.Sorted(maps.Keys(m))
+}
+
+// unionKeys returns the keys present in a or b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	ks := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			ks = append(ks, k)
+		}
 	}
 	slices.Sort(ks)
+	return ks
+}
+
+// onlyIn returns the keys of a that b lacks, sorted.
+func onlyIn[V any](a, b map[string]V) []string {
+	var ks []string
+	for _, k := range sortedKeys(a) {
+		if _, ok := b[k]; !ok {
+			ks = append(ks, k)
+		}
+	}
 	return ks
 }
 
@@ -389,17 +401,7 @@ func withoutDocs(v any) any {
 func (d *differ) properties(ptr string, a, b map[string]any, depth int) {
 	ap, bp := propsOf(a), propsOf(b)
 	ar, br := requiredSet(a), requiredSet(b)
-	var removed, added []string
-	for _, k := range sortedKeys(ap) {
-		if _, ok := bp[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
-	for _, k := range sortedKeys(bp) {
-		if _, ok := ap[k]; !ok {
-			added = append(added, k)
-		}
-	}
+	removed, added := onlyIn(ap, bp), onlyIn(bp, ap)
 	if len(removed) == 1 && len(added) == 1 && equalJSON(withoutDocs(ap[removed[0]]), withoutDocs(bp[added[0]])) {
 		o, n := removed[0], added[0]
 		d.emit(joinPointer(ptr, "properties", n), KindPropertyRenamed, condNone, "property %q renamed to %q", o, n)
@@ -426,14 +428,7 @@ func (d *differ) properties(ptr string, a, b map[string]any, depth int) {
 	}
 	// Required-ness of names present on both sides (declared as properties
 	// on both, or undeclared on both).
-	names := map[string]bool{}
-	for k := range ar {
-		names[k] = true
-	}
-	for k := range br {
-		names[k] = true
-	}
-	for _, k := range sortedKeys(names) {
+	for _, k := range unionKeys(ar, br) {
 		_, inA := ap[k]
 		_, inB := bp[k]
 		if inA != inB {
@@ -533,17 +528,7 @@ func (d *differ) enum(ptr string, a, b map[string]any) {
 	switch {
 	case aHas && bHas && aOK && bOK:
 		aset, bset := valueSet(av), valueSet(bv)
-		var removed, added []string
-		for _, k := range sortedKeys(aset) {
-			if _, ok := bset[k]; !ok {
-				removed = append(removed, k)
-			}
-		}
-		for _, k := range sortedKeys(bset) {
-			if _, ok := aset[k]; !ok {
-				added = append(added, k)
-			}
-		}
+		removed, added := onlyIn(aset, bset), onlyIn(bset, aset)
 		if len(removed) > 0 {
 			d.emit(p, KindEnumValueRemoved, condNone, "enum value(s) removed: %s", listValues(removed))
 		}
@@ -786,14 +771,7 @@ func (d *differ) branches(ptr string, a, b map[string]any, kw string, depth int)
 // --- everything else ---
 
 func (d *differ) others(ptr string, a, b map[string]any) {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range unionKeys(a, b) {
 		if handled[k] || ignored[k] {
 			continue
 		}

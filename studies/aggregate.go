@@ -183,18 +183,8 @@ func Aggregate(rows []Row) Aggregates {
 			a.Variants++
 			continue
 		}
-		var none, vac, enf, inv int
+		none, vac, enf, inv := tiers(r)
 		for _, t := range r.Tools {
-			switch t.OutputContract {
-			case "enforceable":
-				enf++
-			case "vacuous":
-				vac++
-			case "invalid":
-				inv++
-			default:
-				none++
-			}
 			if t.Wrapped {
 				tw.Wrapped++
 			}

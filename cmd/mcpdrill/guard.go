@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
-	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
@@ -273,7 +272,7 @@ func guardDiff(c *cli.Context) error {
 	var cur []drift.Tool
 	if c.String("url") != "" || c.NArg() > 1 {
 		// The target's argv is everything after SERVER.
-		cfg, err := guardTargetConfig(c)
+		cfg, err := targetConfigFor(c, c.Args().Tail())
 		if err != nil {
 			return err
 		}
@@ -433,36 +432,6 @@ func guardAudit(c *cli.Context) error {
 		}
 	}
 	return t.Render()
-}
-
-// guardTargetConfig is targetConfig for `guard diff SERVER [-- CMD...]`,
-// whose first argument is the server id, not the command.
-func guardTargetConfig(c *cli.Context) (mcp.Config, error) {
-	if c.NArg() > 1 {
-		if c.String("url") != "" {
-			return mcp.Config{}, usageErr("give either --url or a server command after --, not both")
-		}
-		cfg, err := targetConfig(c)
-		cfg.Command = c.Args().Tail()
-		return cfg, err
-	}
-	cfg := mcp.Config{
-		URL: c.String("url"), Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
-		MaxListPages: c.Int("max-list-pages"), MaxFrame: c.Int("max-frame"),
-		ClientName: "mcpdrill", ClientVersion: version,
-	}
-	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
-		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
-	}
-	if cfg.RequestTimeout <= 0 || cfg.MaxListPages <= 0 || cfg.MaxFrame <= 0 {
-		return cfg, usageErr("--timeout, --max-list-pages and --max-frame must be positive")
-	}
-	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
-	if err != nil {
-		return cfg, exitErr(exitUsage, err)
-	}
-	cfg.Headers = h
-	return cfg, nil
 }
 
 // wrapGuardFlags are wrap's guard-mode flags.

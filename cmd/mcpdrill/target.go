@@ -32,11 +32,18 @@ func targetFlags() []cli.Flag {
 	}
 }
 
-// targetConfig builds the client configuration from the shared flags.
+// targetConfig builds the client configuration from the shared flags; the
+// arguments are the stdio server's command.
 func targetConfig(c *cli.Context) (mcp.Config, error) {
+	return targetConfigFor(c, c.Args().Slice())
+}
+
+// targetConfigFor is targetConfig with the stdio command given apart, for
+// commands whose arguments also hold something else (a server id, a manifest).
+func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	cfg := mcp.Config{
 		URL:            c.String("url"),
-		Command:        c.Args().Slice(),
+		Command:        command,
 		Env:            c.StringSlice("env"),
 		Protocol:       c.String("protocol"),
 		RequestTimeout: c.Duration("timeout"),

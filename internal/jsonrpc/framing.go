@@ -22,6 +22,12 @@ type LineReader struct {
 	r   *bufio.Reader
 	max int
 	buf []byte
+
+	// Of the last line refused with ErrFrameTooLarge: its length and, when
+	// edge > 0, up to edge bytes of its start and end (see Oversize).
+	n          int64
+	edge       int
+	head, tail []byte
 }
 
 // NewLineReader returns a LineReader over r; max <= 0 means DefaultMaxFrame.
@@ -32,24 +38,46 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
+// KeepEdges makes the reader keep up to n bytes of the start and of the end
+// of each line it refuses as too large, so a caller can still tell what the
+// line was (say, the id of a reply); Oversize returns them. Memory stays
+// bounded by the cap. n <= 0 keeps nothing (the default).
+func (l *LineReader) KeepEdges(n int) { l.edge = max(n, 0) }
+
+// Oversize describes the last line refused with ErrFrameTooLarge: its length
+// in bytes (terminator included) and, with KeepEdges, its first and last
+// bytes. The slices are valid until the next ReadLine.
+func (l *LineReader) Oversize() (n int64, head, tail []byte) {
+	return l.n, l.head, l.tail
+}
+
 // ReadLine returns the next line without its terminator ("\n" or "\r\n").
 // The slice is valid until the next call. A final line without a newline is
 // returned before io.EOF. A line over the cap yields ErrFrameTooLarge after
 // the whole line has been consumed.
 func (l *LineReader) ReadLine() ([]byte, error) {
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil // do not pin a huge buffer after one big line
+	}
 	l.buf = l.buf[:0]
+	l.n = 0
 	over := false
 	for {
 		chunk, err := l.r.ReadSlice('\n')
+		l.n += int64(len(chunk))
 		if !over {
 			// Room for the line plus its "\r\n"; the exact check on the
 			// content length happens once the terminator is trimmed.
 			if len(l.buf)+len(chunk) > l.max+2 {
 				over = true
+				l.keepHead(l.buf, chunk)
 				l.buf = l.buf[:0]
 			} else {
 				l.buf = append(l.buf, chunk...)
 			}
+		}
+		if over {
+			l.keepTail(chunk)
 		}
 		switch {
 		case err == nil:
@@ -73,9 +101,32 @@ func (l *LineReader) line(over bool) ([]byte, error) {
 	}
 	line := trimEOL(l.buf)
 	if len(line) > l.max {
+		l.keepHead(line, nil)
+		l.keepTail(line)
 		return nil, ErrFrameTooLarge
 	}
 	return line, nil
+}
+
+// keepHead keeps the first l.edge bytes of a+b and empties the tail.
+func (l *LineReader) keepHead(a, b []byte) {
+	l.head, l.tail = l.head[:0], l.tail[:0]
+	if l.edge == 0 {
+		return
+	}
+	l.head = append(l.head, a[:min(len(a), l.edge)]...)
+	l.head = append(l.head, b[:min(len(b), l.edge-len(l.head))]...)
+}
+
+// keepTail appends b to the tail, keeping its last l.edge bytes.
+func (l *LineReader) keepTail(b []byte) {
+	if l.edge == 0 {
+		return
+	}
+	l.tail = append(l.tail, b[max(0, len(b)-l.edge):]...)
+	if len(l.tail) > l.edge {
+		l.tail = append(l.tail[:0], l.tail[len(l.tail)-l.edge:]...)
+	}
 }
 
 func trimEOL(b []byte) []byte {

@@ -107,6 +107,44 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
+func TestLineReaderOversize(t *testing.T) {
+	long := "<" + strings.Repeat("m", 200<<10) + ">"
+	tests := []struct {
+		name, in   string
+		edge       int
+		n          int64
+		head, tail string
+	}{
+		{"long line, edges kept", long + "\r\n", 4, int64(len(long) + 2), "<mmm", "m>\r\n"},
+		{"long final line", long, 3, int64(len(long)), "<mm", "mm>"},
+		{"just over the cap", strings.Repeat("a", 9) + "bc", 2, 11, "aa", "bc"},
+		{"edges wider than the line", "0123456789ab\n", 100, 13, "0123456789ab\n", "0123456789ab\n"},
+		{"edges off", long + "\n", 0, int64(len(long) + 1), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in
+			if strings.HasSuffix(in, "\n") {
+				in += "next\n"
+			}
+			lr := NewLineReader(strings.NewReader(in), 10)
+			lr.KeepEdges(tt.edge)
+			if _, err := lr.ReadLine(); !errors.Is(err, ErrFrameTooLarge) {
+				t.Fatalf("err = %v, want ErrFrameTooLarge", err)
+			}
+			n, head, tail := lr.Oversize()
+			if n != tt.n || string(head) != tt.head || string(tail) != tt.tail {
+				t.Fatalf("Oversize() = %d %q %q, want %d %q %q", n, head, tail, tt.n, tt.head, tt.tail)
+			}
+			if in != tt.in {
+				if line, err := lr.ReadLine(); err != nil || string(line) != "next" {
+					t.Fatalf("after the long line: %q %v", line, err)
+				}
+			}
+		})
+	}
+}
+
 func TestSSEReader(t *testing.T) {
 	in := ": comment\n\nevent: endpoint\ndata: /messages?s=1\n\nid: 7\nretry: 300\ndata: {\"a\":\ndata: 1}\n\nid: 8\ndata:\n\ndata: partial"
 	r := NewSSEReader(strings.NewReader(in), 0)
@@ -177,6 +215,7 @@ func FuzzLineReader(f *testing.F) {
 			max = 16
 		}
 		lr := NewLineReader(bytes.NewReader(b), max)
+		lr.KeepEdges(8)
 		total := 0
 		for {
 			line, err := lr.ReadLine()
@@ -184,6 +223,10 @@ func FuzzLineReader(f *testing.F) {
 				break
 			}
 			if errors.Is(err, ErrFrameTooLarge) {
+				n, head, tail := lr.Oversize()
+				if n <= int64(max) || len(head) > 8 || len(tail) > 8 || !bytes.Contains(b, head) || !bytes.Contains(b, tail) {
+					t.Fatalf("oversize line: n %d, head %q, tail %q", n, head, tail)
+				}
 				continue
 			}
 			if err != nil {

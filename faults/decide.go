@@ -131,7 +131,7 @@ func (d *Decider) MayFire(dir Direction) bool {
 // rule that fires wins" does not change the answer: it only picks which
 // rule fires. The answer holds until the next Decide in dir; the proxy may
 // forward a frame for which it is false as it arrives and present it to
-// Decide afterwards for its counts.
+// Decide afterwards for its counts. When it is true, so is MayFire(dir).
 func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
 	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
 		return eligible(r, d.matched[ci][i]+1) && Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) < r.Probability

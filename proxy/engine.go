@@ -93,7 +93,13 @@ func (e *engine) passive() bool {
 // a pump may then forward frames as they arrive and account for each one
 // with [engine.process] before its last byte is written.
 func (e *engine) mayChange(dir faults.Direction) bool {
-	return e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient) || e.dec.MayFire(dir)
+	return e.sees(dir) || e.dec.MayFire(dir)
+}
+
+// sees reports whether every frame in dir must be stored whatever the
+// plan: a guard or a tools/list hook looks at it (or a test stores all).
+func (e *engine) sees(dir faults.Direction) bool {
+	return e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient)
 }
 
 // inert reports whether nothing can change in either direction any more:
@@ -109,8 +115,10 @@ func (e *engine) inert() bool {
 // arrives and account for it with [engine.account] before its last byte is
 // written. It holds until the next frame in dir is processed, so only the
 // one goroutine that processes dir's frames, in order, may rely on it.
+// When true, so is mayChange(dir): a rule that may fire at one index may
+// fire at some index.
 func (e *engine) mayChangeNext(dir faults.Direction) bool {
-	if e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient) {
+	if e.sees(dir) {
 		return true
 	}
 	e.mu[dir].Lock()

@@ -273,11 +273,13 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 	br := bufio.NewReaderSize(src, readBuf)
 	var big, held []byte
 	for {
-		if !s.eng.mayChange(dir) {
-			s.stream(dir, br, dst, max)
-			return
-		}
+		// mayChangeNext implies mayChange: a stored line costs one look at
+		// the rules, a streamed one two.
 		if !s.eng.mayChangeNext(dir) {
+			if !s.eng.mayChange(dir) {
+				s.stream(dir, br, dst, max)
+				return
+			}
 			var err error
 			if held, err = s.streamLine(dir, br, dst, max, held); err != nil {
 				if dst.isDead() || !errors.Is(err, io.EOF) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
@@ -290,7 +291,7 @@ func (s *scanner) frameCap() int {
 	if s.cfg.MaxFrame > 0 {
 		return s.cfg.MaxFrame
 	}
-	return 64 << 20
+	return jsonrpc.DefaultMaxFrame
 }
 
 // finish sorts everything and computes the scores.

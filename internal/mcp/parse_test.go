@@ -92,15 +92,17 @@ func FuzzOversizeID(f *testing.F) {
 
 func TestLineReader(t *testing.T) {
 	in := "short\n" + strings.Repeat("y", 100) + "\r\n" + `{"id":5,"a":"` + strings.Repeat("z", 50) + "\"}\nlast"
-	lr := newLineReader(strings.NewReader(in), 60)
+	lr := jsonrpc.NewLineReader(strings.NewReader(in), 60)
+	lr.KeepEdges(keepEdge)
 	var got []string
 	for {
-		line, err := lr.next()
+		line, err := lr.ReadLine()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.Is(err, errOversize) {
-			got = append(got, "OVER:"+string(oversizeID(lr.head, lr.tail)))
+		if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+			_, head, tail := lr.Oversize()
+			got = append(got, "OVER:"+string(oversizeID(head, tail)))
 			continue
 		}
 		if err != nil {
@@ -121,14 +123,15 @@ func FuzzLineReader(f *testing.F) {
 		if max < 1 {
 			max = -max + 1
 		}
-		lr := newLineReader(bytes.NewReader(data), max)
+		lr := jsonrpc.NewLineReader(bytes.NewReader(data), max)
+		lr.KeepEdges(keepEdge)
 		for i := 0; i <= len(data)+1; i++ {
-			line, err := lr.next()
+			line, err := lr.ReadLine()
 			if errors.Is(err, io.EOF) {
 				return
 			}
-			if errors.Is(err, errOversize) {
-				if len(lr.head) > keepEdge || len(lr.tail) > keepEdge {
+			if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+				if _, head, tail := lr.Oversize(); len(head) > keepEdge || len(tail) > keepEdge {
 					t.Fatal("edges not bounded")
 				}
 				continue

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // Shutdown timing for stdio children (variables so tests can shorten them).
@@ -120,16 +123,18 @@ func unwrapExecErr(err error) error {
 
 func (s *stdioConn) readLoop(max int) {
 	defer close(s.readDone)
-	lr := newLineReader(s.out, max)
+	lr := jsonrpc.NewLineReader(s.out, max)
+	lr.KeepEdges(keepEdge)
 	for {
-		line, err := lr.next()
+		line, err := lr.ReadLine()
 		switch {
 		case err == nil:
 			s.mux.dispatchFrame(line)
-		case errors.Is(err, errOversize):
-			s.obs.count("oversize-frame", fmt.Sprintf("line of %d bytes exceeds the %d-byte cap", lr.n, max))
-			lost := fmt.Errorf("%w: reply of %d bytes discarded", ErrFrameTooLarge, lr.n)
-			if id := oversizeID(lr.head, lr.tail); id != nil {
+		case errors.Is(err, jsonrpc.ErrFrameTooLarge):
+			n, head, tail := lr.Oversize()
+			s.obs.count("oversize-frame", fmt.Sprintf("line of %d bytes exceeds the %d-byte cap", n, max))
+			lost := fmt.Errorf("%w: reply of %d bytes discarded", ErrFrameTooLarge, n)
+			if id := oversizeID(head, tail); id != nil {
 				if !s.mux.failKey(idKey(id), lost) {
 					s.mux.failSole(lost)
 				}
@@ -350,4 +355,9 @@ func (s *stdioConn) close() error {
 		s.mux.fail(ErrClosed)
 	})
 	return nil
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
 }

@@ -1,104 +1,13 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 )
 
 // keepEdge is how many bytes of an oversize line's head and tail are kept to
 // find the id of the reply that had to be dropped.
 const keepEdge = 512
-
-// errOversize is returned by lineReader.next for a line above the cap; the
-// line's edges are in head/tail and its length in n.
-var errOversize = errors.New("mcp: oversize line")
-
-// lineReader reads NDJSON lines up to max bytes. Unlike a plain line reader it
-// remembers the edges of a discarded oversize line, so the client can tell
-// which pending request lost its reply. Memory stays bounded by max.
-type lineReader struct {
-	r          *bufio.Reader
-	max        int
-	buf        []byte
-	head, tail []byte
-	n          int64
-}
-
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
-}
-
-// next returns the next line without its line ending. The slice is valid until
-// the following call.
-func (l *lineReader) next() ([]byte, error) {
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil // do not pin a huge buffer after one big line
-	}
-	l.buf = l.buf[:0]
-	over := false
-	l.n = 0
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.n += int64(len(chunk))
-		if !over && len(l.buf)+len(chunk) > l.max+2 { // room for "\r\n"
-			over = true
-			h := append(l.buf, chunk...)
-			if len(h) > keepEdge {
-				h = h[:keepEdge]
-			}
-			l.head = bytes.Clone(h)
-			l.tail = l.tail[:0]
-			l.buf = l.buf[:0]
-		}
-		if over {
-			l.tail = append(l.tail, chunk...)
-			if len(l.tail) > keepEdge {
-				l.tail = append(l.tail[:0], l.tail[len(l.tail)-keepEdge:]...)
-			}
-		} else {
-			l.buf = append(l.buf, chunk...)
-		}
-		switch {
-		case err == nil:
-			if over {
-				return nil, errOversize
-			}
-			return l.finish()
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if over {
-				return nil, errOversize
-			}
-			if len(l.buf) > 0 {
-				return l.finish()
-			}
-			return nil, io.EOF
-		default:
-			return nil, err
-		}
-	}
-}
-
-// finish returns the buffered line, or errOversize when it is over the cap
-// once its line ending is removed.
-func (l *lineReader) finish() ([]byte, error) {
-	line := trimEOL(l.buf)
-	if len(line) <= l.max {
-		return line, nil
-	}
-	l.head = bytes.Clone(line[:min(len(line), keepEdge)])
-	l.tail = append(l.tail[:0], line[max(0, len(line)-keepEdge):]...)
-	return nil, errOversize
-}
-
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	return bytes.TrimSuffix(b, []byte("\r"))
-}
 
 // oversizeID guesses the JSON-RPC id of a frame from its first and last
 // bytes: a top-level "id" member before the first nested value, or a final

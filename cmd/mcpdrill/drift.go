@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -102,65 +101,6 @@ func captureLimitFlags() []cli.Flag {
 	}
 }
 
-// reparse lets flags follow the first positional argument: urfave/cli stops
-// parsing at the first non-flag, so "drift MANIFEST --url U" would otherwise
-// leave --url unparsed. It returns a context whose Args() are what follows
-// "--" (or nothing) and the positional argument.
-func reparse(c *cli.Context, what string) (*cli.Context, string, error) {
-	args := c.Args().Slice()
-	if len(args) == 0 {
-		return nil, "", usageErr("missing %s (see --help)", what)
-	}
-	first, rest := args[0], args[1:]
-	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	for _, f := range c.Command.Flags {
-		if err := f.Apply(fs); err != nil {
-			return nil, "", exitErr(exitInternal, err)
-		}
-	}
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if !c.IsSet(name) {
-			continue
-		}
-		var vals []string
-		if _, ok := f.(*cli.StringSliceFlag); ok {
-			vals = c.StringSlice(name)
-		} else {
-			vals = []string{fmt.Sprint(c.Value(name))}
-		}
-		for _, v := range vals {
-			if err := fs.Set(name, v); err != nil {
-				return nil, "", usageErr("--%s: %v", name, err)
-			}
-		}
-	}
-	if err := fs.Parse(rest); err != nil {
-		return nil, "", usageErr("%v", err)
-	}
-	// Aliases are separate entries in a flag.FlagSet: copy a set alias to
-	// its other names, as urfave/cli does after its own parse.
-	visited := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { visited[f.Name] = true })
-	for _, f := range c.Command.Flags {
-		names := f.Names()
-		for _, n := range names {
-			if !visited[n] {
-				continue
-			}
-			for _, o := range names {
-				if o != n {
-					_ = fs.Set(o, fs.Lookup(n).Value.String())
-				}
-			}
-		}
-	}
-	nc := cli.NewContext(c.App, fs, c)
-	nc.Command = c.Command
-	return nc, first, nil
-}
-
 type driftOutput struct {
 	format    string
 	threshold report.Severity
@@ -187,15 +127,19 @@ func outputOptions(c *cli.Context) (driftOutput, error) {
 }
 
 func driftAction(c *cli.Context) error {
-	nc, manifestPath, err := reparse(c, "MANIFEST")
+	args, err := interspersed(c)
 	if err != nil {
 		return err
 	}
-	out, err := outputOptions(nc)
+	if len(args) == 0 {
+		return usageErr("missing MANIFEST (see --help)")
+	}
+	manifestPath := args[0]
+	out, err := outputOptions(c)
 	if err != nil {
 		return err
 	}
-	cfg, err := targetConfig(nc)
+	cfg, err := targetConfigFor(c, args[1:])
 	if err != nil {
 		return err
 	}
@@ -207,13 +151,13 @@ func driftAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%s: %v", manifestPath, err)
 	}
-	g, err := gateOptions(nc, cfg)
+	g, err := gateOptions(c, cfg)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := runContext(nc)
+	ctx, cancel := runContext(c)
 	defer cancel()
-	defer flushTracer(nc, g.tracer)
+	defer flushTracer(c, g.tracer)
 	if g.tracer != nil {
 		if cfg.URL != "" {
 			cfg.HTTPClient = g.tracer.Client(cfg.HTTPClient)
@@ -250,7 +194,7 @@ func driftAction(c *cli.Context) error {
 		}
 		if refused || cfg.URL != "" {
 			rep.SetFindings(fs)
-			if werr := writeDrift(nc.App.Writer, rep, out); werr != nil {
+			if werr := writeDrift(c.App.Writer, rep, out); werr != nil {
 				return werr
 			}
 			return exitErr(exitUnreachable, err)
@@ -289,7 +233,7 @@ func driftAction(c *cli.Context) error {
 		fs = append(fs, ifs...)
 	}
 	rep.SetFindings(fs)
-	if err := writeDrift(nc.App.Writer, rep, out); err != nil {
+	if err := writeDrift(c.App.Writer, rep, out); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)
@@ -350,13 +294,17 @@ func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []drift.T
 }
 
 func driftCaptureAction(c *cli.Context) error {
-	c, specPath, err := reparse(c, "SPEC")
+	args, err := interspersed(c)
 	if err != nil {
 		return err
 	}
-	if c.NArg() > 0 {
-		return usageErr("unexpected argument %q after SPEC", c.Args().First())
+	switch {
+	case len(args) == 0:
+		return usageErr("missing SPEC (see --help)")
+	case len(args) > 1:
+		return usageErr("unexpected argument %q after SPEC", args[1])
 	}
+	specPath := args[0]
 	if c.String("output") == "" {
 		return usageErr("missing -o FILE")
 	}

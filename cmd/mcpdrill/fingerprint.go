@@ -34,14 +34,18 @@ func fingerprintAction(c *cli.Context) error {
 	var tools []drift.Tool
 	if m := c.String("manifest"); m != "" || (c.String("url") == "" && looksLikeManifest(c.Args().Slice())) {
 		// A manifest file, possibly followed by flags.
-		nc, path := c, m
+		path, extra := m, c.NArg() > 0
 		if m == "" {
-			var err error
-			if nc, path, err = reparse(c, "MANIFEST"); err != nil {
+			args, err := interspersed(c)
+			if err != nil {
 				return err
 			}
+			if len(args) == 0 {
+				return usageErr("missing MANIFEST (see --help)")
+			}
+			path, extra = args[0], len(args) > 1
 		}
-		if nc.NArg() > 0 || nc.String("url") != "" {
+		if extra || c.String("url") != "" {
 			return usageErr("give a MANIFEST or a live target, not both")
 		}
 		b, err := os.ReadFile(path)
@@ -53,7 +57,6 @@ func fingerprintAction(c *cli.Context) error {
 			return usageErr("%s: %v", path, err)
 		}
 		tools = st.ToolSet()
-		c = nc
 	} else {
 		cfg, err := targetConfig(c)
 		if err != nil {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// interspersed applies flags that follow the positional arguments (urfave/cli
+// stops parsing at the first positional one), so that both
+// `study run -o r.json servers.json` and `study run servers.json -o r.json`
+// (or `drift MANIFEST --url U`) work; it returns the positional arguments,
+// those after "--" last and taken as they are.
+func interspersed(c *cli.Context) ([]string, error) {
+	in := c.Args().Slice()
+	var pos []string
+	for i := 0; i < len(in); i++ {
+		a := in[i]
+		if a == "--" {
+			pos = append(pos, in[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var def cli.Flag
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					def = f
+				}
+			}
+		}
+		if def == nil {
+			return nil, usageErr("flag provided but not defined: -%s", name)
+		}
+		if _, isBool := def.(*cli.BoolFlag); isBool {
+			if !hasValue {
+				value = "true"
+			}
+		} else if !hasValue {
+			if i+1 >= len(in) {
+				return nil, usageErr("flag needs an argument: -%s", name)
+			}
+			i++
+			value = in[i]
+		}
+		if err := c.Set(def.Names()[0], value); err != nil {
+			return nil, usageErr("invalid value %q for flag -%s: %v", value, name, err)
+		}
+	}
+	return pos, nil
+}

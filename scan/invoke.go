@@ -71,7 +71,8 @@ var (
 	// ErrProductionNotAcknowledged: Execute on a target that is not
 	// local, dev or staging without AllowProduction.
 	ErrProductionNotAcknowledged = errors.New("refusing to invoke tools on a target that is not classified local, dev or staging without --i-know-this-is-production")
-	// ErrInvalidToolName: an empty name or a pattern character in a name.
+	// ErrInvalidToolName: an empty or blank name (a pattern character is
+	// taken literally, so such a name simply does not resolve).
 	ErrInvalidToolName = errors.New("--invoke-tool takes exact tool names")
 )
 

@@ -51,7 +51,7 @@ func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
 		if strings.HasPrefix(o.ctype, "text/event-stream") {
 			br := bufio.NewReader(bytes.NewReader(body))
 			for {
-				ev, rerr := readEvent(br, 1<<20)
+				ev, rerr := readEvent(br)
 				if ev.hasDat {
 					o.frames = append(o.frames, ev.data)
 				}

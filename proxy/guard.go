@@ -626,7 +626,7 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 	case strings.HasPrefix(ct, "text/event-stream"):
 		br := bufio.NewReaderSize(resp.Body, 64<<10)
 		for {
-			ev, err := readEvent(br, max)
+			ev, err := readEvent(br)
 			if ev.hasDat {
 				if pk, perr := jsonrpc.PeekFrame(ev.data); perr == nil && jsonrpc.IDKey(pk.ID) == want {
 					return append([]byte(nil), ev.data...), nil

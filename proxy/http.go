@@ -188,21 +188,24 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	ct := resp.Header.Get("Content-Type")
+	jsonReply := strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.relayEvents(w, r, resp)
-	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && h.eng.mayChange(faults.ToClient):
+	case jsonReply && h.eng.mayChange(faults.ToClient):
 		h.relayJSON(w, r, resp)
-	case strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.inert() && resp.ContentLength > 0:
-		h.streamJSON(w, resp)
+	case jsonReply && !h.eng.inert():
+		// Nothing can change it, but the books must be kept: cut through
+		// when its length is known; otherwise store it (relayJSON), since
+		// its end is known only after its last byte.
+		if resp.ContentLength > 0 {
+			h.streamJSON(w, resp)
+		} else {
+			h.relayJSON(w, r, resp)
+		}
 	default:
 		// Not examined (or nothing can change): stream it through as it
-		// comes. A JSON reply of unknown length while the plan is live is
-		// stored (relayJSON): its end is known only after its last byte.
-		if strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost && !h.eng.inert() {
-			h.relayJSON(w, r, resp)
-			return
-		}
+		// comes.
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
 		bp := copyBufs.Get().(*[]byte)
@@ -500,11 +503,11 @@ type sseEvent struct {
 
 // readEvent reads one event's raw bytes (up to and including the blank
 // line). At EOF it returns what it has with io.EOF.
-func readEvent(br *bufio.Reader, max int) (sseEvent, error) {
+func readEvent(br *bufio.Reader) (sseEvent, error) {
 	var ev sseEvent
 	var data bytes.Buffer
 	for {
-		line, err := readLine(br, max)
+		line, err := readLine(br)
 		ev.raw = append(ev.raw, line...)
 		content := bytes.TrimRight(line, "\r\n")
 		if len(line) > 0 && len(content) == 0 {
@@ -534,9 +537,9 @@ func readEvent(br *bufio.Reader, max int) (sseEvent, error) {
 	}
 }
 
-// readLine returns one line with its terminator, of any length up to max
-// (longer lines are returned whole anyway; the cap only bounds examination).
-func readLine(br *bufio.Reader, _ int) ([]byte, error) {
+// readLine returns one line with its terminator, of any length (the frame
+// cap bounds only examination, in relayEvent).
+func readLine(br *bufio.Reader) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return append([]byte(nil), line...), err
@@ -580,9 +583,8 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 	}
 	hang := false
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	max := h.maxFrame()
 	for {
-		ev, err := readEvent(br, max)
+		ev, err := readEvent(br)
 		if len(ev.raw) > 0 {
 			if h.relayEvent(w, r, ev, write, &timers) {
 				hang = true

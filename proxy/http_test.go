@@ -266,7 +266,7 @@ func TestHTTPLegacySSE(t *testing.T) {
 	br := bufio.NewReader(resp.Body)
 	next := func() sseEvent {
 		for {
-			ev, err := readEvent(br, 1<<20)
+			ev, err := readEvent(br)
 			if err != nil {
 				t.Fatalf("stream: %v", err)
 			}

@@ -145,7 +145,6 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 
 func measureStdio(tb testing.TB, mode string, size, n int) *stats {
 	w, r, stop := stdioTarget(tb, mode, size)
-	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
 	call := func(i int) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"blob","arguments":{}}}`+"\n", i)
 		line, err := r.ReadSlice('\n')
@@ -156,9 +155,17 @@ func measureStdio(tb testing.TB, mode string, size, n int) *stats {
 			tb.Fatalf("%s: read: %v", mode, err)
 		}
 	}
+	s := timeCalls(size, n, call)
+	s.rssKB = stop()
+	return s
+}
+
+// timeCalls makes 10 warm-up calls, then n timed ones.
+func timeCalls(size, n int, call func(i int)) *stats {
 	for i := 0; i < 10; i++ {
 		call(i)
 	}
+	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
@@ -166,23 +173,25 @@ func measureStdio(tb testing.TB, mode string, size, n int) *stats {
 		s.lat = append(s.lat, time.Since(t0))
 	}
 	s.total = time.Since(start)
-	s.rssKB = stop()
 	return s
 }
 
-func BenchmarkStdio(b *testing.B) {
+// benchTransport runs measure for every size and mode.
+func benchTransport(b *testing.B, measure func(testing.TB, string, int, int) *stats) {
 	for _, size := range benchSizes {
 		for _, mode := range benchModes {
 			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ResetTimer()
-				s := measureStdio(b, mode, size, b.N)
+				s := measure(b, mode, size, b.N)
 				b.StopTimer()
 				s.report(b)
 			})
 		}
 	}
 }
+
+func BenchmarkStdio(b *testing.B) { benchTransport(b, measureStdio) }
 
 // HTTP: an in-process upstream answering every POST with a JSON result of
 // the payload size; the relay (TCP byte copy) and the proxy run as separate
@@ -206,10 +215,12 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
 	if mode == "direct" {
 		return upstream, func() int64 { return 0 }
 	}
-	env := append(os.Environ(), roleEnv+"=http-"+mode, "MCPDRILL_UPSTREAM="+upstream)
+	env := append(os.Environ(), "MCPDRILL_UPSTREAM="+upstream)
 	if src, ok := benchPlans[mode]; ok {
-		env = append(env[:len(env)-2], roleEnv+"=http-proxy", "MCPDRILL_UPSTREAM="+upstream, "MCPDRILL_PLAN="+src)
+		env = append(env, roleEnv+"=http-proxy", "MCPDRILL_PLAN="+src)
 		env = append(env, storeEnv(mode)...)
+	} else {
+		env = append(env, roleEnv+"=http-"+mode)
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env, cmd.Stderr = env, os.Stderr
@@ -272,7 +283,7 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blob","arguments":{}}}`)
 	buf := make([]byte, 256<<10)
-	call := func() {
+	call := func(int) {
 		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -286,35 +297,13 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 			tb.Fatalf("%s: short body %d", mode, got)
 		}
 	}
-	for i := 0; i < 10; i++ {
-		call()
-	}
-	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		t0 := time.Now()
-		call()
-		s.lat = append(s.lat, time.Since(t0))
-	}
-	s.total = time.Since(start)
+	s := timeCalls(size, n, call)
 	c.CloseIdleConnections()
 	s.rssKB = stop()
 	return s
 }
 
-func BenchmarkHTTP(b *testing.B) {
-	for _, size := range benchSizes {
-		for _, mode := range benchModes {
-			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
-				b.SetBytes(int64(size))
-				b.ResetTimer()
-				s := measureHTTP(b, mode, size, b.N)
-				b.StopTimer()
-				s.report(b)
-			})
-		}
-	}
-}
+func BenchmarkHTTP(b *testing.B) { benchTransport(b, measureHTTP) }
 
 // TestBenchTable prints the ratio table for METHODOLOGY (set
 // MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds so that

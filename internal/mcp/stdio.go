@@ -1,12 +1,9 @@
 package mcp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -162,21 +159,18 @@ func (s *stdioConn) isClosing() bool {
 }
 
 func (s *stdioConn) stderrLoop() {
-	r := bufio.NewReaderSize(s.errR, 4096)
-	var cur []byte
+	lr := jsonrpc.NewLineReader(s.errR, maxStderrLine)
+	lr.KeepEdges(maxStderrLine)
 	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(cur) < maxStderrLine {
-			n := min(len(chunk), maxStderrLine-len(cur))
-			cur = append(cur, chunk[:n]...)
+		line, err := lr.ReadLine()
+		if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+			_, line, _ = lr.Oversize() // keep the start of a long line
+			err = nil
 		}
-		if err == nil || (errors.Is(err, io.EOF) && len(cur) > 0) {
-			s.addStderr(string(trimEOL(cur)))
-			cur = cur[:0]
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil {
 			return
 		}
+		s.addStderr(string(line))
 	}
 }
 
@@ -355,9 +349,4 @@ func (s *stdioConn) close() error {
 		s.mux.fail(ErrClosed)
 	})
 	return nil
-}
-
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	return bytes.TrimSuffix(b, []byte("\r"))
 }

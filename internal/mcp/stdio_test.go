@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -415,4 +417,24 @@ func TestStdioWriteBlocked(t *testing.T) {
 		t.Fatal("blocked stdin not observed")
 	}
 	c.Close() // while closeGrace is short
+}
+
+func TestStderrLoopKeepsLineStarts(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	x, y := strings.Repeat("x", 3000), strings.Repeat("y", maxStderrLine+1)
+	go func() {
+		defer w.Close()
+		io.WriteString(w, "a\r\n"+x+"\n"+y+"\n\nlast")
+	}()
+	s := &stdioConn{errR: r, obs: newObserver(), ring: make([]string, 8)}
+	s.stderrLoop()
+	got := s.stderrTail()
+	want := []string{"a", x[:maxStderrLine], y[:maxStderrLine], "", "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("stderr lines = %q, want %q", got, want)
+	}
 }

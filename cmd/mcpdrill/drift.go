@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
@@ -270,11 +269,7 @@ func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []drift.T
 	for _, t := range declared {
 		tools = append(tools, mcp.ParseTool(t.Raw))
 	}
-	cls := tgt.Stdio()
-	if cfg.URL != "" {
-		cls = tgt.ClassifyURL(cfg.URL)
-	}
-	inv, fs := scan.PlanInvocation(g.invoke, cls.Override(g.class), tools, "declared")
+	inv, fs := scan.PlanInvocation(g.invoke, g.target, tools, "declared")
 	inv.ResolvedAgainst = "declared"
 	rep.Invocation = inv
 	for i := range inv.Calls {

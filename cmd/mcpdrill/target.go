@@ -135,6 +135,9 @@ type gate struct {
 	skipAuthProbe bool
 	invoke        scan.InvokeOptions
 	tracer        *telemetry.Tracer
+	// target is the classification the gate checked: the target's own,
+	// with class applied over it.
+	target tgt.Classification
 }
 
 // gateOptions reads and checks the gate flags; usage errors come back as
@@ -156,11 +159,12 @@ func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
 		AllowProduction: c.Bool("i-know-this-is-production"),
 		Seed:            c.Uint64("seed"),
 	}
-	cls := tgt.Stdio()
+	g.target = tgt.Stdio()
 	if cfg.URL != "" {
-		cls = tgt.ClassifyURL(cfg.URL)
+		g.target = tgt.ClassifyURL(cfg.URL)
 	}
-	if err := scan.CheckInvoke(g.invoke, cls.Override(g.class)); err != nil {
+	g.target = g.target.Override(g.class)
+	if err := scan.CheckInvoke(g.invoke, g.target); err != nil {
 		return g, exitErr(exitUsage, err)
 	}
 	if ep := c.String("otlp-endpoint"); ep != "" {

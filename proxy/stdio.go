@@ -82,7 +82,6 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		cmd:    cmd,
 		client: &sink{w: o.Stdout},
 		server: &sink{w: toChild, c: toChild},
-		closed: make(chan struct{}),
 	}
 	if c, ok := o.Stdout.(io.Closer); ok {
 		s.client.c = c
@@ -228,17 +227,13 @@ type stdioSession struct {
 	cmd            *exec.Cmd
 	client, server *sink
 	delays         sync.WaitGroup
-	closeOnce      sync.Once
-	closed         chan struct{}
 }
 
-// disconnect closes both streams (the disconnect fault, mode close).
+// disconnect closes both streams (the disconnect fault, mode close); a
+// sink closes once, so it may run more than once.
 func (s *stdioSession) disconnect() {
-	s.closeOnce.Do(func() {
-		close(s.closed)
-		s.client.close()
-		s.server.close()
-	})
+	s.client.close()
+	s.server.close()
 }
 
 // pump relays one direction. dst is where frames go; back is the sender's
@@ -460,21 +455,17 @@ func (s *stdioSession) account(dir faults.Direction, line []byte) {
 // frame handles one line (with its terminator, if any).
 func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink) {
 	body := bytes.TrimRight(line, "\r\n")
-	eol := line[len(body):]
 	if len(bytes.TrimSpace(body)) == 0 {
 		dst.write(line)
 		return
 	}
 	f, a := s.eng.process(dir, body)
 	if a.Reply != nil {
-		back.write(a.Reply, []byte("\n"))
+		back.write(a.Reply, newline)
 	}
-	if len(eol) == 0 {
-		eol = nil
-	}
-	term := eol
-	if term == nil {
-		term = []byte("\n")
+	term := line[len(body):] // the line's own terminator, else a newline
+	if len(term) == 0 {
+		term = newline
 	}
 	switch a.Kind {
 	case faults.Forward:
@@ -503,9 +494,12 @@ func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink)
 		s.disconnect()
 	}
 	if a.Extra != nil {
-		dst.write(a.Extra, []byte("\n"))
+		dst.write(a.Extra, newline)
 	}
 }
+
+// newline ends a frame the proxy writes; sinks never modify what they write.
+var newline = []byte("\n")
 
 type writerFunc func([]byte) (int, error)
 

@@ -99,7 +99,6 @@ func TestStreamMatchesStore(t *testing.T) {
 						s := &stdioSession{
 							eng:    newEngine(Config{Plan: plan(t, src), Recorder: rec, MaxFrame: maxFrame}),
 							client: &sink{w: &toClient}, server: &sink{w: &toServer},
-							closed: make(chan struct{}),
 						}
 						s.eng.storeOnly = storeOnly
 						rng := rand.New(rand.NewPCG(seed, 3))
@@ -161,7 +160,6 @@ func TestStreamMatchesStoreAtBufferEdge(t *testing.T) {
 					s := &stdioSession{
 						eng:    newEngine(Config{Plan: plan(t, src), Recorder: NewJSONL(&log), MaxFrame: 1000}),
 						client: &sink{w: &out}, server: &sink{w: io.Discard},
-						closed: make(chan struct{}),
 					}
 					s.eng.storeOnly = storeOnly
 					s.pump(faults.ToClient, &chunky{b: in, rng: rand.New(rand.NewPCG(uint64(n), 1))}, s.client, s.server)

@@ -20,7 +20,6 @@ func pumpInBubble(t *testing.T, src string) (*io.PipeWriter, *io.PipeReader) {
 		eng:    newEngine(Config{Plan: plan(t, src)}),
 		client: &sink{w: dstW, c: dstW},
 		server: &sink{w: io.Discard},
-		closed: make(chan struct{}),
 	}
 	go func() {
 		s.pump(faults.ToClient, srcR, s.client, s.server)

@@ -406,11 +406,7 @@ func listNames(ctx context.Context, cfg mcp.Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(list.Tools))
-	for _, t := range list.Tools {
-		names = append(names, t.Name)
-	}
-	return names, nil
+	return toolNames(list.Tools), nil
 }
 
 // lastCall picks the call that established an outcome: the first call of

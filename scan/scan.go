@@ -196,11 +196,7 @@ func (s *scanner) run(ctx context.Context) {
 		s.check(RuleToolSetStable, CheckNotEstablished, "not run")
 	}
 	s.invoke(ctx)
-	names := make([]string, 0, len(s.list.Tools))
-	for _, t := range s.list.Tools {
-		names = append(names, t.Name)
-	}
-	p := Primary{Listed: err == nil, Tools: names, Err: err, Call: s.primary}
+	p := Primary{Listed: err == nil, Tools: toolNames(s.list.Tools), Err: err, Call: s.primary}
 	s.authPosture(ctx, p)
 }
 

@@ -403,7 +403,6 @@ func TestHTTPOversize(t *testing.T) {
 
 // sseFake is a 2024-11-05 HTTP+SSE server: GET /sse streams, POST /messages.
 type sseFake struct {
-	mu     sync.Mutex
 	stream chan []byte
 }
 

@@ -493,8 +493,6 @@ func findDynamicAnchor(root any, name string) (any, string, bool) {
 	})
 }
 
-var allTypes = []string{"object", "array", "string", "integer", "number", "boolean", "null"}
-
 func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 	g.budget--
 	if g.budget < 0 {

@@ -44,9 +44,6 @@ func (p *Plan) NewDecider() *Decider {
 // plain byte-copy path.
 func (d *Decider) Empty() bool { return d == nil || len(d.plan.Rules) == 0 }
 
-// Plan returns the plan the Decider runs.
-func (d *Decider) Plan() *Plan { return d.plan }
-
 // Decide returns the decision for one frame. Rules are tried in order;
 // every rule whose matchers accept the frame counts it, and the first one
 // that is eligible by its counts and whose roll is below its probability

@@ -415,3 +415,34 @@ func TestStdioObserver(t *testing.T) {
 		t.Error("a nil tracer observes")
 	}
 }
+
+// A POST whose body is too large to inspect and whose length is not declared
+// reaches the server whole (untraced), not cut at the inspection cap.
+func TestOversizeBodyOfUnknownLengthPassesWhole(t *testing.T) {
+	tr, err := New(context.Background(), Options{Endpoint: newReceiver(t).url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpSrv := newEchoServer(t)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"s":"` +
+		strings.Repeat("a", maxTracedBody) + `"}}}`
+	// A reader of unknown type leaves ContentLength undeclared.
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, mcpSrv.url, io.MultiReader(strings.NewReader(body)))
+	resp, err := tr.Client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	mcpSrv.mu.Lock()
+	defer mcpSrv.mu.Unlock()
+	if len(mcpSrv.bodies) != 1 {
+		t.Fatalf("server got %d bodies", len(mcpSrv.bodies))
+	}
+	if got := len(mcpSrv.bodies[0]); got != len(body) {
+		t.Errorf("server got %d bytes of %d", got, len(body))
+	}
+	if calls := tr.Since(0); len(calls) != 0 {
+		t.Errorf("an uninspected body was traced: %+v", calls)
+	}
+}

@@ -30,8 +30,8 @@ const maxTracedBody = 8 << 20
 // transport records one CLIENT span per POSTed JSON-RPC request or
 // notification. It sets the W3C traceparent header and, for the client's
 // own requests on a revision that allows it, params._meta.traceparent.
-// Responses the client posts back to server requests, GETs and DELETEs pass
-// through untraced.
+// Responses the client posts back to server requests, GETs and DELETEs, and
+// bodies over maxTracedBody pass through untraced.
 type transport struct {
 	t    *Tracer
 	base http.RoundTripper
@@ -44,10 +44,21 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return tr.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxTracedBody+1))
-	req.Body.Close()
 	if err != nil {
+		req.Body.Close()
 		return nil, err
 	}
+	if len(body) > maxTracedBody {
+		// An undeclared length turned out too large to inspect: send it on
+		// untraced, the bytes already read first.
+		out := req.Clone(req.Context())
+		out.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), req.Body), req.Body}
+		return tr.base.RoundTrip(out)
+	}
+	req.Body.Close()
 	peek, perr := jsonrpc.PeekFrame(body)
 	if perr == nil && (peek.Kind == jsonrpc.KindResponse || peek.Kind == jsonrpc.KindError) {
 		return tr.base.RoundTrip(withBody(req, req.Context(), body))

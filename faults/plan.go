@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,29 +62,11 @@ func (r *Rule) Matches(f *Frame) bool {
 	if r.Direction != AnyDirection && r.Direction != f.Dir {
 		return false
 	}
-	if len(r.Kinds) > 0 {
-		ok := false
-		for _, k := range r.Kinds {
-			if k == f.Kind {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(r.Kinds) > 0 && !slices.Contains(r.Kinds, f.Kind) {
+		return false
 	}
-	if len(r.Methods) > 0 {
-		ok := false
-		for _, m := range r.Methods {
-			if globMatch(m, f.Method) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(r.Methods) > 0 && !slices.ContainsFunc(r.Methods, func(m string) bool { return globMatch(m, f.Method) }) {
+		return false
 	}
 	if r.Tool != "" && (f.Tool == "" || !globMatch(r.Tool, f.Tool)) {
 		return false

@@ -27,12 +27,17 @@ func Run(ctx context.Context, argv, env []string, in io.Reader, out io.Writer, e
 	}
 	fromChild, childOut, err := os.Pipe()
 	if err != nil {
+		childIn.Close()
+		toChild.Close()
 		return 0, fmt.Errorf("relay: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, errOut
 	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{childIn, toChild, fromChild, childOut} {
+			f.Close()
+		}
 		return 0, fmt.Errorf("relay: start: %w", err)
 	}
 	childIn.Close()

@@ -185,10 +185,10 @@ feed:
 	return res, nil
 }
 
-// runOne launches (when needed) and scans one server.
-func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (Row, ServerMeta) {
+// runOne launches (when needed) and scans one server. sm is a named result
+// so that the launch's deferred stop can still record its output tail.
+func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (_ Row, sm ServerMeta) {
 	row := identity(e)
-	var sm ServerMeta
 	if e.Disabled {
 		row.Status, row.Reason = StatusSkipped, "disabled in servers.json"
 		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,6 +327,30 @@ func TestShardedRunMergesToUnsharded(t *testing.T) {
 	}
 	if outsideMeta(t, self) != outsideMeta(t, whole) {
 		t.Fatal("merging one unsharded result changed it")
+	}
+}
+
+// A launched server's output tail reaches the meta block, above all when the
+// launch dies before listening.
+func TestLaunchStderrKept(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the launch command is a POSIX shell")
+	}
+	spec, err := ParseSpec([]byte(`{"mcpServers": {"dies": {"url": "http://127.0.0.1:${PORT}/mcp",
+  "launch": {"command": "/bin/sh", "args": ["-c", "echo launch-said-this >&2; exit 3"], "ready": "5s"}}}}`), "/nonexistent/spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var active, peak atomic.Int32
+	res, err := Run(context.Background(), spec, fakeOptions(&active, &peak, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Servers[0]; r.Failure != FailLaunch {
+		t.Fatalf("row %+v, want a launch failure", r)
+	}
+	if got := res.Meta.Servers["dies"].Stderr; !slices.Contains(got, "launch-said-this") {
+		t.Errorf("launch stderr meta %q", got)
 	}
 }
 

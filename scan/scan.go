@@ -104,7 +104,6 @@ type scanner struct {
 	toolPage  map[string]int
 	// primary is the call that established the listing outcome.
 	primary telemetry.Call
-	plan    *Invocation
 }
 
 func (s *scanner) find(rule, tool, pointer, msg string) {

@@ -137,8 +137,8 @@ func (g *Guard) now() time.Time { return g.o.Now().UTC() }
 func (g *Guard) bindStdio(server, client *sink) {
 	g.bindOnce.Do(func() {
 		g.mu.Lock()
-		g.toServer = func(b []byte) { server.write(b, []byte("\n")) }
-		g.toClient = func(b []byte) { client.write(b, []byte("\n")) }
+		g.toServer = func(b []byte) { server.write(b, newline) }
+		g.toClient = func(b []byte) { client.write(b, newline) }
 		g.mu.Unlock()
 		g.startLoop()
 	})

@@ -170,10 +170,13 @@ type sink struct {
 	dead bool
 }
 
-func (s *sink) write(parts ...[]byte) {
+// write writes parts in order; it reports whether the sink is still
+// alive afterwards.
+func (s *sink) write(parts ...[]byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.writeLocked(parts...)
+	return !s.dead
 }
 
 func (s *sink) writeLocked(parts ...[]byte) {
@@ -329,8 +332,7 @@ const readBuf = 64 << 10
 func copyBytes(src io.Reader, dst *sink) {
 	buf := make([]byte, 256<<10)
 	_, _ = io.CopyBuffer(writerFunc(func(p []byte) (int, error) {
-		dst.write(p)
-		if dst.isDead() {
+		if !dst.write(p) {
 			return 0, io.ErrClosedPipe
 		}
 		return len(p), nil

@@ -157,10 +157,19 @@ func (s ToolSet) Names() []string {
 	return drift.ToolNames(ts)
 }
 
-// Has reports whether the set holds a tool named name.
+// Has reports whether the set holds a tool named name. It is asked on every
+// guarded tools/call, so it reads only the names it compares, by binary
+// search over the name-sorted tools (a stored set was fully validated when
+// its record was decoded).
 func (s ToolSet) Has(name string) bool {
-	_, ok := slices.BinarySearch(s.Names(), name)
-	return ok
+	i, ok := slices.BinarySearchFunc(s.Tools, name, func(raw json.RawMessage, name string) int {
+		var t struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(raw, &t)
+		return strings.Compare(t.Name, name)
+	})
+	return ok && i < len(s.Tools)
 }
 
 // RecordFormat is the version of the record file format.

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,26 @@ func TestEveryActionHasADocumentedRule(t *testing.T) {
 	}
 	if len(cat) != 7 {
 		t.Errorf("catalogue has %d rules for 7 actions", len(cat))
+	}
+}
+
+func TestToolSetHas(t *testing.T) {
+	ts := mustSet(t, toolsB)
+	names := ts.Names()
+	if len(names) < 2 {
+		t.Fatalf("fixture has %d tools", len(names))
+	}
+	for _, n := range names {
+		if !ts.Has(n) {
+			t.Errorf("Has(%q) = false for a listed tool", n)
+		}
+	}
+	for _, n := range []string{"", "\x00", names[0] + "\x00", "~~~~", strings.ToUpper(names[0]) + "-not-listed"} {
+		if ts.Has(n) != slices.Contains(names, n) {
+			t.Errorf("Has(%q) = %v", n, ts.Has(n))
+		}
+	}
+	if (ToolSet{}).Has(names[0]) {
+		t.Error("an empty set has a tool")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -89,6 +90,44 @@ func ServerID(parts ...string) string {
 // are appended under the same lock.
 type Store struct {
 	dir string
+
+	// cache keeps the last decoded record of each server with the identity
+	// of the file it came from: a proxy reads the record on every tools/call,
+	// and decoding re-validates both tool sets (parse and fingerprint).
+	// Records are replaced by rename, so a new write is a new file.
+	mu    sync.Mutex
+	cache map[string]cachedRecord
+}
+
+// cachedRecord is a decoded record and the file it was decoded from.
+type cachedRecord struct {
+	key fileKey
+	rec *Record
+}
+
+// fileKey identifies one version of a record file.
+type fileKey struct {
+	size    int64
+	modTime int64
+	sys     string
+}
+
+func keyOf(fi fs.FileInfo) fileKey {
+	return fileKey{size: fi.Size(), modTime: fi.ModTime().UnixNano(), sys: sysKey(fi)}
+}
+
+// copyRecord returns a copy whose tool-set pointers are not shared, so a
+// caller changing a record cannot change the cached one.
+func copyRecord(r *Record) *Record {
+	c := *r
+	for _, ts := range []**ToolSet{&c.Baseline, &c.LastSeen} {
+		if *ts != nil {
+			t := **ts
+			t.Tools = slices.Clone(t.Tools)
+			*ts = &t
+		}
+	}
+	return &c
 }
 
 // Open opens (creating it when missing, mode 0700) a store directory.
@@ -168,10 +207,26 @@ func (s *Store) Get(server string) (*Record, error) {
 
 func (s *Store) read(server string) (*Record, error) {
 	p := s.path(server)
-	b, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("guard: read %s: %w", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("guard: read %s: %w", p, err)
+	}
+	key := keyOf(fi)
+	s.mu.Lock()
+	c, ok := s.cache[server]
+	s.mu.Unlock()
+	if ok && c.key == key {
+		return copyRecord(c.rec), nil
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("guard: read %s: %w", p, err)
 	}
@@ -182,6 +237,12 @@ func (s *Store) read(server string) (*Record, error) {
 	if r.Server != server {
 		return nil, fmt.Errorf("%w %s: it records server %q", ErrCorrupt, p, r.Server)
 	}
+	s.mu.Lock()
+	if s.cache == nil {
+		s.cache = map[string]cachedRecord{}
+	}
+	s.cache[server] = cachedRecord{key: key, rec: copyRecord(r)}
+	s.mu.Unlock()
 	return r, nil
 }
 

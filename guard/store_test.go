@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestStoreLifecycleAndAudit(t *testing.T) {
@@ -231,5 +232,75 @@ func TestStoreConcurrent(t *testing.T) {
 	// a sees "reseen". Either way exactly one first use and one drift.
 	if count[ActionFirstUse] != 1 || count[ActionDrift] != 1 {
 		t.Fatalf("audit %v", count)
+	}
+}
+
+// TestStoreCacheFollowsTheFile: the decoded-record cache never serves a
+// stale, changed or corrupted record, and callers cannot change it.
+func TestStoreCacheFollowsTheFile(t *testing.T) {
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := st.Get("srv")
+	if err != nil || r1.Status != StatusVerified {
+		t.Fatalf("first Get: %+v %v", r1, err)
+	}
+	// A caller that edits its copy does not edit the next Get's.
+	r1.Status = StatusQuarantined
+	r1.Baseline.Tools[0] = []byte(`{}`)
+	r2, err := st.Get("srv")
+	if err != nil || r2.Status != StatusVerified || string(r2.Baseline.Tools[0]) == `{}` {
+		t.Fatalf("cached record was changed through a returned copy: %+v %v", r2, err)
+	}
+	// A change through the store (a new file) is seen at once.
+	if _, _, err := st.Observe("srv", b, PostureDiscovery, "proxy", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if r3, err := st.Get("srv"); err != nil || r3.Status != StatusChanged {
+		t.Fatalf("after drift: %+v %v", r3, err)
+	}
+	// So is a file another process or an operator replaced, and a corrupted one.
+	p := filepath.Join(st.Dir(), "srv.json")
+	other, err := Open(st.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Approve("srv", "", "op", t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if r4, err := st.Get("srv"); err != nil || r4.Status != StatusVerified {
+		t.Fatalf("after another store's approve: %+v %v", r4, err)
+	}
+	if err := os.WriteFile(p, []byte("garbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get("srv"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("corrupted file served from the cache: %v", err)
+	}
+}
+
+func BenchmarkStoreGet(b *testing.B) {
+	st, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := st.Observe("srv", mustSet(b, toolsA), PostureDiscovery, "proxy", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	r, err := st.Get("srv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := r.Baseline.Names()[len(r.Baseline.Names())-1]
+	for b.Loop() {
+		if r, err := st.Get("srv"); err != nil || !r.Baseline.Has(name) {
+			b.Fatal(r, err)
+		}
 	}
 }

@@ -130,8 +130,31 @@ func (d *Decider) MayFire(dir Direction) bool {
 // forward a frame for which it is false as it arrives and present it to
 // Decide afterwards for its counts. When it is true, so is MayFire(dir).
 func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
+	return d.MayFireAtIf(dir, index, nil)
+}
+
+// MayFireAtIf is [Decider.MayFireAt] for a frame that only the rules for
+// which could reports true may match (nil: every rule); see
+// [Rule.CouldMatch]. A rule that does not match a frame neither counts it
+// nor fires on it, so when MayFireAtIf is false, Decide on any frame at
+// that index which those rules alone could match fires nothing.
+func (d *Decider) MayFireAtIf(dir Direction, index uint64, could func(*Rule) bool) bool {
 	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
-		return eligible(r, d.matched[ci][i]+1) && Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) < r.Probability
+		return eligible(r, d.matched[ci][i]+1) && Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) < r.Probability &&
+			(could == nil || could(r))
+	})
+}
+
+// MayFireIf reports whether some rule that could still fire in dir
+// ([Decider.MayFire]) is one for which could reports true. It looks at no
+// index or roll, so its answer does not depend on which index the next
+// frame gets: when it is false, Decide fires nothing on a frame that only
+// those rules could match, whenever it is presented (the proxy's HTTP
+// replies, whose order among concurrent exchanges is not known before
+// their first byte).
+func (d *Decider) MayFireIf(dir Direction, could func(*Rule) bool) bool {
+	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
+		return (r.Nth == 0 || d.matched[ci][i] < r.Nth) && could(r)
 	})
 }
 

@@ -130,30 +130,7 @@ func TestMayFireAtIsExact(t *testing.T) {
 	candidates = append(candidates, Frame{Kind: KindInvalid})
 	fires, quiet := 0, 0
 	for trial := 0; trial < 300; trial++ {
-		p := &Plan{Seed: rng.Uint64(), Session: "s"}
-		for n := 1 + rng.IntN(4); n > 0; n-- {
-			r := Rule{Fault: FaultDrop, Direction: Direction(rng.IntN(3)), Probability: []float64{0, 0.2, 0.5, 1}[rng.IntN(4)]}
-			if rng.IntN(2) == 0 {
-				r.Methods = []string{methods[rng.IntN(len(methods))]}
-			}
-			if rng.IntN(3) == 0 {
-				r.Tool = tools[rng.IntN(len(tools))]
-			}
-			if rng.IntN(3) == 0 {
-				r.Kinds = []Kind{kinds[rng.IntN(len(kinds))]}
-			}
-			switch rng.IntN(5) {
-			case 0:
-				r.Limit = 1 + rng.IntN(3)
-			case 1:
-				r.Nth = 1 + rng.IntN(4)
-			case 2:
-				r.After, r.Every = rng.IntN(3), 1+rng.IntN(3)
-			case 3:
-				r.After, r.Limit = rng.IntN(3), 1+rng.IntN(2)
-			}
-			p.Rules = append(p.Rules, r)
-		}
+		p := randomPlan(rng, kinds, methods, tools)
 		d := p.NewDecider()
 		var idx [3]uint64
 		for i := 0; i < 40; i++ {
@@ -212,5 +189,164 @@ func TestMayFireAtMatchAll(t *testing.T) {
 	}
 	if quiet < n*75/100 || quiet > n*85/100 {
 		t.Errorf("%d of %d s2c frames quiet at probability 0.2", quiet, n)
+	}
+}
+
+// randomPlan is a plan of 1 to 4 drop rules with random directions,
+// probabilities, matchers (from kinds, methods and tools) and counts.
+func randomPlan(rng *rand.Rand, kinds []Kind, methods, tools []string) *Plan {
+	p := &Plan{Seed: rng.Uint64(), Session: "s"}
+	for n := 1 + rng.IntN(4); n > 0; n-- {
+		r := Rule{Fault: FaultDrop, Direction: Direction(rng.IntN(3)), Probability: []float64{0, 0.2, 0.5, 1}[rng.IntN(4)]}
+		if rng.IntN(2) == 0 {
+			r.Methods = []string{methods[rng.IntN(len(methods))]}
+		}
+		if rng.IntN(3) == 0 {
+			r.Tool = tools[rng.IntN(len(tools))]
+		}
+		if rng.IntN(3) == 0 {
+			r.Kinds = []Kind{kinds[rng.IntN(len(kinds))]}
+			if rng.IntN(2) == 0 {
+				r.Kinds = append(r.Kinds, kinds[rng.IntN(len(kinds))])
+			}
+		}
+		switch rng.IntN(5) {
+		case 0:
+			r.Limit = 1 + rng.IntN(3)
+		case 1:
+			r.Nth = 1 + rng.IntN(4)
+		case 2:
+			r.After, r.Every = rng.IntN(3), 1+rng.IntN(3)
+		case 3:
+			r.After, r.Limit = rng.IntN(3), 1+rng.IntN(2)
+		}
+		p.Rules = append(p.Rules, r)
+	}
+	return p
+}
+
+// TestMayFireAtIfIsExact: MayFireAtIf with [Rule.CouldMatch] is exact over
+// the frames the proxy can meet next when the requests pending in the other
+// direction are answers: a request or notification of any method and tool,
+// a response or error correlated with one of answers or with none, a batch
+// or invalid frame with neither. When it is false none of them fires at
+// that index (so the proxy may stream the frame); when true one does.
+// MayFireIf is checked to be sound at every index.
+func TestMayFireAtIfIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	kinds := []Kind{KindRequest, KindNotification, KindResponse, KindError, KindBatch, KindInvalid}
+	methods := []string{"tools/call", "tools/list", "ping"}
+	tools := []string{"a", "b", "c"}
+	var targets []Target
+	for _, m := range methods {
+		for _, tl := range tools {
+			targets = append(targets, Target{Method: m, Tool: tl})
+		}
+	}
+	fires, quiet, narrowed := 0, 0, 0
+	for trial := 0; trial < 400; trial++ {
+		p := randomPlan(rng, kinds, methods, tools)
+		d := p.NewDecider()
+		var idx [3]uint64
+		for i := 0; i < 40; i++ {
+			dir := Direction(1 + rng.IntN(2))
+			var answers []Target
+			for _, tg := range targets {
+				if rng.IntN(6) == 0 {
+					answers = append(answers, tg)
+				}
+			}
+			var candidates []Frame
+			for _, k := range kinds {
+				switch k {
+				case KindRequest, KindNotification:
+					for _, tg := range targets {
+						candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
+					}
+				case KindResponse, KindError:
+					for _, tg := range answers {
+						candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
+					}
+				}
+				candidates = append(candidates, Frame{Kind: k})
+			}
+			could := func(r *Rule) bool { return r.CouldMatch(dir, answers) }
+			may := d.MayFireAtIf(dir, idx[dir], could)
+			if may && !d.MayFireAt(dir, idx[dir]) {
+				t.Fatalf("trial %d: MayFireAtIf true where MayFireAt is false", trial)
+			}
+			if !may && d.MayFireAt(dir, idx[dir]) {
+				narrowed++
+			}
+			anyIdx := d.MayFireIf(dir, could)
+			if may && !anyIdx {
+				t.Fatalf("trial %d: MayFireAtIf true where MayFireIf is false", trial)
+			}
+			some := false
+			for _, c := range candidates {
+				c.Dir = dir
+				for _, at := range []uint64{idx[dir], idx[dir] + 1 + uint64(rng.IntN(50))} {
+					c.Index = at
+					dec := d.clone().Decide(&c)
+					if dec.Fire && !anyIdx {
+						t.Fatalf("trial %d frame %d: %+v fired at index %d after MayFireIf said no; rules %+v", trial, i, c, at, p.Rules)
+					}
+					if at == idx[dir] {
+						if dec.Fire && !may {
+							t.Fatalf("trial %d frame %d: %+v fired (rule %d) after MayFireAtIf said no; answers %v; rules %+v", trial, i, c, dec.Rule, answers, p.Rules)
+						}
+						some = some || dec.Fire
+					}
+				}
+			}
+			if may && !some {
+				t.Fatalf("trial %d frame %d: MayFireAtIf said yes but no frame fires; answers %v; rules %+v", trial, i, answers, p.Rules)
+			}
+			if may {
+				fires++
+			} else {
+				quiet++
+			}
+			f := candidates[rng.IntN(len(candidates))]
+			f.Dir, f.Index = dir, idx[dir]
+			idx[dir]++
+			d.Decide(&f)
+		}
+	}
+	if fires == 0 || quiet == 0 || narrowed == 0 {
+		t.Fatalf("degenerate traffic: %d frames could fire, %d could not, %d only thanks to CouldMatch", fires, quiet, narrowed)
+	}
+	t.Logf("%d frames could fire, %d could not (%d of them only thanks to CouldMatch)", fires, quiet, narrowed)
+}
+
+// TestCouldMatch: what a rule can match before a frame's first byte.
+func TestCouldMatch(t *testing.T) {
+	call := []Target{{Method: "tools/call", Tool: "search"}}
+	cases := []struct {
+		name    string
+		rule    string
+		dir     Direction
+		answers []Target
+		want    bool
+	}{
+		{"tool glob, no pending call", "fault: error\n    tool: search", ToClient, nil, false},
+		{"tool glob, the pending call", "fault: error\n    tool: sea*", ToClient, call, true},
+		{"tool glob, another tool pending", "fault: error\n    tool: fetch", ToClient, call, false},
+		{"method, pending call", "fault: drop-tool", ToClient, call, false},
+		{"method tools/list pending", "fault: drop-tool", ToClient, []Target{{Method: "tools/list"}}, true},
+		{"other direction", "fault: error\n    direction: c2s\n    kinds: [response]", ToClient, call, false},
+		{"requests name their own method", "fault: drop\n    kinds: [request]\n    method: anything", ToClient, nil, true},
+		{"any kind, tool glob", "fault: drop\n    kinds: []\n    tool: x", ToClient, nil, true},
+		{"invalid frames carry nothing", "fault: drop\n    direction: any\n    kinds: [invalid]\n    method: \"*\"", ToServer, nil, true},
+		{"invalid frames, a method", "fault: drop\n    direction: any\n    kinds: [invalid]\n    method: ping", ToServer, nil, false},
+		{"an uncorrelated response matches a bare rule", "fault: corrupt", ToClient, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustPlan(t, "rules:\n  - "+c.rule+"\n")
+			if got := p.Rules[0].CouldMatch(c.dir, c.answers); got != c.want {
+				t.Errorf("CouldMatch = %v, want %v (rule %+v)", got, c.want, p.Rules[0])
+			}
+		})
 	}
 }

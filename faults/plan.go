@@ -454,3 +454,40 @@ func toUint64(v any) (uint64, error) {
 	}
 	return 0, fmt.Errorf("want a non-negative integer, got %T", v)
 }
+
+// Target is what a response frame is matched by: the method and tool of the
+// request it answers.
+type Target struct{ Method, Tool string }
+
+// CouldMatch reports whether some frame travelling in dir could pass the
+// rule's matchers, knowing only what a frame's first byte cannot change:
+// a response or error there takes the method and tool of the request it
+// answers, so it carries one of answers (the requests pending in the other
+// direction) or none; a request or notification names its own method and
+// tool, so it could carry any; a batch or an invalid frame carries none.
+// When CouldMatch is false, no frame presented next in dir, whatever its
+// bytes, matches the rule as long as it is correlated with answers only.
+func (r *Rule) CouldMatch(dir Direction, answers []Target) bool {
+	if r.Direction != AnyDirection && r.Direction != dir {
+		return false
+	}
+	for k := KindInvalid; k <= KindBatch; k++ {
+		if len(r.Kinds) > 0 && !slices.Contains(r.Kinds, k) {
+			continue
+		}
+		switch k {
+		case KindRequest, KindNotification:
+			return true
+		case KindResponse, KindError:
+			for _, t := range answers {
+				if r.Matches(&Frame{Dir: dir, Kind: k, Method: t.Method, Tool: t.Tool}) {
+					return true
+				}
+			}
+		}
+		if r.Matches(&Frame{Dir: dir, Kind: k}) {
+			return true
+		}
+	}
+	return false
+}

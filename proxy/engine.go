@@ -37,8 +37,21 @@ type Config struct {
 	MaxFrame int
 }
 
-// reqInfo is what a response is correlated with.
-type reqInfo struct{ method, tool string }
+// reqInfo is what a response is correlated with. seq orders the requests
+// of the table (1, 2, …), so a frame judged before a request was recorded
+// is never correlated with it (see [engine.mayChangeNext]).
+type reqInfo struct {
+	method, tool string
+	seq          uint64
+}
+
+// maxAnswers bounds the pending requests a streaming choice looks at: with
+// more in flight, a frame is stored and decided (the choice would cost more
+// than it saves).
+const maxAnswers = 16
+
+// allSeq correlates a frame with every pending request.
+const allSeq = ^uint64(0)
 
 // maxPending bounds the correlation table of one direction.
 const maxPending = 1 << 16
@@ -52,6 +65,7 @@ type engine struct {
 
 	pmu     sync.Mutex
 	pending [3]map[string]reqInfo // by the direction the request travelled
+	seq     uint64                // the last reqInfo.seq given
 
 	// storeOnly keeps every frame on the store-and-forward path (tests
 	// compare the faster modes with it).
@@ -110,21 +124,62 @@ func (e *engine) inert() bool {
 }
 
 // mayChangeNext is [engine.mayChange] for the next frame in dir alone: it
-// also looks at that frame's roll ([faults.Decider.MayFireAt] at the index
-// the engine will give it). When false, a pump may forward that frame as it
-// arrives and account for it with [engine.account] before its last byte is
-// written. It holds until the next frame in dir is processed, so only the
-// one goroutine that processes dir's frames, in order, may rely on it.
-// When true, so is mayChange(dir): a rule that may fire at one index may
-// fire at some index.
-func (e *engine) mayChangeNext(dir faults.Direction) bool {
+// also looks at that frame's roll ([faults.Decider.MayFireAtIf] at the
+// index the engine will give it) and at what the frame could be matched by
+// (the requests now pending in the other direction, which a response there
+// answers; [faults.Rule.CouldMatch]). When false, a pump may forward that
+// frame as it arrives and account for it with [engine.account], passing
+// the returned seq, before its last byte is written: the frame is then
+// correlated only with the requests recorded before the choice, as if it
+// had arrived before any later one. It holds until the next frame in dir
+// is processed, so only the one goroutine that processes dir's frames, in
+// order, may rely on it. When true, so is mayChange(dir).
+func (e *engine) mayChangeNext(dir faults.Direction) (bool, uint64) {
 	if e.sees(dir) {
-		return true
+		return true, allSeq
 	}
 	e.mu[dir].Lock()
 	idx := e.next[dir]
 	e.mu[dir].Unlock()
-	return e.dec.MayFireAt(dir, idx)
+	var buf [maxAnswers]faults.Target
+	answers, seq, ok := e.answers(dir, buf[:0])
+	if !ok {
+		return e.dec.MayFireAt(dir, idx), allSeq
+	}
+	return e.dec.MayFireAtIf(dir, idx, func(r *faults.Rule) bool { return r.CouldMatch(dir, answers) }), seq
+}
+
+// mayChangeAny is mayChangeNext for a frame whose index is not known
+// before its first byte (an HTTP reply, among concurrent exchanges): no
+// roll is looked at, only whether a rule that can still fire could match
+// the frame at all ([faults.Decider.MayFireIf]).
+func (e *engine) mayChangeAny(dir faults.Direction) (bool, uint64) {
+	if e.sees(dir) {
+		return true, allSeq
+	}
+	var buf [maxAnswers]faults.Target
+	answers, seq, ok := e.answers(dir, buf[:0])
+	if !ok {
+		return e.dec.MayFire(dir), allSeq
+	}
+	return e.dec.MayFireIf(dir, func(r *faults.Rule) bool { return r.CouldMatch(dir, answers) }), seq
+}
+
+// answers appends to buf what a response travelling in dir could be
+// correlated with (the requests pending in the other direction) and
+// returns the table's last seq; ok is false when more than maxAnswers are
+// pending.
+func (e *engine) answers(dir faults.Direction, buf []faults.Target) (_ []faults.Target, seq uint64, ok bool) {
+	e.pmu.Lock()
+	defer e.pmu.Unlock()
+	m := e.pending[other(dir)]
+	if len(m) > maxAnswers {
+		return buf, 0, false
+	}
+	for _, r := range m {
+		buf = append(buf, faults.Target{Method: r.method, Tool: r.tool})
+	}
+	return buf, e.seq, true
 }
 
 func other(d faults.Direction) faults.Direction {
@@ -153,21 +208,24 @@ func kindOf(k jsonrpc.Kind) faults.Kind {
 // process decides what to do with one frame (raw has no line terminator).
 // It must be called in the order frames arrive in dir.
 func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults.Action) {
-	f, a, _ := e.step(dir, raw)
+	f, a, _ := e.step(dir, raw, allSeq)
 	return f, a
 }
 
 // account is process for a frame the proxy has already (mostly) forwarded
 // because no fault could fire on it: its index, correlation and counts.
-func (e *engine) account(dir faults.Direction, raw []byte) {
+// The frame is correlated only with requests whose seq is at most seq (the
+// one mayChangeNext or mayChangeAny returned when the choice was made).
+func (e *engine) account(dir faults.Direction, raw []byte, seq uint64) {
 	e.streamed.Add(1)
-	if _, _, fired := e.step(dir, raw); fired {
+	if _, _, fired := e.step(dir, raw, seq); fired {
 		e.lateFires.Add(1)
 	}
 }
 
-// step is process; it also reports whether a fault fired.
-func (e *engine) step(dir faults.Direction, raw []byte) (faults.Frame, faults.Action, bool) {
+// step is process; it also reports whether a fault fired. A response is
+// correlated only with a request whose seq is at most seq.
+func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Frame, faults.Action, bool) {
 	e.mu[dir].Lock()
 	idx := e.next[dir]
 	e.next[dir]++
@@ -179,7 +237,7 @@ func (e *engine) step(dir faults.Direction, raw []byte) (faults.Frame, faults.Ac
 	pk, err := jsonrpc.PeekFrame(raw)
 	if err == nil {
 		f.Kind, f.Method, f.Tool, f.ID = kindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
-		e.correlate(&f)
+		e.correlate(&f, seq)
 	}
 	var hooked []byte
 	var hookErr error
@@ -231,8 +289,10 @@ func (e *engine) step(dir faults.Direction, raw []byte) (faults.Frame, faults.Ac
 
 // correlate records requests and gives responses their request's method
 // and tool. Requests are keyed by the direction they travelled, so a server
-// request and a client request with the same id never collide.
-func (e *engine) correlate(f *faults.Frame) {
+// request and a client request with the same id never collide. A response
+// is not correlated with a request recorded after seq: that request stays
+// pending.
+func (e *engine) correlate(f *faults.Frame, seq uint64) {
 	key := jsonrpc.IDKey(f.ID)
 	if key == "" {
 		return
@@ -248,10 +308,11 @@ func (e *engine) correlate(f *faults.Frame) {
 				break
 			}
 		}
-		m[key] = reqInfo{method: f.Method, tool: f.Tool}
+		e.seq++
+		m[key] = reqInfo{method: f.Method, tool: f.Tool, seq: e.seq}
 	case faults.KindResponse, faults.KindError:
 		m := e.pending[other(f.Dir)]
-		if r, ok := m[key]; ok {
+		if r, ok := m[key]; ok && r.seq <= seq {
 			f.Method, f.Tool = r.method, r.tool
 			delete(m, key)
 		}

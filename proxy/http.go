@@ -192,14 +192,14 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.relayEvents(w, r, resp)
-	case jsonReply && h.eng.mayChange(faults.ToClient):
-		h.relayJSON(w, r, resp)
 	case jsonReply && !h.eng.inert():
-		// Nothing can change it, but the books must be kept: cut through
-		// when its length is known; otherwise store it (relayJSON), since
-		// its end is known only after its last byte.
-		if resp.ContentLength > 0 {
-			h.streamJSON(w, resp)
+		// When no rule that can still fire could match this reply (by the
+		// requests it may answer), nothing can change it, but the books
+		// must be kept: cut through when its length is known; otherwise
+		// store it (relayJSON), since its end is known only after its last
+		// byte.
+		if may, seq := h.eng.mayChangeAny(faults.ToClient); !may && resp.ContentLength > 0 {
+			h.streamJSON(w, resp, seq)
 		} else {
 			h.relayJSON(w, r, resp)
 		}
@@ -249,11 +249,11 @@ func readBody(r io.Reader, n, limit int64) ([]byte, error) {
 }
 
 // streamJSON is relayJSON's cut-through twin for a reply of known length
-// when no rule can fire on server→client frames: the body is written as it
+// when no rule could fire on it ([engine.mayChangeAny]): the body is written as it
 // arrives and accounted for (index, peek, correlation, counts) before its
 // last bytes are written, so the client cannot answer or reuse the id
 // before the proxy's books are straight.
-func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response) {
+func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64) {
 	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	limit := int64(h.maxFrame())
@@ -281,7 +281,7 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response) {
 		if got >= resp.ContentLength || err != nil {
 			if kept != nil && got == resp.ContentLength {
 				if body := bytes.TrimSpace(kept); len(body) > 0 {
-					h.eng.account(faults.ToClient, body)
+					h.eng.account(faults.ToClient, body, seq)
 				}
 			}
 			_, _ = w.Write(buf[:n])

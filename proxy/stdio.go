@@ -271,15 +271,19 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 	br := bufio.NewReaderSize(src, readBuf)
 	var big, held []byte
 	for {
+		// The choice is made once the line's first byte is here: a reply
+		// can only answer a request recorded by then (the other pump
+		// records a request before its last byte goes out).
+		_, _ = br.Peek(1)
 		// mayChangeNext implies mayChange: a stored line costs one look at
 		// the rules, a streamed one two.
-		if !s.eng.mayChangeNext(dir) {
+		if may, seq := s.eng.mayChangeNext(dir); !may {
 			if !s.eng.mayChange(dir) {
 				s.stream(dir, br, dst, max)
 				return
 			}
 			var err error
-			if held, err = s.streamLine(dir, br, dst, max, held); err != nil {
+			if held, err = s.streamLine(dir, br, dst, max, held, seq); err != nil {
 				if dst.isDead() || !errors.Is(err, io.EOF) {
 					_, _ = io.Copy(io.Discard, br)
 				}
@@ -378,7 +382,7 @@ func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink,
 				line = nil
 			}
 			if len(line) > 0 {
-				s.account(dir, line)
+				s.account(dir, line, allSeq)
 			}
 			held, n0 = held[:0], 0
 			rest = rest[i+1:]
@@ -397,7 +401,7 @@ func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink,
 		}
 		if err != nil {
 			if n0 > 0 && examined(n0, maxFrame) {
-				s.account(dir, held) // a last line with no terminator
+				s.account(dir, held, allSeq) // a last line with no terminator
 			}
 			if !errors.Is(err, io.EOF) {
 				_, _ = io.Copy(io.Discard, br)
@@ -414,7 +418,7 @@ func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink,
 // a buffer to keep the line in (up to the cap) and is returned for reuse.
 // The lines it examines are those the store mode examines. It returns the
 // read error that ended the line, if any.
-func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int, held []byte) ([]byte, error) {
+func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int, held []byte, seq uint64) ([]byte, error) {
 	keepCap := max(readBuf, maxFrame+2)
 	held = held[:0]
 	n0 := 0 // the line's length so far (past the cap too)
@@ -434,7 +438,7 @@ func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *s
 				held = append(held, part...)
 				line = held
 			}
-			s.account(dir, line)
+			s.account(dir, line, seq)
 		}
 		dst.write(part)
 		if cap(held) > 4<<20 {
@@ -446,12 +450,12 @@ func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *s
 
 // account runs a line the stream mode already forwards through the engine
 // for its index, correlation and counts; no fault can fire on it.
-func (s *stdioSession) account(dir faults.Direction, line []byte) {
+func (s *stdioSession) account(dir faults.Direction, line []byte, seq uint64) {
 	body := bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(body)) == 0 {
 		return
 	}
-	s.eng.account(dir, body)
+	s.eng.account(dir, body, seq)
 }
 
 // frame handles one line (with its terminator, if any).

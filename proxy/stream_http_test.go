@@ -52,9 +52,12 @@ func TestHTTPStreamMatchesStore(t *testing.T) {
 		"c2s-live":  "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
 		"s2c-limit": "seed: 2\nrules:\n  - fault: error\n    method: tools/call\n    probability: 0.5\n    limit: 2\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
 		"dead":      "rules:\n  - fault: corrupt\n    probability: 0\n",
+		// Live for good on replies to calls of one tool: the others stream.
+		"s2c-tool": "rules:\n  - fault: error\n    tool: search\n",
 	}
 	for name, src := range plans {
 		t.Run(name, func(t *testing.T) {
+			var streamed int64
 			run := func(storeOnly bool) (string, string, [3]uint64, string) {
 				var log bytes.Buffer
 				h, err := NewHTTP(HTTPOptions{Config: Config{Plan: plan(t, src), Recorder: NewJSONL(&log), MaxFrame: 100 << 10}, Upstream: up.URL + "/mcp"})
@@ -86,10 +89,17 @@ func TestHTTPStreamMatchesStore(t *testing.T) {
 				for i := range pend {
 					pend[i] = maps.Clone(h.eng.pending[i])
 				}
+				if n := h.eng.lateFires.Load(); n != 0 {
+					t.Errorf("%d faults fired on streamed replies", n)
+				}
+				streamed = h.eng.streamed.Load()
 				return got.String(), log.String(), h.eng.next, fmt.Sprint(pend)
 			}
 			wb, wl, wn, wp := run(true)
 			gb, gl, gn, gp := run(false)
+			if name == "s2c-tool" && (streamed == 0 || wl == "") {
+				t.Errorf("%d replies streamed, events %q: want some of each", streamed, wl)
+			}
 			if gb != wb {
 				t.Errorf("client saw different replies:\n%s\nwant\n%s", gb, wb)
 			}

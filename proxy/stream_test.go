@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // chunky returns reads of random sizes (1 byte to 300 KiB), so lines span
@@ -72,7 +73,8 @@ func randomLines(rng *rand.Rand, n int) []byte {
 // choice between stream and store, deliver the same bytes and leave the
 // same events, indices and correlation state as store-and-forward, for
 // plans that can fire, stop firing, never fire, or fire on some lines
-// (probability 0.3) for good. No fault ever fires on a streamed line.
+// (probability 0.3) for good, or fire on the replies to one tool's calls
+// for good. No fault ever fires on a streamed line.
 func TestStreamMatchesStore(t *testing.T) {
 	plans := map[string]string{
 		"dead":         "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n",
@@ -83,7 +85,18 @@ func TestStreamMatchesStore(t *testing.T) {
 		// Live for good: each line streams or is stored by its own roll.
 		"s2c-p0.3":  "seed: 6\nrules:\n  - fault: corrupt\n    probability: 0.3\n",
 		"both-p0.3": "seed: 7\nrules:\n  - fault: duplicate\n    direction: any\n    probability: 0.3\n    after: 1\n  - fault: error\n    method: tools/call\n    probability: 0.3\n    every: 2\n",
+		// Live for good on replies to calls of one tool: a reply no pending
+		// call of it could be answered by streams.
+		"s2c-tool": "seed: 8\nrules:\n  - fault: error\n    tool: t1\n",
 	}
+	var toolStreamed int64 // s2c-tool: too few calls of t1 in one trial to ask each
+	toolEvents := 0
+	defer func() {
+		t.Logf("s2c-tool: %d lines streamed, %d events", toolStreamed, toolEvents)
+		if toolStreamed == 0 || toolEvents == 0 {
+			t.Errorf("s2c-tool: %d lines streamed, %d events: want some of each", toolStreamed, toolEvents)
+		}
+	}()
 	for trial := 0; trial < 4; trial++ {
 		for name, src := range plans {
 			for _, maxFrame := range []int{0, 100 << 10} {
@@ -122,6 +135,10 @@ func TestStreamMatchesStore(t *testing.T) {
 					}
 					if gev != wev {
 						t.Errorf("events differ:\n%v\n%v", gev, wev)
+					}
+					if name == "s2c-tool" {
+						toolStreamed += streamed
+						toolEvents += strings.Count(wev, "\n")
 					}
 					if strings.HasSuffix(name, "-p0.3") && (streamed == 0 || wev == "") {
 						t.Errorf("%d lines streamed, events %q: want some of each", streamed, wev)
@@ -174,4 +191,45 @@ func TestStreamMatchesStoreAtBufferEdge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestChoiceSeesOnlyEarlierRequests: the streaming choice for a reply is
+// made from the requests recorded before it (here none of tool "x"), so a
+// reply that names the id of a request recorded afterwards (a server that
+// guessed it) is accounted as answering nothing: no fault fires on bytes
+// already forwarded, and the request stays pending for its real reply,
+// which is stored and fires.
+func TestChoiceSeesOnlyEarlierRequests(t *testing.T) {
+	e := newEngine(Config{Plan: plan(t, "rules:\n  - fault: error\n    tool: x\n")})
+	may, seq := e.mayChangeNext(faults.ToClient)
+	if may {
+		t.Fatal("with no call of x pending, a reply could fire")
+	}
+	e.process(faults.ToServer, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	e.account(faults.ToClient, reply, seq)
+	if n := e.lateFires.Load(); n != 0 {
+		t.Fatalf("%d faults fired on a streamed reply", n)
+	}
+	if _, ok := e.pending[faults.ToServer][jsonrpcKey(t, "1")]; !ok {
+		t.Fatal("the call was taken by a reply chosen before it was recorded")
+	}
+	if may, _ := e.mayChangeNext(faults.ToClient); !may {
+		t.Fatal("with the call of x pending, the next reply must be stored")
+	}
+	if may, _ := e.mayChangeAny(faults.ToClient); !may {
+		t.Fatal("mayChangeAny: with the call of x pending, a reply must be stored")
+	}
+	if _, a := e.process(faults.ToClient, reply); a.Kind != faults.Replace {
+		t.Fatalf("the real reply: action %v, want the injected error", a.Kind)
+	}
+}
+
+func jsonrpcKey(t *testing.T, id string) string {
+	t.Helper()
+	k := jsonrpc.IDKey([]byte(id))
+	if k == "" {
+		t.Fatalf("no key for id %s", id)
+	}
+	return k
 }

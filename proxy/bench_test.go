@@ -33,14 +33,18 @@ var benchSizes = []int{1 << 10, 64 << 10, 1 << 20}
 const neverFires = "rules:\n  - fault: corrupt\n    method: tools/call\n    probability: 0\n"
 
 // benchPlans are the plan-loaded modes besides proxy-rules (neverFires).
-// The first two never fire on the benchmark's traffic (every call is to
+// The first three never fire on the benchmark's traffic (every call is to
 // tool "blob"):
 //   - proxy-c2s-live: a live client→server rule; requests are stored and
 //     decided, replies stream cut-through, each accounted for (peek,
 //     correlation, rule counts);
-//   - proxy-s2c-live: a live server→client rule of probability 1; every
-//     reply could fire, so each is stored whole and decided
-//     (store-and-forward), requests stream.
+//   - proxy-s2c-live: a live server→client rule of probability 1 on the
+//     replies to calls of another tool; no pending call could be answered
+//     by a reply it matches, so each reply streams cut-through, accounted
+//     for; requests stream;
+//   - proxy-s2c-held: the same rule on frames of every kind: a server
+//     request could name the tool, so every server→client frame is stored
+//     whole and decided (store-and-forward) though none fires.
 //   - proxy-s2c-p0.2: a rule on every reply with probability 0.2 whose
 //     fault changes no byte (latency 0: the reply is re-emitted unchanged
 //     by the delay path). About 20% of replies fire and are stored; on
@@ -53,6 +57,7 @@ var benchPlans = map[string]string{
 	"proxy-rules":          neverFires,
 	"proxy-c2s-live":       "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n",
 	"proxy-s2c-live":       "rules:\n  - fault: error\n    tool: nomatch\n",
+	"proxy-s2c-held":       "rules:\n  - fault: drop\n    kinds: []\n    tool: nomatch\n",
 	"proxy-s2c-p0.2":       p02,
 	"proxy-s2c-p0.2-store": p02,
 }
@@ -69,7 +74,7 @@ func storeEnv(mode string) []string {
 }
 
 // benchModes are the modes of every benchmark, in table order.
-var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
+var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
 
 func sizeName(n int) string {
 	if n >= 1<<20 {
@@ -83,6 +88,44 @@ type stats struct {
 	total time.Duration
 	size  int
 	rssKB int64 // max RSS of the middle process (relay or proxy), 0 for direct
+	// cpu is the CPU time the middle process spent during the timed calls
+	// (all its threads, its children excluded; 0 for direct or where
+	// /proc is missing). Unlike latency it hardly depends on how the
+	// machine schedules the three processes.
+	cpu time.Duration
+}
+
+// cpuPerMsg is the middle process's CPU time per request/response pair.
+func (s *stats) cpuPerMsg() time.Duration {
+	if len(s.lat) == 0 {
+		return 0
+	}
+	return s.cpu / time.Duration(len(s.lat))
+}
+
+// taskCPU sums the time on CPU of every thread of process pid, from
+// /proc/PID/task/*/schedstat (nanoseconds); 0 when unavailable.
+func taskCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var ns int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			ns += n
+		}
+	}
+	return time.Duration(ns)
 }
 
 func (s *stats) p(q float64) time.Duration {
@@ -103,10 +146,13 @@ func (s *stats) report(b *testing.B) {
 	b.ReportMetric(float64(s.p(0.5).Microseconds()), "p50-µs")
 	b.ReportMetric(float64(s.p(0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(s.mbps(), "MB/s")
+	if s.cpu > 0 {
+		b.ReportMetric(float64(s.cpuPerMsg().Nanoseconds())/1e3, "mid-cpu-µs/op")
+	}
 }
 
 // stdioTarget starts the chain for mode and returns the client's pipes.
-func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.Reader, func() int64) {
+func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.Reader, int, func() int64) {
 	tb.Helper()
 	env := append(os.Environ(), "MCPDRILL_BENCH_SIZE="+strconv.Itoa(size))
 	switch mode {
@@ -129,7 +175,11 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 	}
 	inR.Close()
 	outW.Close()
-	return inW, bufio.NewReaderSize(outR, 2<<20), func() int64 {
+	pid := cmd.Process.Pid
+	if mode == "direct" {
+		pid = 0
+	}
+	return inW, bufio.NewReaderSize(outR, 2<<20), pid, func() int64 {
 		inW.Close()
 		_ = cmd.Wait()
 		outR.Close()
@@ -144,7 +194,7 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 }
 
 func measureStdio(tb testing.TB, mode string, size, n int) *stats {
-	w, r, stop := stdioTarget(tb, mode, size)
+	w, r, pid, stop := stdioTarget(tb, mode, size)
 	call := func(i int) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"blob","arguments":{}}}`+"\n", i)
 		line, err := r.ReadSlice('\n')
@@ -155,17 +205,19 @@ func measureStdio(tb testing.TB, mode string, size, n int) *stats {
 			tb.Fatalf("%s: read: %v", mode, err)
 		}
 	}
-	s := timeCalls(size, n, call)
+	s := timeCalls(size, n, pid, call)
 	s.rssKB = stop()
 	return s
 }
 
-// timeCalls makes 10 warm-up calls, then n timed ones.
-func timeCalls(size, n int, call func(i int)) *stats {
+// timeCalls makes 10 warm-up calls, then n timed ones; pid is the middle
+// process whose CPU time is taken around them (0: none).
+func timeCalls(size, n, pid int, call func(i int)) *stats {
 	for i := 0; i < 10; i++ {
 		call(i)
 	}
 	s := &stats{size: size, lat: make([]time.Duration, 0, n)}
+	cpu0 := taskCPU(pid)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
@@ -173,6 +225,9 @@ func timeCalls(size, n int, call func(i int)) *stats {
 		s.lat = append(s.lat, time.Since(t0))
 	}
 	s.total = time.Since(start)
+	if cpu0 > 0 {
+		s.cpu = taskCPU(pid) - cpu0
+	}
 	return s
 }
 
@@ -210,10 +265,10 @@ func benchUpstream(size int) *httptest.Server {
 
 // httpMiddle starts a relay or proxy process in front of upstream and
 // returns its base URL.
-func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
+func httpMiddle(tb testing.TB, mode, upstream string) (string, int, func() int64) {
 	tb.Helper()
 	if mode == "direct" {
-		return upstream, func() int64 { return 0 }
+		return upstream, 0, func() int64 { return 0 }
 	}
 	env := append(os.Environ(), "MCPDRILL_UPSTREAM="+upstream)
 	if src, ok := benchPlans[mode]; ok {
@@ -233,7 +288,7 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, func() int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return "http://" + strings.TrimSpace(addr), func() int64 {
+	return "http://" + strings.TrimSpace(addr), cmd.Process.Pid, func() int64 {
 		stdin.Close() // the role exits when its stdin closes
 		_ = cmd.Wait()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -279,7 +334,7 @@ func runHTTPRole(role string) int {
 func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 	up := benchUpstream(size)
 	defer up.Close()
-	base, stop := httpMiddle(tb, mode, up.URL)
+	base, pid, stop := httpMiddle(tb, mode, up.URL)
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blob","arguments":{}}}`)
 	buf := make([]byte, 256<<10)
@@ -297,7 +352,7 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 			tb.Fatalf("%s: short body %d", mode, got)
 		}
 	}
-	s := timeCalls(size, n, call)
+	s := timeCalls(size, n, pid, call)
 	c.CloseIdleConnections()
 	s.rssKB = stop()
 	return s
@@ -306,14 +361,16 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 func BenchmarkHTTP(b *testing.B) { benchTransport(b, measureHTTP) }
 
 // TestBenchTable prints the ratio table for METHODOLOGY (set
-// MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds so that
-// background load on a shared machine falls on all of them alike.
+// MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds, each
+// round starting at the next mode, so that background load on a shared
+// machine and the order of the modes fall on all of them alike. Throughput
+// vs the relay is the median over rounds of the ratio within a round.
 func TestBenchTable(t *testing.T) {
 	if os.Getenv("MCPDRILL_BENCH_TABLE") == "" {
 		t.Skip("set MCPDRILL_BENCH_TABLE=1 to measure")
 	}
-	const rounds = 9
-	counts := map[int]int{1 << 10: 300, 64 << 10: 100, 1 << 20: 20} // per round
+	const rounds = 11
+	counts := map[int]int{1 << 10: 500, 64 << 10: 200, 1 << 20: 50} // per round
 	modes := benchModes
 	median := func(v []float64) float64 {
 		v = slices.Clone(v)
@@ -325,17 +382,23 @@ func TestBenchTable(t *testing.T) {
 		name    string
 		measure func(testing.TB, string, int, int) *stats
 	}{{"stdio", measureStdio}, {"http", measureHTTP}} {
-		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's |\n|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's | CPU µs/msg | CPU vs relay |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, size := range benchSizes {
 			// Per mode, per round: throughput, p50, p99; the table shows
 			// the median round, so one noisy round does not decide.
 			thr, p50, p99 := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+			vsRelay, cpu := map[string][]float64{}, map[string][]float64{}
 			for r := 0; r < rounds; r++ {
-				for _, mode := range modes {
+				for i := range modes {
+					mode := modes[(r+i)%len(modes)]
 					s := tr.measure(t, mode, size, counts[size])
 					thr[mode] = append(thr[mode], s.mbps())
 					p50[mode] = append(p50[mode], float64(s.p(0.5).Microseconds()))
 					p99[mode] = append(p99[mode], float64(s.p(0.99).Microseconds()))
+					cpu[mode] = append(cpu[mode], float64(s.cpuPerMsg().Nanoseconds())/1e3)
+				}
+				for _, mode := range modes {
+					vsRelay[mode] = append(vsRelay[mode], thr[mode][r]/thr["relay"][r])
 				}
 			}
 			d, rl := median(p50["direct"]), median(p50["relay"])
@@ -345,8 +408,15 @@ func TestBenchTable(t *testing.T) {
 				if mode != "direct" && mode != "relay" && rl > d {
 					ratio = fmt.Sprintf("%.2f", added/(rl-d))
 				}
-				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %.0f | %.0f | %.0f | %.2f | %s |\n", tr.name, sizeName(size), mode, median(thr[mode]),
-					median(p50[mode]), median(p99[mode]), added, median(thr[mode])/median(thr["relay"]), ratio)
+				cpuCol, cpuRatio := "-", "-"
+				if c := median(cpu[mode]); c > 0 {
+					cpuCol = fmt.Sprintf("%.1f", c)
+					if rc := median(cpu["relay"]); rc > 0 && mode != "relay" {
+						cpuRatio = fmt.Sprintf("%.2f", c/rc)
+					}
+				}
+				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %.0f | %.0f | %.0f | %.2f | %s | %s | %s |\n", tr.name, sizeName(size), mode, median(thr[mode]),
+					median(p50[mode]), median(p99[mode]), added, median(vsRelay[mode]), ratio, cpuCol, cpuRatio)
 			}
 		}
 	}

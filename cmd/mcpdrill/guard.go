@@ -107,16 +107,17 @@ func storeErr(err error) error {
 	return exitErr(exitInternal, err)
 }
 
-func oneServer(c *cli.Context) (string, error) {
-	if c.NArg() < 1 {
+// oneServer checks that args (from interspersed, which every guard
+// subcommand calls before reading a flag, so that `guard status SERVER
+// --dir DIR` works) name exactly one valid SERVER;
+// diff alone takes a server command after it.
+func oneServer(c *cli.Context, args []string) (string, error) {
+	if len(args) < 1 {
 		return "", usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
 	}
-	s := c.Args().First()
-	if c.NArg() > 1 && c.Command.Name != "diff" {
-		return "", usageErr("%s: unexpected %q after SERVER (flags go before SERVER)", c.Command.Name, c.Args().Get(1))
-	}
-	if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
-		return "", usageErr("%s: unexpected %q after SERVER (flags go before SERVER; a server command goes after --)", c.Command.Name, c.Args().Get(1))
+	s := args[0]
+	if len(args) > 1 && c.Command.Name != "diff" {
+		return "", usageErr("%s: unexpected %q after SERVER", c.Command.Name, args[1])
 	}
 	if err := guard.ValidServerName(s); err != nil {
 		return "", exitErr(exitUsage, err)
@@ -157,13 +158,17 @@ func statusRow(r *guard.Record) guardStatusRow {
 }
 
 func guardStatus(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return err
+	}
 	st, err := openGuardStore(c)
 	if err != nil {
 		return err
 	}
 	var recs []guard.Record
-	if c.NArg() > 0 {
-		s, err := oneServer(c)
+	if len(args) > 0 {
+		s, err := oneServer(c, args)
 		if err != nil {
 			return err
 		}
@@ -253,11 +258,15 @@ type guardDiffReport struct {
 }
 
 func guardDiff(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return err
+	}
 	st, err := openGuardStore(c)
 	if err != nil {
 		return err
 	}
-	server, err := oneServer(c)
+	server, err := oneServer(c, args)
 	if err != nil {
 		return err
 	}
@@ -270,9 +279,9 @@ func guardDiff(c *cli.Context) error {
 	}
 	rep := guardDiffReport{Server: server, Status: r.Status.String(), Against: "last-seen"}
 	var cur []drift.Tool
-	if c.String("url") != "" || c.NArg() > 1 {
+	if c.String("url") != "" || len(args) > 1 {
 		// The target's argv is everything after SERVER.
-		cfg, err := targetConfigFor(c, c.Args().Tail())
+		cfg, err := targetConfigFor(c, args[1:])
 		if err != nil {
 			return err
 		}
@@ -347,11 +356,15 @@ func guardDiff(c *cli.Context) error {
 // operatorAction runs one operator transition on the SERVER argument and
 // prints the status change.
 func operatorAction(c *cli.Context, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
+	args, err := interspersed(c)
+	if err != nil {
+		return nil, err
+	}
 	st, err := openGuardStore(c)
 	if err != nil {
 		return nil, err
 	}
-	server, err := oneServer(c)
+	server, err := oneServer(c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -399,13 +412,17 @@ func guardRelease(c *cli.Context) error {
 }
 
 func guardAudit(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return err
+	}
 	st, err := openGuardStore(c)
 	if err != nil {
 		return err
 	}
 	server := ""
-	if c.NArg() > 0 {
-		if server, err = oneServer(c); err != nil {
+	if len(args) > 0 {
+		if server, err = oneServer(c, args); err != nil {
 			return err
 		}
 	}

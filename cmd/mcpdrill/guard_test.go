@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
@@ -118,10 +120,10 @@ func TestGuardCLI(t *testing.T) {
 	if code, out, _ := runCLI(t, "guard", "diff", "--dir", dir, "weather"); code != exitFindings || !strings.Contains(out, "CHG-TOOL-REMOVED") || !strings.Contains(out, "--fingerprint "+st.Servers[0].LastSeen+" weather") {
 		t.Fatalf("diff: %d\n%s", code, out)
 	}
-	if code, _, errOut := runCLI(t, "guard", "approve", "--dir", dir, "weather", "--fingerprint", st.Servers[0].LastSeen); code != exitUsage || !strings.Contains(errOut, "flags go before SERVER") {
-		t.Fatalf("flag after SERVER: %d %s", code, errOut)
+	if code, _, errOut := runCLI(t, "guard", "approve", "--dir", dir, "weather", "--nope"); code != exitUsage || !strings.Contains(errOut, "not defined") {
+		t.Fatalf("unknown flag after SERVER: %d %s", code, errOut)
 	}
-	if code, _, errOut := runCLI(t, "guard", "approve", "--dir", dir, "--fingerprint", st.Servers[0].Baseline, "weather"); code != exitUsage || !strings.Contains(errOut, "not the one") {
+	if code, _, errOut := runCLI(t, "guard", "approve", "--dir", dir, "weather", "--fingerprint", st.Servers[0].Baseline); code != exitUsage || !strings.Contains(errOut, "not the one") {
 		t.Fatalf("approve with a stale fingerprint: %d %s", code, errOut)
 	}
 	if code, out, errOut := runCLI(t, "guard", "approve", "--dir", dir, "--actor", "alice", "--fingerprint", st.Servers[0].LastSeen, "weather"); code != exitOK {
@@ -132,6 +134,13 @@ func TestGuardCLI(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "guard", "diff", "--dir", dir, "weather"); code != exitOK {
 		t.Fatalf("diff after approve: exit %d", code)
+	}
+	// Live diff, flags after SERVER; the command's own flags after -- are its own.
+	if code, out, errOut := runCLI(t, "guard", "diff", "weather", "--dir", dir, "--json", "--", bin, "testbed", "--profile", "drifting", "--version", "2", "--drift-after", "-1"); code != exitOK || !strings.Contains(out, `"against": "live"`) {
+		t.Fatalf("live diff after approve: %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "guard", "diff", "weather", "--dir", dir, "--", bin, "testbed", "--profile", "drifting", "--drift-after", "-1"); code != exitFindings || !strings.Contains(out, "live:") {
+		t.Fatalf("live diff against set 1: %d\n%s", code, out)
 	}
 	// Quarantine and release.
 	if code, _, _ := runCLI(t, "guard", "quarantine", "--dir", dir, "--actor", "bob", "--note", "hold", "weather"); code != exitOK {
@@ -181,4 +190,121 @@ func guardActorDefault() string {
 		return u
 	}
 	return "unknown"
+}
+
+// guardFixture is a store in which server "weather" drifted from set A
+// (approved) to set B (status changed); it returns the directory and B's
+// fingerprint.
+func guardFixture(t *testing.T) (dir, fpB string) {
+	t.Helper()
+	const (
+		setA = `{"tools":[{"name":"echo","description":"Echo the text.","inputSchema":{"type":"object"}},{"name":"weather","description":"Current weather.","inputSchema":{"type":"object"}}]}`
+		setB = `{"tools":[{"name":"echo","description":"Echo the text.","inputSchema":{"type":"object"}}]}`
+	)
+	dir = t.TempDir()
+	st, err := guard.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i, doc := range []string{setA, setB} {
+		m, err := drift.ParseManifest([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := guard.NewToolSet(m.Tools)
+		if _, _, err := st.Observe("weather", ts, guard.PostureDiscovery, "test", t0.Add(time.Duration(i)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		fpB = ts.Fingerprint
+	}
+	return dir, fpB
+}
+
+// TestGuardFlagsAfterServer: every guard subcommand takes its flags after
+// SERVER as well as before it, with the same outcome; a bad flag after
+// SERVER is a usage error.
+func TestGuardFlagsAfterServer(t *testing.T) {
+	tests := []struct {
+		name          string
+		before, after []string // "DIR" and "FP" are replaced
+		quarantine    bool     // put weather on hold first
+		code          int
+	}{
+		{name: "status", before: []string{"status", "--dir", "DIR", "weather"}, after: []string{"status", "weather", "--dir", "DIR"}, code: exitFindings},
+		{name: "status json", before: []string{"status", "--dir", "DIR", "--json", "weather"}, after: []string{"status", "weather", "--json", "--dir=DIR"}, code: exitFindings},
+		{name: "diff", before: []string{"diff", "--dir", "DIR", "--json", "weather"}, after: []string{"diff", "weather", "--dir", "DIR", "--json"}, code: exitFindings},
+		{name: "approve", before: []string{"approve", "--dir", "DIR", "--actor", "alice", "--fingerprint", "FP", "weather"}, after: []string{"approve", "weather", "--fingerprint", "FP", "--actor", "alice", "--dir", "DIR"}, code: exitOK},
+		{name: "quarantine", before: []string{"quarantine", "--dir", "DIR", "--note", "hold", "weather"}, after: []string{"quarantine", "weather", "--note", "hold", "--dir", "DIR"}, code: exitOK},
+		{name: "release", quarantine: true, before: []string{"release", "--dir", "DIR", "--actor", "bob", "weather"}, after: []string{"release", "weather", "--actor", "bob", "--dir", "DIR"}, code: exitOK},
+		{name: "audit", before: []string{"audit", "--dir", "DIR", "--json", "weather"}, after: []string{"audit", "weather", "--json", "--dir", "DIR"}, code: exitOK},
+	}
+	run := func(t *testing.T, args []string, quarantine bool) (int, string, string, *guard.Record) {
+		t.Helper()
+		dir, fp := guardFixture(t)
+		st, err := guard.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if quarantine {
+			if _, _, err := st.Quarantine("weather", "", "test", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		full := []string{"guard"}
+		for _, a := range args {
+			full = append(full, strings.NewReplacer("DIR", dir, "FP", fp).Replace(a))
+		}
+		code, out, errOut := runCLI(t, full...)
+		r, err := st.Get("weather")
+		if err != nil || r == nil {
+			t.Fatalf("record: %v %v", r, err)
+		}
+		return code, out, errOut, r
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c1, out1, err1, r1 := run(t, tt.before, tt.quarantine)
+			c2, out2, err2, r2 := run(t, tt.after, tt.quarantine)
+			if c1 != tt.code || c2 != tt.code {
+				t.Fatalf("exit %d (flags before) and %d (flags after), want %d\n%s\n%s", c1, c2, tt.code, err1, err2)
+			}
+			if out1 == "" || out1 != out2 {
+				t.Errorf("output differs:\nflags before:\n%s\nflags after:\n%s", out1, out2)
+			}
+			if r1.Status != r2.Status || r1.ApprovedBy != r2.ApprovedBy || fpOf(r1.Baseline) != fpOf(r2.Baseline) {
+				t.Errorf("record differs: %s/%s/%s vs %s/%s/%s", r1.Status, r1.ApprovedBy, fpOf(r1.Baseline), r2.Status, r2.ApprovedBy, fpOf(r2.Baseline))
+			}
+		})
+	}
+
+	bad := []struct {
+		name   string
+		args   []string
+		errHas string
+	}{
+		{name: "unknown flag after SERVER", args: []string{"status", "weather", "--nope"}, errHas: "not defined: -nope"},
+		{name: "missing value after SERVER", args: []string{"approve", "weather", "--dir", "DIR", "--fingerprint"}, errHas: "needs an argument: -fingerprint"},
+		{name: "flag of another subcommand", args: []string{"release", "weather", "--dir", "DIR", "--note", "x"}, errHas: "not defined: -note"},
+		{name: "bad bool value", args: []string{"audit", "weather", "--dir", "DIR", "--json=maybe"}, errHas: "invalid value"},
+		{name: "second positional", args: []string{"approve", "weather", "--dir", "DIR", "other"}, errHas: `unexpected "other" after SERVER`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut, r := run(t, tt.args, false)
+			if code != exitUsage || !strings.Contains(errOut, tt.errHas) {
+				t.Fatalf("exit %d %q, want %d and an error containing %q", code, errOut, exitUsage, tt.errHas)
+			}
+			if r.Status != guard.StatusChanged {
+				t.Errorf("a refused command changed the record: status %s", r.Status)
+			}
+		})
+	}
+}
+
+func fpOf(s *guard.ToolSet) string {
+	if s == nil {
+		return ""
+	}
+	return s.Fingerprint
 }

@@ -255,10 +255,14 @@ func rigs(t *testing.T, posture guard.Posture, recheck time.Duration, driftAfter
 	}
 }
 
+// waitStatus polls the store (at most 10 s) until the server's status is
+// want. The store is files that another process may write, with no change
+// notification, so polling is the synchronisation; the sleep is only the
+// back-off between looks, not a guess at how long anything takes.
 func waitStatus(t *testing.T, st *guard.Store, want guard.Status) *guard.Record {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
 		r, err := st.Get("drifting")
 		if err != nil {
 			t.Fatal(err)
@@ -269,7 +273,7 @@ func waitStatus(t *testing.T, st *guard.Store, want guard.Status) *guard.Record 
 		if time.Now().After(deadline) {
 			t.Fatalf("status %s, want %s", guard.StatusOf(r), want)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(wait)
 	}
 }
 
@@ -517,15 +521,23 @@ func TestGuardRecheckRepliesNeverReachClient(t *testing.T) {
 	g := newGuard(t, st, guard.PostureDiscovery, 10*time.Millisecond)
 	p := newStdioPeer(t, g)
 	listNames(t, p)
-	for range 20 {
+	// The client keeps calling until the guard has sent several listings of
+	// its own and has its replies back (nothing in flight), so those replies
+	// crossed the relay while the client talked; the peer's cleanup then
+	// fails the test if any of them reached the client.
+	const rechecks = 5
+	deadline := time.Now().Add(10 * time.Second)
+	for calls := 1; ; calls++ {
 		callEcho(t, p)
-		time.Sleep(5 * time.Millisecond)
-	}
-	g.mu.Lock()
-	n := g.seq
-	g.mu.Unlock()
-	if n == 0 {
-		t.Fatal("no re-check ran")
+		g.mu.Lock()
+		n, idle := g.seq, g.inflight == nil
+		g.mu.Unlock()
+		if calls >= 20 && n >= rechecks && idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d calls, %d guard listing(s) sent (want %d, none in flight)", calls, n, rechecks)
+		}
 	}
 }
 

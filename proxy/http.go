@@ -256,46 +256,41 @@ func readBody(r io.Reader, n, limit int64) ([]byte, error) {
 func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64) {
 	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	limit := int64(h.maxFrame())
-	var kept []byte
-	if resp.ContentLength <= limit {
-		kp := keepBufs.Get().(*[]byte)
-		defer func() {
-			if cap(kept) <= 4<<20 { // do not pool a huge buffer
-				*kp = kept[:0]
-				keepBufs.Put(kp)
-			}
-		}()
-		kept = slices.Grow((*kp)[:0], int(resp.ContentLength))
-	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
-	buf := *bp
-	var got int64
-	for {
-		n, err := resp.Body.Read(buf)
-		got += int64(n)
-		if kept != nil {
-			kept = append(kept, buf[:n]...)
+	if resp.ContentLength > int64(h.maxFrame()) {
+		// Past the cap: relayed unexamined.
+		_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, *bp)
+		return
+	}
+	// The body is read straight into the buffer it is examined in, and
+	// written on from there.
+	kp := keepBufs.Get().(*[]byte)
+	kept := slices.Grow((*kp)[:0], int(resp.ContentLength))[:resp.ContentLength]
+	defer func() {
+		if cap(kept) <= 4<<20 { // do not pool a huge buffer
+			*kp = kept[:0]
+			keepBufs.Put(kp)
 		}
-		if got >= resp.ContentLength || err != nil {
-			if kept != nil && got == resp.ContentLength {
-				if body := bytes.TrimSpace(kept); len(body) > 0 {
-					h.eng.account(faults.ToClient, body, seq)
-				}
+	}()
+	for got := 0; got < len(kept); {
+		n, err := resp.Body.Read(kept[got:])
+		if got+n == len(kept) {
+			if body := bytes.TrimSpace(kept); len(body) > 0 {
+				h.eng.account(faults.ToClient, body, seq)
 			}
-			_, _ = w.Write(buf[:n])
-			if err == nil {
-				_, _ = io.CopyBuffer(w, onlyReader{resp.Body}, buf)
-			}
-			return
 		}
 		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
+			if _, werr := w.Write(kept[got : got+n]); werr != nil {
 				return
 			}
 		}
+		got += n
+		if err != nil {
+			return // a short body: not a frame the engine saw
+		}
 	}
+	_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, *bp)
 }
 
 func (h *HTTP) maxFrame() int {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -268,69 +267,45 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 	if max <= 0 {
 		max = jsonrpc.DefaultMaxFrame
 	}
-	br := bufio.NewReaderSize(src, readBuf)
-	var big, held []byte
+	keep := keepCap(max)
+	lb := newLineBuf(src)
+	defer func() {
+		if !errors.Is(lb.err, io.EOF) {
+			_, _ = io.Copy(io.Discard, src)
+		}
+	}()
 	for {
+		lb.begin()
 		// The choice is made once the line's first byte is here: a reply
 		// can only answer a request recorded by then (the other pump
 		// records a request before its last byte goes out).
-		_, _ = br.Peek(1)
+		lb.wait()
 		// mayChangeNext implies mayChange: a stored line costs one look at
 		// the rules, a streamed one two.
 		if may, seq := s.eng.mayChangeNext(dir); !may {
 			if !s.eng.mayChange(dir) {
-				s.stream(dir, br, dst, max)
+				s.stream(dir, lb, dst, keep)
 				return
 			}
-			var err error
-			if held, err = s.streamLine(dir, br, dst, max, held, seq); err != nil {
-				if dst.isDead() || !errors.Is(err, io.EOF) {
-					_, _ = io.Copy(io.Discard, br)
-				}
+			if !s.streamLine(dir, lb, dst, keep, seq) {
 				return
 			}
 			continue
 		}
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long frame: gather it (or, past the cap, pass it through).
-			big = append(big[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = br.ReadSlice('\n')
-				big = append(big, line...)
-				if !examined(len(big), max) {
-					dst.write(big)
-					big = big[:0]
-					for errors.Is(err, bufio.ErrBufferFull) {
-						line, err = br.ReadSlice('\n')
-						dst.write(line)
-					}
-					break
-				}
-			}
-			line = big
-			if len(big) == 0 {
-				line = nil
-			}
-			if cap(big) > 4<<20 {
-				big = nil // do not keep a huge buffer forever
-			}
-		}
-		if len(line) > 0 {
-			s.frame(dir, line, dst, back)
-		}
-		if err != nil {
-			if dst.isDead() || !errors.Is(err, io.EOF) {
-				_, _ = io.Copy(io.Discard, br)
-			}
+		if !s.storeLine(dir, lb, dst, back, keep) {
 			return
 		}
 	}
 }
 
-// readBuf is the store mode's read buffer: a line that fits is examined
+// readBuf is the line buffer's first size: a line that fits is examined
 // whatever MaxFrame says; a longer one is examined up to MaxFrame.
 const readBuf = 64 << 10
+
+// keepCap is the longest line (terminator included) the proxy examines:
+// one that fits the first buffer, or one within the frame cap. Every mode
+// keeps the same rule, so all account for the same frames.
+func keepCap(maxFrame int) int { return max(readBuf, maxFrame+2) }
 
 // copyBytes relays src to dst unexamined.
 func copyBytes(src io.Reader, dst *sink) {
@@ -346,105 +321,109 @@ func copyBytes(src io.Reader, dst *sink) {
 	}
 }
 
-// examined reports whether the store mode examines a line of n bytes
-// (terminator included): one that fits the read buffer, or one within the
-// frame cap. The stream mode keeps the same rule so both account for the
-// same frames.
-func examined(n, max int) bool { return n <= readBuf || n <= max+2 }
-
-// stream is the cut-through mode: each read is written at once, as the
-// relay does, after every line it completes has been accounted for. A
-// line that spans reads is kept (up to the cap) until its end arrives, so
-// the peek sees the whole frame and the counts are exactly the store
-// mode's; accounting before the write that ends a line means a reply to it
-// cannot overtake its correlation.
-func (s *stdioSession) stream(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int) {
-	buf := make([]byte, 256<<10)
-	keepCap := max(readBuf, maxFrame+2)
-	var held []byte // the current line's bytes so far, when it spans reads
-	n0 := 0         // the current line's length so far (past the cap too)
+// storeLine is the store mode for one line: the line is read whole, then
+// frame decides and writes. A line past keep is passed through as it
+// arrives, unexamined. It reports whether input may follow.
+func (s *stdioSession) storeLine(dir faults.Direction, lb *lineBuf, dst, back *sink, keep int) bool {
+	long := false // past keep: written as it comes
 	for {
-		n, err := br.Read(buf)
-		rest := buf[:n]
-		for {
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				break
+		if end, ok := lb.lineEnd(); ok {
+			if long || end-lb.ls > keep {
+				dst.write(lb.buf[lb.ls:end])
+			} else {
+				s.frame(dir, lb.buf[lb.ls:end], dst, back)
 			}
-			line := rest[:i+1]
-			if n0 > 0 {
-				if n0+len(line) <= keepCap {
-					held = append(held, line...)
-				}
-				line = held
-			}
-			if !examined(n0+i+1, maxFrame) {
-				line = nil
-			}
-			if len(line) > 0 {
-				s.account(dir, line, allSeq)
-			}
-			held, n0 = held[:0], 0
-			rest = rest[i+1:]
+			return true
 		}
-		if len(rest) > 0 {
-			if n0+len(rest) <= keepCap {
-				held = append(held, rest...)
-			}
-			n0 += len(rest)
+		if long || lb.w-lb.ls > keep {
+			long = true
+			dst.write(lb.buf[lb.ls:lb.w])
+			lb.drop()
 		}
-		if n > 0 {
-			dst.write(buf[:n])
-		}
-		if cap(held) > 4<<20 && n0 == 0 {
-			held = nil // do not keep a huge buffer forever
-		}
-		if err != nil {
-			if n0 > 0 && examined(n0, maxFrame) {
-				s.account(dir, held, allSeq) // a last line with no terminator
+		if !lb.fill() {
+			if !long && lb.w > lb.ls {
+				s.frame(dir, lb.buf[lb.ls:lb.w], dst, back) // a last line with no terminator
+				lb.r = lb.w
 			}
-			if !errors.Is(err, io.EOF) {
-				_, _ = io.Copy(io.Discard, br)
-			}
-			return
+			return false
 		}
 	}
 }
 
-// streamLine forwards one line (the next in dir, on which no rule can fire)
-// as it arrives: each part of it that fills the read buffer is written at
-// once, and the part that ends it is written after the whole line has been
-// accounted for, so a reply to it cannot overtake its correlation. held is
-// a buffer to keep the line in (up to the cap) and is returned for reuse.
-// The lines it examines are those the store mode examines. It returns the
-// read error that ended the line, if any.
-func (s *stdioSession) streamLine(dir faults.Direction, br *bufio.Reader, dst *sink, maxFrame int, held []byte, seq uint64) ([]byte, error) {
-	keepCap := max(readBuf, maxFrame+2)
-	held = held[:0]
-	n0 := 0 // the line's length so far (past the cap too)
+// stream is the cut-through mode for good: each read is written at once,
+// as the relay does, after every line it completes has been accounted for.
+// A line that spans reads stays in the buffer (up to keep) until its end
+// arrives, so the peek sees the whole frame and the counts are exactly the
+// store mode's; accounting before the write that ends a line means a reply
+// to it cannot overtake its correlation.
+func (s *stdioSession) stream(dir faults.Direction, lb *lineBuf, dst *sink, keep int) {
+	out := lb.ls // the first byte not yet written
+	long := false
 	for {
-		part, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if n0+len(part) <= keepCap {
-				held = append(held, part...)
+		for {
+			end, ok := lb.lineEnd()
+			if !ok {
+				break
 			}
-			n0 += len(part)
-			dst.write(part)
-			continue
-		}
-		if n := n0 + len(part); n > 0 && examined(n, maxFrame) {
-			line := part
-			if n0 > 0 {
-				held = append(held, part...)
-				line = held
+			if !long && end-lb.ls <= keep {
+				s.account(dir, lb.buf[lb.ls:end], allSeq)
 			}
-			s.account(dir, line, seq)
+			lb.ls, long = end, false
 		}
-		dst.write(part)
-		if cap(held) > 4<<20 {
-			held = nil // do not keep a huge buffer forever
+		dst.write(lb.buf[out:lb.w])
+		out = lb.w
+		if long || lb.w-lb.ls > keep {
+			long = true
+			lb.drop()
+			out = lb.ls
 		}
-		return held, err
+		if lb.ls == lb.w {
+			lb.begin() // nothing pending: start over at the front
+			out = lb.ls
+		}
+		ls := lb.ls
+		if !lb.fill() {
+			if !long && lb.w > lb.ls {
+				s.account(dir, lb.buf[lb.ls:lb.w], allSeq) // a last line with no terminator
+			}
+			return
+		}
+		out -= ls - lb.ls
+	}
+}
+
+// streamLine forwards one line (the next in dir, on which no rule can fire)
+// as it arrives: each read's part of it is written at once, and the part
+// that ends it is written after the whole line has been accounted for, so
+// a reply to it cannot overtake its correlation. The lines it examines are
+// those the store mode examines. It reports whether input may follow.
+func (s *stdioSession) streamLine(dir faults.Direction, lb *lineBuf, dst *sink, keep int, seq uint64) bool {
+	out := lb.ls // the first byte not yet written
+	long := false
+	for {
+		if end, ok := lb.lineEnd(); ok {
+			if !long && end-lb.ls <= keep {
+				s.account(dir, lb.buf[lb.ls:end], seq)
+			}
+			dst.write(lb.buf[out:end])
+			return true
+		}
+		dst.write(lb.buf[out:lb.w])
+		out = lb.w
+		if long || lb.w-lb.ls > keep {
+			long = true
+			lb.drop()
+			out = lb.ls
+		}
+		ls := lb.ls
+		if !lb.fill() {
+			if !long && lb.w > lb.ls {
+				s.account(dir, lb.buf[lb.ls:lb.w], seq) // a last line with no terminator
+				lb.r = lb.w
+			}
+			return false
+		}
+		out -= ls - lb.ls
 	}
 }
 

@@ -233,3 +233,43 @@ func jsonrpcKey(t *testing.T, id string) string {
 	}
 	return k
 }
+
+// FuzzLineModes: for any input split into reads of any sizes, the stream,
+// per-line and store modes of a pump deliver the same bytes, events and
+// indices, under a small frame cap and under none, with plans that stream
+// for good, choose per line, or fire on some lines.
+func FuzzLineModes(f *testing.F) {
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n  \r\n{\"method\":\"x\"}"), uint64(1), uint16(0))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"t1\"}}\r\n{\"id\":7,\"result\":{\"a\":\""+strings.Repeat("y", 300)+"\"}}\n{\"broken\":"), uint64(2), uint16(200))
+	f.Add([]byte(strings.Repeat("x", 70<<10)+"\n{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t1\"}}\n"), uint64(3), uint16(64))
+	plans := []string{
+		"rules:\n  - fault: drop\n    direction: c2s\n", // s2c streams for good
+		"seed: 6\nrules:\n  - fault: corrupt\n    probability: 0.3\n",
+		"seed: 8\nrules:\n  - fault: error\n    direction: any\n    tool: t1\n",
+	}
+	f.Fuzz(func(t *testing.T, in []byte, seed uint64, maxFrame uint16) {
+		for _, src := range plans {
+			p := plan(t, src)
+			run := func(storeOnly bool) (string, string, [3]uint64) {
+				var log, out bytes.Buffer
+				s := &stdioSession{
+					eng:    newEngine(Config{Plan: p, Recorder: NewJSONL(&log), MaxFrame: int(maxFrame)}),
+					client: &sink{w: &out}, server: &sink{w: io.Discard},
+				}
+				s.eng.storeOnly = storeOnly
+				// Requests first, so replies can be correlated with them.
+				s.pump(faults.ToServer, &chunky{b: in, rng: rand.New(rand.NewPCG(seed, 1))}, s.server, s.client)
+				s.pump(faults.ToClient, &chunky{b: in, rng: rand.New(rand.NewPCG(seed, 2))}, s.client, s.server)
+				if n := s.eng.lateFires.Load(); n != 0 {
+					t.Fatalf("%d faults fired on streamed lines", n)
+				}
+				return out.String(), log.String(), s.eng.next
+			}
+			wo, wl, wn := run(true)
+			gotOut, gl, gn := run(false)
+			if gotOut != wo || gl != wl || gn != wn {
+				t.Fatalf("plan %q: modes differ: %d bytes, %v frames, log %q; store: %d bytes, %v frames, log %q", src, len(gotOut), gn, gl, len(wo), wn, wl)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -327,7 +328,7 @@ func runHTTPRole(role string) int {
 	if err != nil {
 		return 2
 	}
-	_ = http.Serve(ln, h)
+	_ = h.Serve(context.Background(), ln)
 	return 0
 }
 

@@ -32,6 +32,9 @@ type HTTPOptions struct {
 	// Client makes upstream requests (default: a transport without
 	// compression or timeouts, since streams may be long-lived).
 	Client *http.Client
+	// OnError, when set, hears of failures Serve cannot return (a handler
+	// that panicked); nil drops them.
+	OnError func(error)
 }
 
 // HTTP is the HTTP proxy; it is an http.Handler for its own listener.
@@ -47,7 +50,8 @@ type HTTP struct {
 	client   *http.Client
 	// h1 carries POSTs to a plain-http upstream when the default client is
 	// in use (h1conn.go); nil otherwise.
-	h1 *h1Pool
+	h1      *h1Pool
+	onError func(error)
 }
 
 // NewHTTP validates the options and returns the proxy handler.
@@ -56,7 +60,7 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("proxy: upstream must be an http(s) URL, got %q", o.Upstream)
 	}
-	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client}
+	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client, onError: o.OnError}
 	for _, a := range o.AllowOrigins {
 		h.allow[strings.TrimRight(a, "/")] = true
 	}
@@ -157,12 +161,14 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			send = a.Bytes
 		case faults.Drop, faults.Withhold:
 			if f.Kind == faults.KindRequest {
+				watchClient(w)
 				<-r.Context().Done() // the request vanished: the client waits
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
 			return
 		case faults.Delay:
+			watchClient(w)
 			if !sleepCtx(r.Context(), a.Delay) {
 				return
 			}
@@ -191,6 +197,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jsonReply := strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
+		watchClient(w)
 		h.relayEvents(w, r, resp)
 	case jsonReply && !h.eng.inert():
 		// When no rule that can still fire could match this reply (by the
@@ -206,6 +213,9 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		// Not examined (or nothing can change): stream it through as it
 		// comes.
+		if resp.ContentLength < 0 {
+			watchClient(w) // possibly a stream
+		}
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
 		bp := copyBufs.Get().(*[]byte)
@@ -429,8 +439,10 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 		w.Header().Del("Content-Type")
 		w.WriteHeader(http.StatusAccepted)
 	case faults.Withhold:
+		watchClient(w)
 		<-r.Context().Done()
 	case faults.Delay:
+		watchClient(w)
 		if !sleepCtx(r.Context(), a.Delay) {
 			return
 		}
@@ -442,6 +454,7 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 	case faults.Slow:
 		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 		w.WriteHeader(resp.StatusCode)
+		watchClient(w)
 		dribble(r.Context(), w, out, a.Chunk, a.Gap)
 	case faults.Close, faults.Kill:
 		panic(http.ErrAbortHandler)
@@ -449,6 +462,17 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 }
 
 func flush(w http.ResponseWriter) { _ = http.NewResponseController(w).Flush() }
+
+// watchClient asks the server to watch the client's connection from now
+// on, so that the request's context ends when the client leaves: called
+// before a wait that only the client's departure ends (a withheld reply, a
+// delay, a stream). net/http's server always watches; the proxy's own
+// ([HTTP.Serve]) only when asked, which saves a goroutine per exchange.
+func watchClient(w http.ResponseWriter) {
+	if cw, ok := w.(interface{ watchClient() }); ok {
+		cw.watchClient()
+	}
+}
 
 func dribble(ctx context.Context, w http.ResponseWriter, b []byte, chunk int, gap time.Duration) {
 	for len(b) > 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,16 +20,46 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
-// startHTTPProxy serves a proxy to upstream on a loopback test server.
-func startHTTPProxy(t testing.TB, upstream string, cfg Config) *httptest.Server {
+// testProxy is a proxy served by its own server (HTTP.Serve) on loopback.
+type testProxy struct {
+	URL    string
+	client *http.Client
+}
+
+// Client returns a client for the proxy whose idle connections are closed
+// when the test ends.
+func (p *testProxy) Client() *http.Client { return p.client }
+
+// startHTTPProxy serves a proxy to upstream with HTTP.Serve on loopback,
+// as `mcpdrill wrap --listen` does.
+func startHTTPProxy(t testing.TB, upstream string, cfg Config) *testProxy {
 	t.Helper()
-	h, err := NewHTTP(HTTPOptions{Config: cfg, Upstream: upstream})
+	h, err := NewHTTP(HTTPOptions{Config: cfg, Upstream: upstream, OnError: func(err error) { t.Errorf("proxy: %v", err) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
+	return serveProxy(t, h)
+}
+
+// serveProxy serves h with HTTP.Serve until the test ends.
+func serveProxy(t testing.TB, h *HTTP) *testProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Serve(ctx, ln) }()
+	c := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(func() {
+		c.CloseIdleConnections()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return &testProxy{URL: "http://" + ln.Addr().String(), client: c}
 }
 
 // exchange is one request/response as the client saw it.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -183,7 +181,9 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
-	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: c.String("upstream"), AllowOrigins: c.StringSlice("allow-origin")})
+	errOut := c.App.ErrWriter
+	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: c.String("upstream"), AllowOrigins: c.StringSlice("allow-origin"),
+		OnError: func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -192,18 +192,9 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 		return usageErr("--listen: %v", err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), c.String("upstream"))
-	srv := &http.Server{Handler: h}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-		case <-ctx.Done():
-		}
-		_ = srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := h.Serve(sctx, ln); err != nil {
 		return exitErr(exitInternal, err)
 	}
 	return nil

@@ -52,22 +52,7 @@ func TestMayFireIsSound(t *testing.T) {
 	kinds := []Kind{KindRequest, KindNotification, KindResponse, KindError}
 	methods := []string{"tools/call", "tools/list", "ping"}
 	for trial := 0; trial < 300; trial++ {
-		p := &Plan{Seed: rng.Uint64(), Session: "s"}
-		for n := 1 + rng.IntN(3); n > 0; n-- {
-			r := Rule{Fault: FaultDrop, Direction: Direction(rng.IntN(3)), Probability: []float64{0, 0.3, 1}[rng.IntN(3)]}
-			if rng.IntN(2) == 0 {
-				r.Methods = []string{methods[rng.IntN(len(methods))]}
-			}
-			switch rng.IntN(4) {
-			case 0:
-				r.Limit = 1 + rng.IntN(3)
-			case 1:
-				r.Nth = 1 + rng.IntN(4)
-			case 2:
-				r.After, r.Every = rng.IntN(3), 1+rng.IntN(3)
-			}
-			p.Rules = append(p.Rules, r)
-		}
+		p := randomPlan(rng, kinds, methods, exactTools)
 		d := p.NewDecider()
 		var idx [3]uint64
 		dead := [3]bool{}
@@ -116,15 +101,11 @@ func (d *Decider) clone() *Decider {
 // method or tool, which only rules without matchers accept, is tried too.
 func TestMayFireAtIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	kinds := []Kind{KindRequest, KindNotification, KindResponse, KindError, KindBatch, KindInvalid}
-	methods := []string{"tools/call", "tools/list", "ping"}
-	tools := []string{"a", "b", "c"}
+	kinds, methods, tools := exactKinds, exactMethods, exactTools
 	var candidates []Frame
 	for _, k := range kinds {
-		for _, m := range methods {
-			for _, tl := range tools {
-				candidates = append(candidates, Frame{Kind: k, Method: m, Tool: tl})
-			}
+		for _, tg := range exactTargets() {
+			candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
 		}
 	}
 	candidates = append(candidates, Frame{Kind: KindInvalid})
@@ -156,10 +137,7 @@ func TestMayFireAtIsExact(t *testing.T) {
 			} else {
 				quiet++
 			}
-			f := candidates[rng.IntN(len(candidates))]
-			f.Dir, f.Index = dir, idx[dir]
-			idx[dir]++
-			if dec := d.Decide(&f); dec.Fire && !may {
+			if dec := decideNext(d, rng, candidates, dir, &idx); dec.Fire && !may {
 				t.Fatalf("trial %d frame %d: fired after MayFireAt said no", trial, i)
 			}
 		}
@@ -190,6 +168,33 @@ func TestMayFireAtMatchAll(t *testing.T) {
 	if quiet < n*75/100 || quiet > n*85/100 {
 		t.Errorf("%d of %d s2c frames quiet at probability 0.2", quiet, n)
 	}
+}
+
+// The frames the exactness tests try: every kind, and methods and tools
+// enough that each random rule matches some of them and misses others.
+var (
+	exactKinds   = []Kind{KindRequest, KindNotification, KindResponse, KindError, KindBatch, KindInvalid}
+	exactMethods = []string{"tools/call", "tools/list", "ping"}
+	exactTools   = []string{"a", "b", "c"}
+)
+
+// decideNext decides a random candidate as the next frame in dir.
+func decideNext(d *Decider, rng *rand.Rand, candidates []Frame, dir Direction, idx *[3]uint64) Decision {
+	f := candidates[rng.IntN(len(candidates))]
+	f.Dir, f.Index = dir, idx[dir]
+	idx[dir]++
+	return d.Decide(&f)
+}
+
+// exactTargets is every method × tool of the exactness tests.
+func exactTargets() []Target {
+	var ts []Target
+	for _, m := range exactMethods {
+		for _, tl := range exactTools {
+			ts = append(ts, Target{Method: m, Tool: tl})
+		}
+	}
+	return ts
 }
 
 // randomPlan is a plan of 1 to 4 drop rules with random directions,
@@ -234,16 +239,9 @@ func randomPlan(rng *rand.Rand, kinds []Kind, methods, tools []string) *Plan {
 // MayFireIf is checked to be sound at every index.
 func TestMayFireAtIfIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	kinds := []Kind{KindRequest, KindNotification, KindResponse, KindError, KindBatch, KindInvalid}
-	methods := []string{"tools/call", "tools/list", "ping"}
-	tools := []string{"a", "b", "c"}
-	var targets []Target
-	for _, m := range methods {
-		for _, tl := range tools {
-			targets = append(targets, Target{Method: m, Tool: tl})
-		}
-	}
-	fires, quiet, narrowed := 0, 0, 0
+	kinds, methods, tools := exactKinds, exactMethods, exactTools
+	targets := exactTargets()
+	seen, narrowed := map[bool]int{}, 0
 	for trial := 0; trial < 400; trial++ {
 		p := randomPlan(rng, kinds, methods, tools)
 		d := p.NewDecider()
@@ -302,21 +300,14 @@ func TestMayFireAtIfIsExact(t *testing.T) {
 			if may && !some {
 				t.Fatalf("trial %d frame %d: MayFireAtIf said yes but no frame fires; answers %v; rules %+v", trial, i, answers, p.Rules)
 			}
-			if may {
-				fires++
-			} else {
-				quiet++
-			}
-			f := candidates[rng.IntN(len(candidates))]
-			f.Dir, f.Index = dir, idx[dir]
-			idx[dir]++
-			d.Decide(&f)
+			seen[may]++
+			decideNext(d, rng, candidates, dir, &idx)
 		}
 	}
-	if fires == 0 || quiet == 0 || narrowed == 0 {
-		t.Fatalf("degenerate traffic: %d frames could fire, %d could not, %d only thanks to CouldMatch", fires, quiet, narrowed)
+	if seen[true] == 0 || seen[false] == 0 || narrowed == 0 {
+		t.Fatalf("degenerate traffic: %d frames could fire, %d could not, %d only thanks to CouldMatch", seen[true], seen[false], narrowed)
 	}
-	t.Logf("%d frames could fire, %d could not (%d of them only thanks to CouldMatch)", fires, quiet, narrowed)
+	t.Logf("%d frames could fire, %d could not (%d of them only thanks to CouldMatch)", seen[true], seen[false], narrowed)
 }
 
 // TestCouldMatch: what a rule can match before a frame's first byte.

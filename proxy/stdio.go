@@ -370,26 +370,42 @@ func (s *stdioSession) stream(dir faults.Direction, lb *lineBuf, dst *sink, keep
 			}
 			lb.ls, long = end, false
 		}
-		dst.write(lb.buf[out:lb.w])
-		out = lb.w
-		if long || lb.w-lb.ls > keep {
-			long = true
-			lb.drop()
-			out = lb.ls
-		}
+		out, long = passOn(lb, dst, out, long, keep)
 		if lb.ls == lb.w {
 			lb.begin() // nothing pending: start over at the front
 			out = lb.ls
 		}
-		ls := lb.ls
-		if !lb.fill() {
-			if !long && lb.w > lb.ls {
-				s.account(dir, lb.buf[lb.ls:lb.w], allSeq) // a last line with no terminator
-			}
+		var more bool
+		if out, more = s.readOn(dir, lb, out, long, allSeq); !more {
 			return
 		}
-		out -= ls - lb.ls
 	}
+}
+
+// passOn writes the current line's bytes from out on, and forgets them
+// once the line is past keep (long). It returns the new out and long.
+func passOn(lb *lineBuf, dst *sink, out int, long bool, keep int) (int, bool) {
+	dst.write(lb.buf[out:lb.w])
+	if long || lb.w-lb.ls > keep {
+		lb.drop()
+		return lb.ls, true
+	}
+	return lb.w, false
+}
+
+// readOn reads more of a line whose bytes so far are written. At the end
+// of input a last line with no terminator is accounted for (unless long).
+// It returns out moved with the line, and whether input may follow.
+func (s *stdioSession) readOn(dir faults.Direction, lb *lineBuf, out int, long bool, seq uint64) (int, bool) {
+	ls := lb.ls
+	if !lb.fill() {
+		if !long && lb.w > lb.ls {
+			s.account(dir, lb.buf[lb.ls:lb.w], seq)
+			lb.r = lb.w
+		}
+		return out, false
+	}
+	return out - (ls - lb.ls), true
 }
 
 // streamLine forwards one line (the next in dir, on which no rule can fire)
@@ -408,22 +424,11 @@ func (s *stdioSession) streamLine(dir faults.Direction, lb *lineBuf, dst *sink, 
 			dst.write(lb.buf[out:end])
 			return true
 		}
-		dst.write(lb.buf[out:lb.w])
-		out = lb.w
-		if long || lb.w-lb.ls > keep {
-			long = true
-			lb.drop()
-			out = lb.ls
-		}
-		ls := lb.ls
-		if !lb.fill() {
-			if !long && lb.w > lb.ls {
-				s.account(dir, lb.buf[lb.ls:lb.w], seq) // a last line with no terminator
-				lb.r = lb.w
-			}
+		out, long = passOn(lb, dst, out, long, keep)
+		var more bool
+		if out, more = s.readOn(dir, lb, out, long, seq); !more {
 			return false
 		}
-		out -= ls - lb.ls
 	}
 }
 

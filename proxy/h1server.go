@@ -88,6 +88,9 @@ func (h *h1Server) serve(ctx context.Context, ln net.Listener) error {
 const (
 	// h1IdleWait bounds the wait for a request's headers on a connection.
 	h1IdleWait = 2 * time.Minute
+	// h1MaxHead bounds a request's line and headers (net/http's default
+	// MaxHeaderBytes and its slack).
+	h1MaxHead = 1<<20 + 4096
 	// h1BufferBody is how much of a body without a declared length is
 	// held back to send it with one (a short error page).
 	h1BufferBody = 4 << 10
@@ -97,33 +100,57 @@ const (
 )
 
 // h1ConnReader reads the connection, first giving back a byte the watcher
-// read ahead (the start of a pipelined request).
+// read ahead (the start of a pipelined request). While a request's head is
+// read, at most limit bytes come through (then errHeadTooLarge), so a
+// client cannot make the server buffer an endless header.
 type h1ConnReader struct {
 	c     net.Conn
 	ahead []byte
+	limit int64 // < 0: none
 }
 
+// errHeadTooLarge ends a request head longer than h1MaxHead.
+var errHeadTooLarge = errors.New("proxy: request head too large")
+
 func (r *h1ConnReader) Read(p []byte) (int, error) {
-	if len(r.ahead) > 0 {
-		n := copy(p, r.ahead)
-		r.ahead = r.ahead[n:]
-		return n, nil
+	if r.limit == 0 {
+		return 0, errHeadTooLarge
 	}
-	return r.c.Read(p)
+	if r.limit > 0 && int64(len(p)) > r.limit {
+		p = p[:r.limit]
+	}
+	var n int
+	var err error
+	if len(r.ahead) > 0 {
+		n = copy(p, r.ahead)
+		r.ahead = r.ahead[n:]
+	} else {
+		n, err = r.c.Read(p)
+	}
+	if r.limit > 0 {
+		r.limit -= int64(n)
+	}
+	return n, err
 }
 
 // serveConn serves one connection's requests in order.
 func (h *h1Server) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	cr := &h1ConnReader{c: c}
+	cr := &h1ConnReader{c: c, limit: -1}
 	br := bufio.NewReaderSize(cr, 16<<10)
 	bw := bufio.NewWriterSize(c, 16<<10)
 	for {
 		_ = c.SetReadDeadline(time.Now().Add(h1IdleWait))
+		cr.limit = h1MaxHead - int64(br.Buffered())
 		req, err := http.ReadRequest(br)
+		tooLarge := cr.limit == 0
+		cr.limit = -1
 		if err != nil {
 			var ne net.Error
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !(errors.As(err, &ne) && ne.Timeout()) {
+			if tooLarge {
+				const msg = "mcpdrill: request head too large"
+				_, _ = io.WriteString(c, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
+			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !(errors.As(err, &ne) && ne.Timeout()) {
 				const msg = "mcpdrill: malformed HTTP request"
 				_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
 			}

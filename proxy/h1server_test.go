@@ -219,6 +219,28 @@ func TestH1Server(t *testing.T) {
 	}
 }
 
+// TestH1ServerHeadTooLarge: a request head past the limit is refused with
+// 431 and the connection closed, without the server holding it.
+func TestH1ServerHeadTooLarge(t *testing.T) {
+	addr, _ := startH1(t, h1TestHandler(nil, time.Millisecond))
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	go func() {
+		_, _ = io.WriteString(c, "GET /cl HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 4<<20)+"\r\n\r\n")
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge || !resp.Close {
+		t.Fatalf("status %d, close %v; want 431 and close", resp.StatusCode, resp.Close)
+	}
+}
+
 // TestH1ServerClientLeaves: a handler that asked for the client to be
 // watched sees its request's context end when the client closes the
 // connection.

@@ -357,3 +357,60 @@ func TestHTTPOriginCheck(t *testing.T) {
 }
 
 var _ = faults.ToClient
+
+// TestHTTPStreamsEndWhenClientLeaves: through the proxy's own server, a
+// client that leaves a GET event stream (with and without a plan, so
+// relayed per event and copied through) ends the upstream exchange: the
+// upstream sees its request's context end, so no stream or goroutine is
+// left behind while the upstream stays silent.
+func TestHTTPStreamsEndWhenClientLeaves(t *testing.T) {
+	upstreamGone := make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, ": open\n\n")
+			http.NewResponseController(w).Flush()
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+		}
+		select {
+		case <-r.Context().Done():
+			upstreamGone <- r.Method
+		case <-time.After(10 * time.Second):
+			upstreamGone <- r.Method + " still open after the client left"
+		}
+	}))
+	defer up.Close()
+	for _, c := range []struct {
+		name, plan, method string
+	}{
+		{"stream, no plan", "", http.MethodGet},
+		{"stream, per event", "rules:\n  - fault: error\n    method: tools/call\n", http.MethodGet},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{}
+			if c.plan != "" {
+				cfg.Plan = plan(t, c.plan)
+			}
+			px := startHTTPProxy(t, up.URL+"/mcp", cfg)
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, c.method, px.URL, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := px.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+				t.Fatalf("first stream line: %v", err)
+			}
+			cancel() // the client leaves
+			resp.Body.Close()
+			if got := <-upstreamGone; got != c.method {
+				t.Fatal(got)
+			}
+		})
+	}
+}

@@ -167,6 +167,10 @@ func (h *h1Server) serveConn(ctx context.Context, c net.Conn) {
 // response. It reports whether the connection can carry another request.
 func (h *h1Server) serveRequest(ctx context.Context, c net.Conn, cr *h1ConnReader, br *bufio.Reader, bw *bufio.Writer, req *http.Request) bool {
 	req.RemoteAddr = c.RemoteAddr().String()
+	if req.ProtoMajor != 1 {
+		_, _ = io.WriteString(c, "HTTP/1.1 505 HTTP Version Not Supported\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+		return false
+	}
 	if e := req.Header.Get("Expect"); e != "" {
 		if !strings.EqualFold(e, "100-continue") {
 			_, _ = io.WriteString(c, "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")

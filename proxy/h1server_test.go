@@ -169,6 +169,7 @@ func TestH1Server(t *testing.T) {
 		{"Connection: close", "GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET", 1, []int{200}, []string{"hi"}, map[string]string{"Connection": "close"}, false},
 		{"100-continue", post("/echo", "abc", "Expect: 100-continue\r\n"), "POST", 2, []int{100, 200}, []string{"", "abc"}, nil, true},
 		{"unknown expectation", post("/echo", "abc", "Expect: tea\r\n"), "POST", 1, []int{417}, []string{""}, nil, false},
+		{"HTTP/2 prior knowledge", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "GET", 1, []int{505}, []string{""}, nil, false},
 		{"malformed request", "NOT HTTP\r\n\r\n", "GET", 1, []int{400}, []string{"mcpdrill: malformed HTTP request"}, nil, false},
 		{"pipelined requests", get("/cl") + post("/echo", "two", "") + get("/small"), "GET", 3, []int{200, 200, 200}, []string{"hello", "two", "hi"}, nil, true},
 	}

@@ -163,7 +163,7 @@ func (g *Guard) noteHTTP(r *http.Request, target string) {
 			h.Del(k)
 		}
 	}
-	for _, k := range hopHeaders {
+	for k := range hopHeaders {
 		h.Del(k)
 	}
 	h.Del("Content-Length")

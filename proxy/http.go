@@ -84,14 +84,16 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 }
 
 // hopHeaders are not forwarded in either direction.
-var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Connection": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true}
 
+// copyHeaders copies src's end-to-end headers into dst. src is a header
+// net/http parsed, so its keys are canonical.
 func copyHeaders(dst, src http.Header) {
 	for k, vs := range src {
-		dst[k] = append([]string(nil), vs...)
-	}
-	for _, k := range hopHeaders {
-		dst.Del(k)
+		if !hopHeaders[k] {
+			dst[k] = append([]string(nil), vs...)
+		}
 	}
 }
 

@@ -74,8 +74,18 @@ func storeEnv(mode string) []string {
 	return nil
 }
 
-// benchModes are the modes of every benchmark, in table order.
-var benchModes = []string{"direct", "relay", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
+// benchModes are the modes of every benchmark, in table order. relay-1m
+// (stdio only) is the relay with its pipes grown as the proxy grows its
+// own: what the pipe size alone is worth.
+var benchModes = []string{"direct", "relay", "relay-1m", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
+
+// modesOf returns the modes measured over a transport.
+func modesOf(transport string) []string {
+	if transport == "stdio" {
+		return benchModes
+	}
+	return slices.DeleteFunc(slices.Clone(benchModes), func(m string) bool { return m == "relay-1m" })
+}
 
 func sizeName(n int) string {
 	if n >= 1<<20 {
@@ -161,6 +171,8 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 		env = append(env, roleEnv+"=bench-server")
 	case "relay":
 		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server")
+	case "relay-1m":
+		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_RELAY_PIPES="+strconv.Itoa(pipeSize))
 	case "proxy":
 		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server")
 	default:
@@ -232,10 +244,10 @@ func timeCalls(size, n, pid int, call func(i int)) *stats {
 	return s
 }
 
-// benchTransport runs measure for every size and mode.
-func benchTransport(b *testing.B, measure func(testing.TB, string, int, int) *stats) {
+// benchTransport runs measure for every size and mode of a transport.
+func benchTransport(b *testing.B, transport string, measure func(testing.TB, string, int, int) *stats) {
 	for _, size := range benchSizes {
-		for _, mode := range benchModes {
+		for _, mode := range modesOf(transport) {
 			b.Run(sizeName(size)+"/"+mode, func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ResetTimer()
@@ -247,7 +259,7 @@ func benchTransport(b *testing.B, measure func(testing.TB, string, int, int) *st
 	}
 }
 
-func BenchmarkStdio(b *testing.B) { benchTransport(b, measureStdio) }
+func BenchmarkStdio(b *testing.B) { benchTransport(b, "stdio", measureStdio) }
 
 // HTTP: an in-process upstream answering every POST with a JSON result of
 // the payload size; the relay (TCP byte copy) and the proxy run as separate
@@ -359,7 +371,7 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 	return s
 }
 
-func BenchmarkHTTP(b *testing.B) { benchTransport(b, measureHTTP) }
+func BenchmarkHTTP(b *testing.B) { benchTransport(b, "http", measureHTTP) }
 
 // TestBenchTable prints the ratio table for METHODOLOGY (set
 // MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds, each
@@ -372,7 +384,6 @@ func TestBenchTable(t *testing.T) {
 	}
 	const rounds = 11
 	counts := map[int]int{1 << 10: 500, 64 << 10: 200, 1 << 20: 50} // per round
-	modes := benchModes
 	median := func(v []float64) float64 {
 		v = slices.Clone(v)
 		slices.Sort(v)
@@ -383,6 +394,7 @@ func TestBenchTable(t *testing.T) {
 		name    string
 		measure func(testing.TB, string, int, int) *stats
 	}{{"stdio", measureStdio}, {"http", measureHTTP}} {
+		modes := modesOf(tr.name)
 		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's | CPU µs/msg | CPU vs relay |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, size := range benchSizes {
 			// Per mode, per round: throughput, p50, p99; the table shows

@@ -76,7 +76,8 @@ func runRole(role string) int {
 		}
 		env := append(os.Environ(), roleEnv+"="+os.Getenv("MCPDRILL_CHILD_ROLE"))
 		if role == "relay" {
-			code, err := relay.Run(ctx, child, env, os.Stdin, os.Stdout, os.Stderr)
+			size, _ := strconv.Atoi(os.Getenv("MCPDRILL_RELAY_PIPES"))
+			code, err := relay.RunPipes(ctx, child, env, os.Stdin, os.Stdout, os.Stderr, size)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/pipes"
 )
 
 // StdioOptions configures a stdio relay.
@@ -40,6 +41,10 @@ type StdioOptions struct {
 	// before SIGTERM, and again before SIGKILL (0: 5s).
 	Grace time.Duration
 }
+
+// pipeSize is the buffer the stdio proxy asks for on its pipes (Linux's
+// default limit for an unprivileged user).
+const pipeSize = 1 << 20
 
 // RunStdio spawns the server and relays until the server exits. It returns
 // the server's exit status (128+signal when it was killed by a signal).
@@ -75,6 +80,12 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	}
 	childIn.Close()
 	childOut.Close()
+	// Large frames cross a pipe in fewer hand-offs when it holds them:
+	// the child's pipes, and the client's when they are pipes, are grown
+	// to pipeSize (where the kernel allows; nothing else changes).
+	for _, f := range []any{toChild, fromChild, o.Stdin, o.Stdout} {
+		pipes.Grow(f, pipeSize)
+	}
 
 	s := &stdioSession{
 		eng:    newEngine(o.Config),

@@ -14,6 +14,7 @@ const module = "github.com/mcpdrill/mcpdrill/"
 var allowed = map[string][]string{
 	"report":                      {},
 	"internal/jsonrpc":            {},
+	"internal/pipes":              {},
 	"internal/schema":             {},
 	"internal/target":             {},
 	"internal/testbed":            {"internal/jsonrpc"},
@@ -22,7 +23,7 @@ var allowed = map[string][]string{
 	"faults":                      {"internal/jsonrpc", "internal/schema"},
 	"drift":                       {"internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
-	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/fixtures/sdkserver": {},

@@ -12,12 +12,21 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/mcpdrill/mcpdrill/internal/pipes"
 )
 
 // Run spawns argv (with environment env; nil inherits) using plain os.Pipe
 // pipes and copies in → child stdin and child stdout → out until the child
 // exits. It returns the child's status.
 func Run(ctx context.Context, argv, env []string, in io.Reader, out io.Writer, errOut io.Writer) (int, error) {
+	return RunPipes(ctx, argv, env, in, out, errOut, 0)
+}
+
+// RunPipes is Run with every pipe it touches (the child's, and in and out
+// when they are pipes) grown to pipeSize bytes where the kernel allows; 0
+// leaves them at the system's default.
+func RunPipes(ctx context.Context, argv, env []string, in io.Reader, out io.Writer, errOut io.Writer, pipeSize int) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("relay: no command")
 	}
@@ -42,6 +51,11 @@ func Run(ctx context.Context, argv, env []string, in io.Reader, out io.Writer, e
 	}
 	childIn.Close()
 	childOut.Close()
+	if pipeSize > 0 {
+		for _, f := range []any{toChild, fromChild, in, out} {
+			pipes.Grow(f, pipeSize)
+		}
+	}
 	go func() {
 		_, _ = io.CopyBuffer(toChild, onlyReader{in}, make([]byte, 256<<10))
 		toChild.Close()

@@ -74,17 +74,17 @@ func storeEnv(mode string) []string {
 	return nil
 }
 
-// benchModes are the modes of every benchmark, in table order. relay-1m
-// (stdio only) is the relay with its pipes grown as the proxy grows its
-// own: what the pipe size alone is worth.
-var benchModes = []string{"direct", "relay", "relay-1m", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
+// benchModes are the modes of every benchmark, in table order.
+// relay-pipes (stdio only) is the relay with its pipes grown as the proxy
+// grows its own: what the pipe size alone is worth.
+var benchModes = []string{"direct", "relay", "relay-pipes", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store"}
 
 // modesOf returns the modes measured over a transport.
 func modesOf(transport string) []string {
 	if transport == "stdio" {
 		return benchModes
 	}
-	return slices.DeleteFunc(slices.Clone(benchModes), func(m string) bool { return m == "relay-1m" })
+	return slices.DeleteFunc(slices.Clone(benchModes), func(m string) bool { return m == "relay-pipes" })
 }
 
 func sizeName(n int) string {
@@ -171,7 +171,7 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 		env = append(env, roleEnv+"=bench-server")
 	case "relay":
 		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server")
-	case "relay-1m":
+	case "relay-pipes":
 		env = append(env, roleEnv+"=relay", "MCPDRILL_CHILD_ROLE=bench-server", "MCPDRILL_RELAY_PIPES="+strconv.Itoa(pipeSize))
 	case "proxy":
 		env = append(env, roleEnv+"=proxy", "MCPDRILL_CHILD_ROLE=bench-server")

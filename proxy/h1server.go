@@ -53,19 +53,27 @@ func (h *h1Server) serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("proxy: accept: %w", err)
 			}
-			return fmt.Errorf("proxy: accept: %w", err)
+			// Out of file descriptors, an aborted handshake …: wait and
+			// accept again, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
 		}
+		backoff = 0
 		mu.Lock()
 		if ctx.Err() != nil {
 			mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -353,4 +354,40 @@ func FuzzH1Server(f *testing.F) {
 			t.Fatalf("unparseable response: %v in %q", err, out)
 		}
 	})
+}
+
+// flakyListener fails its first Accept calls the way a process out of
+// file descriptors sees them.
+type flakyListener struct {
+	net.Listener
+	fails int
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.fails > 0 {
+		l.fails--
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	return l.Listener.Accept()
+}
+
+// TestH1ServerAcceptErrors: failed accepts are retried, not fatal.
+func TestH1ServerAcceptErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&h1Server{handler: h1TestHandler(nil, time.Millisecond)}).serve(ctx, &flakyListener{Listener: ln, fails: 3})
+	}()
+	resps, bodies, _ := rawExchange(t, ln.Addr().String(), "GET /cl HTTP/1.1\r\nHost: x\r\n\r\n", "GET", 1)
+	if resps[0].StatusCode != 200 || bodies[0] != "hello" {
+		t.Fatalf("got %d %q", resps[0].StatusCode, bodies[0])
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
 }

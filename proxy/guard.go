@@ -77,7 +77,7 @@ type Guard struct {
 
 	// transport, set once by the relay that owns the guard
 	toServer func([]byte) // stdio: write a frame to the server
-	toClient func([]byte) // stdio: write a frame to the client
+	toClient func([]byte) // write a frame to the client (HTTP: into its GET streams)
 	httpH    *HTTP
 	httpHdr  http.Header
 	httpURL  string
@@ -149,6 +149,7 @@ func (g *Guard) bindHTTP(h *HTTP) {
 	g.bindOnce.Do(func() {
 		g.mu.Lock()
 		g.httpH = h
+		g.toClient = func(b []byte) { h.Push(b) } // into the clients' GET streams
 		g.mu.Unlock()
 		g.startLoop()
 	})
@@ -431,9 +432,10 @@ func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
 }
 
 // observe records a complete live tool set and remembers whether the
-// server is served; for a stdio client it announces a change of that with
-// notifications/tools/list_changed (fromClient: the client is reading this
-// very answer, no announcement needed).
+// server is served; it announces a change of that to the client with
+// notifications/tools/list_changed (stdio: on its stdout; HTTP: on every
+// open GET stream) unless fromClient (the client is reading this very
+// answer, no announcement needed).
 func (g *Guard) observe(live guard.ToolSet, fromClient bool) (*guard.Record, error) {
 	r, ev, err := g.o.Store.Observe(g.o.Server, live, g.o.Posture, g.o.Actor, g.now())
 	if err != nil {

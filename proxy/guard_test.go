@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -554,4 +555,108 @@ func TestGuardPeriodicRecheckHTTP(t *testing.T) {
 		t.Fatal("no drift time")
 	}
 	requireWithheld(t, p, "changed")
+}
+
+// sessionCatcher records the Mcp-Session-Id the server hands out.
+type sessionCatcher struct {
+	mu  sync.Mutex
+	sid string
+}
+
+func (s *sessionCatcher) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			s.mu.Lock()
+			s.sid = id
+			s.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+// TestGuardListChangedOverHTTP: over HTTP the guard announces that the
+// server is no longer served with notifications/tools/list_changed on the
+// client's open GET stream (the Streamable HTTP notification stream), as
+// it does on stdout for a stdio client. The server never changes here (an
+// operator quarantines it), so the notification can only be the proxy's.
+func TestGuardListChangedOverHTTP(t *testing.T) {
+	st, _ := guard.Open(t.TempDir())
+	g := newGuard(t, st, guard.PostureDiscovery, 0)
+	srv := startHTTPProxy(t, driftingUpstream(t, 1000), Config{Guard: g})
+	catch := &sessionCatcher{}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := mcp.Connect(ctx, mcp.Config{URL: srv.URL + "/mcp", Protocol: "2025-11-25", HTTPClient: &http.Client{Transport: catch}, RequestTimeout: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer := &httpPeer{c: c}
+	requireServed(t, peer)
+	waitStatus(t, st, guard.StatusVerified)
+	catch.mu.Lock()
+	sid := catch.sid
+	catch.mu.Unlock()
+	if sid == "" {
+		t.Fatal("no session id from the server")
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("GET stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		br := bufio.NewReader(resp.Body)
+		for {
+			ev, err := readEvent(br)
+			if ev.hasDat {
+				events <- string(ev.data)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// The stream is the proxy's to speak on once it is registered.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.httpH.streamsMu.Lock()
+		n := len(g.httpH.streams)
+		g.httpH.streamsMu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d client streams registered, want 1", n)
+		}
+	}
+	if _, _, err := st.Quarantine("drifting", "suspicious", "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Recheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, st, guard.StatusQuarantined)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended without list_changed")
+			}
+			if strings.Contains(ev, `"notifications/tools/list_changed"`) {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no notifications/tools/list_changed on the client's GET stream")
+		}
+	}
 }

@@ -52,6 +52,46 @@ type HTTP struct {
 	// in use (h1conn.go); nil otherwise.
 	h1      *h1Pool
 	onError func(error)
+
+	// streams are the clients' open GET event streams, into which the
+	// proxy writes notifications of its own (Push).
+	streamsMu sync.Mutex
+	streams   map[*func([]byte)]struct{}
+}
+
+// Push writes frame (a JSON-RPC notification) as an event into every
+// client GET event stream open through the proxy (the Streamable HTTP
+// notification stream, or the legacy /sse stream); it returns how many
+// streams got it. Guard mode announces notifications/tools/list_changed
+// this way.
+func (h *HTTP) Push(frame []byte) int {
+	h.streamsMu.Lock()
+	fns := make([]func([]byte), 0, len(h.streams))
+	for f := range h.streams {
+		fns = append(fns, *f)
+	}
+	h.streamsMu.Unlock()
+	for _, f := range fns {
+		f(frame)
+	}
+	return len(fns)
+}
+
+// addStream registers a client stream's push function until the returned
+// function is called.
+func (h *HTTP) addStream(push func([]byte)) (remove func()) {
+	p := &push
+	h.streamsMu.Lock()
+	if h.streams == nil {
+		h.streams = map[*func([]byte)]struct{}{}
+	}
+	h.streams[p] = struct{}{}
+	h.streamsMu.Unlock()
+	return func() {
+		h.streamsMu.Lock()
+		delete(h.streams, p)
+		h.streamsMu.Unlock()
+	}
 }
 
 // NewHTTP validates the options and returns the proxy handler.
@@ -601,6 +641,24 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 		defer mu.Unlock()
 		fn()
 		flush(w)
+	}
+	if r.Method == http.MethodGet {
+		// The client's notification stream: the proxy may speak on it too.
+		ended := false // under mu: once set, w is never touched again
+		remove := h.addStream(func(frame []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				writeData(w, nil, frame)
+				flush(w)
+			}
+		})
+		defer func() {
+			mu.Lock()
+			ended = true
+			mu.Unlock()
+			remove()
+		}()
 	}
 	hang := false
 	br := bufio.NewReaderSize(resp.Body, 64<<10)

@@ -194,6 +194,9 @@ func (h *h1Server) serveRequest(ctx context.Context, c net.Conn, cr *h1ConnReade
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	body := &reqBody{rc: req.Body}
+	if req.Body == http.NoBody {
+		body.done.Store(true) // nothing of the connection's is the handler's
+	}
 	req.Body = body
 	req = req.WithContext(rctx)
 	w := &h1Writer{bw: bw, req: req, header: http.Header{}, clen: -1}

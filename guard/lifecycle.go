@@ -103,6 +103,10 @@ const (
 	ActionQuarantine Action = "quarantine"
 	// ActionRelease: an operator lifted a quarantine.
 	ActionRelease Action = "release"
+	// ActionRollback: the store found the event before it in the log
+	// without its record (it stopped between the two writes); the
+	// transition did not happen.
+	ActionRollback Action = "rollback"
 )
 
 // ToolSet is a tool set as the guard keeps it: its fingerprint and the tool

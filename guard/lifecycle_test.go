@@ -280,14 +280,15 @@ func manifest(b []byte) ([]drift.Tool, error) {
 
 func TestEveryActionHasADocumentedRule(t *testing.T) {
 	cat := Catalogue()
-	for _, a := range []Action{ActionFirstUse, ActionHold, ActionDrift, ActionReseen, ActionApprove, ActionQuarantine, ActionRelease} {
+	actions := []Action{ActionFirstUse, ActionHold, ActionDrift, ActionReseen, ActionApprove, ActionQuarantine, ActionRelease, ActionRollback}
+	for _, a := range actions {
 		id := RuleOf(a)
 		if _, ok := cat.Lookup(id); !ok || id == "" {
 			t.Errorf("action %s: rule %q not in the catalogue", a, id)
 		}
 	}
-	if len(cat) != 7 {
-		t.Errorf("catalogue has %d rules for 7 actions", len(cat))
+	if len(cat) != len(actions) {
+		t.Errorf("catalogue has %d rules for %d actions", len(cat), len(actions))
 	}
 }
 

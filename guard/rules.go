@@ -12,6 +12,7 @@ const (
 	RuleApprove    = "MCP-GUARD-APPROVE"
 	RuleQuarantine = "MCP-GUARD-QUARANTINE"
 	RuleRelease    = "MCP-GUARD-RELEASE"
+	RuleRollback   = "MCP-GUARD-ROLLBACK"
 )
 
 // RuleOf returns the rule id of an audit action ("" for an unknown action).
@@ -31,6 +32,8 @@ func RuleOf(a Action) string {
 		return RuleQuarantine
 	case ActionRelease:
 		return RuleRelease
+	case ActionRollback:
+		return RuleRollback
 	}
 	return ""
 }
@@ -55,5 +58,7 @@ func Catalogue() report.Catalogue {
 			"The server is withheld whatever it serves until `mcpdrill guard release`."),
 		r(RuleRelease, report.SeverityInfo, "An operator released a quarantine",
 			"The server returns to the status its record implies: verified, changed or pending."),
+		r(RuleRollback, report.SeverityWarn, "A transition in the audit log did not happen",
+			"The store stopped (a crash, a full disk) between appending a transition's audit line and replacing the server's record; the next writer found the line without its record and logged this rollback. The record, and so the status, is what it was before that line."),
 	}
 }

@@ -97,6 +97,16 @@ type Store struct {
 	// Records are replaced by rename, so a new write is a new file.
 	mu    sync.Mutex
 	cache map[string]cachedRecord
+	// audited is the audit log as this store last left it (reconciled or
+	// appended to): while the file is unchanged there is nothing to
+	// reconcile.
+	audited auditMark
+}
+
+// auditMark identifies a state of the audit log file.
+type auditMark struct {
+	size int64
+	mod  time.Time
 }
 
 // cachedRecord is a decoded record and the file it was decoded from.
@@ -263,6 +273,9 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 		return nil, nil, err
 	}
 	defer unlock()
+	if err := s.reconcile(time.Now()); err != nil {
+		return nil, nil, err
+	}
 	cur, err := s.read(server)
 	if err != nil {
 		return nil, nil, err
@@ -280,15 +293,88 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 	if ev == nil && cur != nil && sameRecord(cur, &next) {
 		return cur, nil, nil
 	}
+	// The audit line goes first: a store that stops between the two
+	// writes leaves a line whose record was not written, which the next
+	// writer's reconcile answers with a rollback line, rather than a
+	// transition with no line.
+	if ev != nil {
+		if err := s.appendAudit(ev); err != nil {
+			return cur, nil, err
+		}
+	}
 	if err := s.writeRecord(&next); err != nil {
 		return cur, nil, err
 	}
-	if ev != nil {
-		if err := s.appendAudit(ev); err != nil {
-			return &next, nil, err
+	return &next, ev, nil
+}
+
+// reconcile makes the audit log and the records agree after a store that
+// stopped between its writes. A torn last line (an append cut short) is
+// cut off: its record was never written. A last event whose record was
+// not written (the record is missing or older than the event) is followed
+// by a rollback event saying so. Every writer reconciles first, under the
+// exclusive lock, so a dangling event is always the log's last line.
+func (s *Store) reconcile(now time.Time) error {
+	p := filepath.Join(s.dir, AuditFile)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	mark := auditMark{fi.Size(), fi.ModTime()}
+	s.mu.Lock()
+	same := s.audited == mark
+	s.mu.Unlock()
+	if same || mark.size == 0 {
+		return nil
+	}
+	// Events are small: the last complete line lies in the last 64 KiB.
+	off := max(0, mark.size-64<<10)
+	tail := make([]byte, mark.size-off)
+	if _, err := f.ReadAt(tail, off); err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	if tail[len(tail)-1] != '\n' {
+		end := int64(bytes.LastIndexByte(tail, '\n') + 1) // 0 when none
+		if err := f.Truncate(off + end); err != nil {
+			return fmt.Errorf("guard: audit log: cut a torn last line: %w", err)
+		}
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("guard: audit log: %w", err)
+		}
+		tail = tail[:end]
+	}
+	if last := bytes.TrimSpace(tail[bytes.LastIndexByte(tail[:max(0, len(tail)-1)], '\n')+1:]); len(last) > 0 {
+		var ev Event
+		if json.Unmarshal(last, &ev) == nil && ev.Action != ActionRollback && ValidServerName(ev.Server) == nil {
+			r, err := s.read(ev.Server)
+			if err != nil {
+				return err
+			}
+			if r == nil || r.UpdatedAt.Before(ev.Time) {
+				rb := &Event{Time: now, Actor: "mcpdrill", Server: ev.Server, Action: ActionRollback, Rule: RuleOf(ActionRollback),
+					From: ev.To, To: StatusOf(r).String(), OldFingerprint: ev.NewFingerprint, NewFingerprint: ev.OldFingerprint,
+					Note: fmt.Sprintf("the %s of %s was not recorded: the store stopped between its audit line and its record", ev.Action, ev.Time.UTC().Format(time.RFC3339Nano))}
+				if err := s.appendAudit(rb); err != nil {
+					return err
+				}
+				return nil
+			}
 		}
 	}
-	return &next, ev, nil
+	if fi, err := f.Stat(); err == nil {
+		s.mu.Lock()
+		s.audited = auditMark{fi.Size(), fi.ModTime()}
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 func sameRecord(a, b *Record) bool {
@@ -361,6 +447,11 @@ func (s *Store) appendAudit(ev *Event) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("guard: audit log: %w", err)
 	}
+	if fi, err := f.Stat(); err == nil {
+		s.mu.Lock()
+		s.audited = auditMark{fi.Size(), fi.ModTime()}
+		s.mu.Unlock()
+	}
 	return nil
 }
 
@@ -424,8 +515,10 @@ func (s *Store) Audit(server string) ([]Event, error) {
 	return evs, nil
 }
 
-// ReadAudit decodes audit lines. Blank lines are skipped; anything else that
-// is not an event is ErrCorrupt.
+// ReadAudit decodes audit lines. Blank lines are skipped, and so is a last
+// line with no newline that is not an event (an append a stopped store cut
+// short; its next writer cuts it off); anything else that is not an event
+// is ErrCorrupt.
 func ReadAudit(r io.Reader) ([]Event, error) {
 	br := bufio.NewReader(r)
 	var out []Event
@@ -436,6 +529,9 @@ func ReadAudit(r io.Reader) ([]Event, error) {
 			dec := json.NewDecoder(bytes.NewReader(line))
 			dec.DisallowUnknownFields()
 			if derr := dec.Decode(&ev); derr != nil {
+				if errors.Is(err, io.EOF) {
+					return out, nil // a torn last line
+				}
 				return nil, fmt.Errorf("%w: %s line %d: %w", ErrCorrupt, AuditFile, n, derr)
 			}
 			if ev.Server == "" || ev.Action == "" {

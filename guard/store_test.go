@@ -304,3 +304,75 @@ func BenchmarkStoreGet(b *testing.B) {
 		}
 	}
 }
+
+// TestStoreRecoversFromAStop: a store that stopped between a transition's
+// audit line and its record (simulated: the line is appended, the record
+// is not written) is reconciled by the next writer, in this process or
+// another: a rollback line follows, once, and the record keeps its status.
+// A torn last line (an append cut short) is skipped by readers and cut
+// off by the next writer.
+func TestStoreRecoversFromAStop(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := Open(dir)
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := st.Get("srv")
+	_, ev := Observe(cur, "srv", b, PostureDiscovery, "proxy", t1) // a drift …
+	if err := st.appendAudit(ev); err != nil {                    // … whose record is never written
+		t.Fatal(err)
+	}
+	for _, writer := range []*Store{mustOpen(t, dir), st} { // a new process, then the one that stopped
+		if _, _, err := writer.Observe("srv", a, PostureDiscovery, "proxy", t1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := st.Audit("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acts []Action
+	for _, e := range evs {
+		acts = append(acts, e.Action)
+	}
+	if fmt.Sprint(acts) != fmt.Sprint([]Action{ActionFirstUse, ActionDrift, ActionRollback}) {
+		t.Fatalf("audit %v", acts)
+	}
+	rb := evs[2]
+	if rb.Rule != RuleRollback || rb.From != "changed" || rb.To != "verified" || !strings.Contains(rb.Note, "drift") {
+		t.Fatalf("rollback %+v", rb)
+	}
+	if r, _ := st.Get("srv"); r.Status != StatusVerified || r.Baseline.Fingerprint != a.Fingerprint {
+		t.Fatalf("record %+v", r)
+	}
+
+	// A torn append: readers skip it, the next writer cuts it off.
+	p := filepath.Join(dir, AuditFile)
+	before, _ := os.ReadFile(p)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"time":"2026-`)
+	f.Close()
+	if got, err := st.Audit("srv"); err != nil || len(got) != 3 {
+		t.Fatalf("audit with a torn tail: %d events, %v", len(got), err)
+	}
+	if _, _, err := mustOpen(t, dir).Quarantine("srv", "", "alice", t1); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(p)
+	if !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), `{"time":"2026-{`) {
+		t.Fatalf("the torn line was not cut off:\n%s", after)
+	}
+	if got, err := st.Audit("srv"); err != nil || len(got) != 4 || got[3].Action != ActionQuarantine {
+		t.Fatalf("audit after the cut: %v, %v", got, err)
+	}
+}
+
+func mustOpen(t *testing.T, dir string) *Store {
+	t.Helper()
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -25,9 +25,9 @@ import (
 // adds to a short exchange. Here a request's connection is watched only
 // when the handler is about to wait for something that only the client's
 // departure ends (a stream, a withheld reply, a delay): a short exchange
-// costs no goroutine and no timer. Requests are parsed
-// by net/http ([http.ReadRequest]); responses use Content-Length when the
-// handler declares it or finishes within the first 4 KiB, chunked encoding
+// costs no goroutine and no timer. Requests are parsed by net/http
+// ([http.ReadRequest]); responses use Content-Length when the handler
+// declares it or finishes within the first 4 KiB, chunked encoding
 // otherwise. The proxy stays an [http.Handler] too, for any other server.
 func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	return (&h1Server{handler: h, onError: h.onError}).serve(ctx, ln)

@@ -320,7 +320,7 @@ func TestStoreRecoversFromAStop(t *testing.T) {
 	}
 	cur, _ := st.Get("srv")
 	_, ev := Observe(cur, "srv", b, PostureDiscovery, "proxy", t1) // a drift …
-	if err := st.appendAudit(ev); err != nil {                    // … whose record is never written
+	if err := st.appendAudit(ev); err != nil {                     // … whose record is never written
 		t.Fatal(err)
 	}
 	for _, writer := range []*Store{mustOpen(t, dir), st} { // a new process, then the one that stopped

@@ -109,9 +109,7 @@ func eligible(r *Rule, n int) bool {
 // forward that direction's frames as they arrive, presenting each one to
 // [Decider.Decide] afterwards for its counts (which then cannot fire).
 func (d *Decider) MayFire(dir Direction) bool {
-	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
-		return r.Nth == 0 || d.matched[ci][i] < r.Nth
-	})
+	return d.MayFireIf(dir, nil)
 }
 
 // MayFireAt reports whether some rule could fire on the next frame
@@ -146,7 +144,8 @@ func (d *Decider) MayFireAtIf(dir Direction, index uint64, could func(*Rule) boo
 }
 
 // MayFireIf reports whether some rule that could still fire in dir
-// ([Decider.MayFire]) is one for which could reports true. It looks at no
+// ([Decider.MayFire]) is one for which could reports true (nil: every
+// rule; then it is MayFire). It looks at no
 // index or roll, so its answer does not depend on which index the next
 // frame gets: when it is false, Decide fires nothing on a frame that only
 // those rules could match, whenever it is presented (the proxy's HTTP
@@ -154,7 +153,7 @@ func (d *Decider) MayFireAtIf(dir Direction, index uint64, could func(*Rule) boo
 // their first byte).
 func (d *Decider) MayFireIf(dir Direction, could func(*Rule) bool) bool {
 	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
-		return (r.Nth == 0 || d.matched[ci][i] < r.Nth) && could(r)
+		return (r.Nth == 0 || d.matched[ci][i] < r.Nth) && (could == nil || could(r))
 	})
 }
 

@@ -135,18 +135,10 @@ func (e *engine) inert() bool {
 // is processed, so only the one goroutine that processes dir's frames, in
 // order, may rely on it. When true, so is mayChange(dir).
 func (e *engine) mayChangeNext(dir faults.Direction) (bool, uint64) {
-	if e.sees(dir) {
-		return true, allSeq
-	}
 	e.mu[dir].Lock()
 	idx := e.next[dir]
 	e.mu[dir].Unlock()
-	var buf [maxAnswers]faults.Target
-	answers, seq, ok := e.answers(dir, buf[:0])
-	if !ok {
-		return e.dec.MayFireAt(dir, idx), allSeq
-	}
-	return e.dec.MayFireAtIf(dir, idx, func(r *faults.Rule) bool { return r.CouldMatch(dir, answers) }), seq
+	return e.mayChangeAt(dir, &idx)
 }
 
 // mayChangeAny is mayChangeNext for a frame whose index is not known
@@ -154,15 +146,27 @@ func (e *engine) mayChangeNext(dir faults.Direction) (bool, uint64) {
 // roll is looked at, only whether a rule that can still fire could match
 // the frame at all ([faults.Decider.MayFireIf]).
 func (e *engine) mayChangeAny(dir faults.Direction) (bool, uint64) {
+	return e.mayChangeAt(dir, nil)
+}
+
+// mayChangeAt is mayChangeNext at index idx, or at any index when idx is
+// nil.
+func (e *engine) mayChangeAt(dir faults.Direction, idx *uint64) (bool, uint64) {
 	if e.sees(dir) {
 		return true, allSeq
 	}
 	var buf [maxAnswers]faults.Target
 	answers, seq, ok := e.answers(dir, buf[:0])
-	if !ok {
-		return e.dec.MayFire(dir), allSeq
+	var could func(*faults.Rule) bool // nil: every rule could match
+	if ok {
+		could = func(r *faults.Rule) bool { return r.CouldMatch(dir, answers) }
+	} else {
+		seq = allSeq
 	}
-	return e.dec.MayFireIf(dir, func(r *faults.Rule) bool { return r.CouldMatch(dir, answers) }), seq
+	if idx != nil {
+		return e.dec.MayFireAtIf(dir, *idx, could), seq
+	}
+	return e.dec.MayFireIf(dir, could), seq
 }
 
 // answers appends to buf what a response travelling in dir could be

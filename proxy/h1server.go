@@ -156,11 +156,9 @@ func (h *h1Server) serveConn(ctx context.Context, c net.Conn) {
 		if err != nil {
 			var ne net.Error
 			if tooLarge {
-				const msg = "mcpdrill: request head too large"
-				_, _ = io.WriteString(c, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
+				refuse(c, http.StatusRequestHeaderFieldsTooLarge, "mcpdrill: request head too large")
 			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !(errors.As(err, &ne) && ne.Timeout()) {
-				const msg = "mcpdrill: malformed HTTP request"
-				_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
+				refuse(c, http.StatusBadRequest, "mcpdrill: malformed HTTP request")
 			}
 			return
 		}
@@ -171,17 +169,27 @@ func (h *h1Server) serveConn(ctx context.Context, c net.Conn) {
 	}
 }
 
+// refuse answers a request the server does not hand to the handler, and the
+// connection closes after it.
+func refuse(c net.Conn, status int, msg string) {
+	head := "HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\nConnection: close\r\n"
+	if msg != "" {
+		head += "Content-Type: text/plain; charset=utf-8\r\n"
+	}
+	_, _ = io.WriteString(c, head+"Content-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"+msg)
+}
+
 // serveRequest runs the handler for one request and finishes its
 // response. It reports whether the connection can carry another request.
 func (h *h1Server) serveRequest(ctx context.Context, c net.Conn, cr *h1ConnReader, br *bufio.Reader, bw *bufio.Writer, req *http.Request) bool {
 	req.RemoteAddr = c.RemoteAddr().String()
 	if req.ProtoMajor != 1 {
-		_, _ = io.WriteString(c, "HTTP/1.1 505 HTTP Version Not Supported\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+		refuse(c, http.StatusHTTPVersionNotSupported, "")
 		return false
 	}
 	if e := req.Header.Get("Expect"); e != "" {
 		if !strings.EqualFold(e, "100-continue") {
-			_, _ = io.WriteString(c, "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+			refuse(c, http.StatusExpectationFailed, "")
 			return false
 		}
 		if req.ContentLength != 0 {

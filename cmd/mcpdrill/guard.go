@@ -69,6 +69,20 @@ func init() {
 }
 
 // openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.
+// guardArgs reads a guard subcommand's positional arguments (its flags may
+// follow them) and opens the store its --dir names.
+func guardArgs(c *cli.Context) ([]string, *guard.Store, error) {
+	args, err := interspersed(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openGuardStore(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return args, st, nil
+}
+
 func openGuardStore(c *cli.Context) (*guard.Store, error) {
 	d := c.String("dir")
 	if d == "" {
@@ -158,11 +172,7 @@ func statusRow(r *guard.Record) guardStatusRow {
 }
 
 func guardStatus(c *cli.Context) error {
-	args, err := interspersed(c)
-	if err != nil {
-		return err
-	}
-	st, err := openGuardStore(c)
+	args, st, err := guardArgs(c)
 	if err != nil {
 		return err
 	}
@@ -258,11 +268,7 @@ type guardDiffReport struct {
 }
 
 func guardDiff(c *cli.Context) error {
-	args, err := interspersed(c)
-	if err != nil {
-		return err
-	}
-	st, err := openGuardStore(c)
+	args, st, err := guardArgs(c)
 	if err != nil {
 		return err
 	}
@@ -356,11 +362,7 @@ func guardDiff(c *cli.Context) error {
 // operatorAction runs one operator transition on the SERVER argument and
 // prints the status change.
 func operatorAction(c *cli.Context, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
-	args, err := interspersed(c)
-	if err != nil {
-		return nil, err
-	}
-	st, err := openGuardStore(c)
+	args, st, err := guardArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -412,11 +414,7 @@ func guardRelease(c *cli.Context) error {
 }
 
 func guardAudit(c *cli.Context) error {
-	args, err := interspersed(c)
-	if err != nil {
-		return err
-	}
-	st, err := openGuardStore(c)
+	args, st, err := guardArgs(c)
 	if err != nil {
 		return err
 	}

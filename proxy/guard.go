@@ -149,7 +149,7 @@ func (g *Guard) bindHTTP(h *HTTP) {
 	g.bindOnce.Do(func() {
 		g.mu.Lock()
 		g.httpH = h
-		g.toClient = func(b []byte) { h.Push(b) } // into the clients' GET streams
+		g.toClient = h.Push // into the clients' GET streams
 		g.mu.Unlock()
 		g.startLoop()
 	})

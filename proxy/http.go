@@ -61,10 +61,9 @@ type HTTP struct {
 
 // Push writes frame (a JSON-RPC notification) as an event into every
 // client GET event stream open through the proxy (the Streamable HTTP
-// notification stream, or the legacy /sse stream); it returns how many
-// streams got it. Guard mode announces notifications/tools/list_changed
-// this way.
-func (h *HTTP) Push(frame []byte) int {
+// notification stream, or the legacy /sse stream). Guard mode announces
+// notifications/tools/list_changed this way.
+func (h *HTTP) Push(frame []byte) {
 	h.streamsMu.Lock()
 	fns := make([]func([]byte), 0, len(h.streams))
 	for f := range h.streams {
@@ -74,7 +73,6 @@ func (h *HTTP) Push(frame []byte) int {
 	for _, f := range fns {
 		f(frame)
 	}
-	return len(fns)
 }
 
 // addStream registers a client stream's push function until the returned
@@ -301,10 +299,10 @@ func readBody(r io.Reader, n, limit int64) ([]byte, error) {
 }
 
 // streamJSON is relayJSON's cut-through twin for a reply of known length
-// when no rule could fire on it ([engine.mayChangeAny]): the body is written as it
-// arrives and accounted for (index, peek, correlation, counts) before its
-// last bytes are written, so the client cannot answer or reuse the id
-// before the proxy's books are straight.
+// when no rule could fire on it ([engine.mayChangeAny]): the body is
+// written as it arrives and accounted for (index, peek, correlation,
+// counts) before its last bytes are written, so the client cannot answer
+// or reuse the id before the proxy's books are straight.
 func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64) {
 	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)

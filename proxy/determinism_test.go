@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -110,34 +109,5 @@ func TestRealClientThroughStdio(t *testing.T) {
 // stdio command and renders what it saw.
 func clientSession(t *testing.T, argv, env []string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	{
-		c, err := mcp.Connect(ctx, mcp.Config{Command: argv, Env: env})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		var b strings.Builder
-		list, err := c.ListTools(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, raw := range list.Raw {
-			b.Write(raw)
-		}
-		for _, call := range []map[string]any{
-			{"name": "echo", "arguments": map[string]any{"text": "hi"}},
-			{"name": "add", "arguments": map[string]any{"a": 2, "b": 3}},
-			{"name": "nope", "arguments": map[string]any{}},
-		} {
-			m, err := c.Call(ctx, "tools/call", call)
-			if err != nil {
-				fmt.Fprintf(&b, "\nerr %v", err)
-				continue
-			}
-			fmt.Fprintf(&b, "\n%s", m.Raw)
-		}
-		return b.String()
-	}
+	return sessionOf(t, mcp.Config{Command: argv, Env: env}, 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
 }

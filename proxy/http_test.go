@@ -226,13 +226,22 @@ func testbedServer(t testing.TB, reply string) *httptest.Server {
 	return srv
 }
 
-// mcpSession runs a fixed session with the project's client and renders
-// what it saw.
+// mcpSession runs a fixed session with the project's client against an
+// HTTP endpoint and renders what it saw.
 func mcpSession(t *testing.T, url string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return sessionOf(t, mcp.Config{URL: url}, 20*time.Second, "search", map[string]any{"query": "proxy"})
+}
+
+// sessionOf runs a fixed session with the project's client: connect, list
+// the tools, call echo, the named tool with its arguments and an unknown
+// tool. It renders the revision and every reply as received, so a session
+// through the proxy can be compared with a direct one byte for byte.
+func sessionOf(t *testing.T, cfg mcp.Config, timeout time.Duration, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := mcp.Connect(ctx, mcp.Config{URL: url})
+	c, err := mcp.Connect(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +257,7 @@ func mcpSession(t *testing.T, url string) string {
 	}
 	for _, call := range []map[string]any{
 		{"name": "echo", "arguments": map[string]any{"text": "hi"}},
-		{"name": "search", "arguments": map[string]any{"query": "proxy"}},
+		{"name": tool, "arguments": args},
 		{"name": "nope", "arguments": map[string]any{}},
 	} {
 		m, err := c.Call(ctx, "tools/call", call)

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -126,7 +127,7 @@ func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbe
 // URL on stderr and serves h until ctx ends.
 func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h http.Handler) error {
 	if !c.Bool("allow-remote") {
-		if err := testbed.CheckListenAddr(addr); err != nil {
+		if err := tgt.CheckListenAddr(addr); err != nil {
 			return usageErr("%v (use --allow-remote to serve beyond this machine)", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
@@ -41,6 +42,7 @@ func init() {
 			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1)"},
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
 			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined (default 64 MiB)"},
 		}, wrapGuardFlags()...),
 		Action: runWrap,
@@ -180,6 +182,11 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 	}
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
+	}
+	if !c.Bool("allow-remote") {
+		if err := tgt.CheckListenAddr(addr); err != nil {
+			return usageErr("--listen: %v (use --allow-remote to listen beyond this machine)", err)
+		}
 	}
 	errOut := c.App.ErrWriter
 	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: c.String("upstream"), AllowOrigins: c.StringSlice("allow-origin"),

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -573,28 +571,6 @@ func startNoise(ctx context.Context, w http.ResponseWriter, o Options) *noiseStr
 func (n *noiseStream) stop() {
 	n.cancel()
 	<-n.done
-}
-
-// ErrNotLoopback is returned by CheckListenAddr for an address that is not
-// on a loopback interface.
-var ErrNotLoopback = errors.New("testbed: address is not loopback")
-
-// CheckListenAddr returns an error unless addr (host:port) names a loopback
-// host: a testbed is a deliberately misbehaving server and should not be
-// reachable from the network by accident.
-func CheckListenAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("testbed: listen address %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: %q", ErrNotLoopback, addr)
-	}
-	return nil
 }
 
 // crashed ends a response mid-frame: the options' OnCrash hook first (which

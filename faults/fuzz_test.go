@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -23,6 +24,24 @@ func FuzzParsePlan(f *testing.F) {
 			if _, ok := Lookup(r.Fault); !ok || r.Probability < 0 || r.Probability > 1 {
 				t.Fatalf("accepted bad rule %+v", r)
 			}
+		}
+		// Every accepted plan survives its own encoding (what an event
+		// log's header carries).
+		enc, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("encoding %+v: %v", p, err)
+		}
+		back, err := ParsePlan(enc)
+		if err != nil {
+			t.Fatalf("reading %s back: %v", enc, err)
+		}
+		for j := range p.Rules {
+			if !sameRule(p.Rules[j], back.Rules[j]) {
+				t.Fatalf("rule %d: %+v read back as %+v", j, p.Rules[j], back.Rules[j])
+			}
+		}
+		if again, _ := json.Marshal(back); !bytes.Equal(enc, again) {
+			t.Fatalf("encodings differ:\n%s\n%s", enc, again)
 		}
 		d := p.NewDecider()
 		for i := uint64(0); i < 4; i++ {

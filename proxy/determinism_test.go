@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
@@ -38,13 +39,16 @@ rules:
     every: 4
 `
 
-// runSession drives 24 sequential echo calls through the proxy and returns
-// the event log.
-func runSession(t *testing.T, seed int) []byte {
+// runSession drives 24 sequential echo calls through the proxy with plan p
+// and returns the event log (its header line first).
+func runSession(t *testing.T, p *faults.Plan) []byte {
 	t.Helper()
 	var log bytes.Buffer
-	rec := NewJSONL(&log)
-	in, out, wait := startStdio(t, plan(t, fmt.Sprintf(mixedPlan, seed)), rec, "testbed", "MCPDRILL_PROFILE=good")
+	rec, err := NewJSONLog(&log, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, out, wait := startStdio(t, p, rec, "testbed", "MCPDRILL_PROFILE=good")
 	fmt.Fprintln(in, initReq)
 	if _, err := out.ReadBytes('\n'); err != nil {
 		t.Fatal(err)
@@ -70,15 +74,27 @@ func runSession(t *testing.T, seed int) []byte {
 	return log.Bytes()
 }
 
+func mixed(t *testing.T, seed int) *faults.Plan { return plan(t, fmt.Sprintf(mixedPlan, seed)) }
+
+// TestEventLogDeterminism: the same seed gives the same log, byte for byte,
+// another seed another log; and the log replays itself: the plan read back
+// from its header line gives the same log again.
 func TestEventLogDeterminism(t *testing.T) {
-	a, b, c := runSession(t, 7), runSession(t, 7), runSession(t, 8)
+	a, b, c := runSession(t, mixed(t, 7)), runSession(t, mixed(t, 7)), runSession(t, mixed(t, 8))
 	if !bytes.Equal(a, b) {
 		t.Fatalf("same seed, different logs:\n%s\n---\n%s", a, b)
+	}
+	replay, isLog, err := PlanFromLog(a)
+	if !isLog || err != nil {
+		t.Fatalf("the log's header did not read back as a plan: %v, %v", isLog, err)
+	}
+	if again := runSession(t, replay); !bytes.Equal(a, again) {
+		t.Fatalf("the replayed log differs:\n%s\n---\n%s", a, again)
 	}
 	if bytes.Equal(a, c) {
 		t.Fatalf("different seeds, same log:\n%s", a)
 	}
-	if n := bytes.Count(a, []byte("\n")); n < 6 {
+	if n := bytes.Count(a, []byte("\n")) - 1; n < 6 {
 		t.Fatalf("too few events to mean anything (%d):\n%s", n, a)
 	}
 	for _, want := range []string{`"fault":"malformed"`, `"dir":"c2s"`, `"session":"determinism"`, `"seed":7`, `"tool":"echo"`} {
@@ -110,4 +126,28 @@ func TestRealClientThroughStdio(t *testing.T) {
 func clientSession(t *testing.T, argv, env []string) string {
 	t.Helper()
 	return sessionOf(t, mcp.Config{Command: argv, Env: env}, 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+}
+
+// TestPlanFromLog: only a log's header line is read as a plan; a plan file
+// (YAML or one-line JSON) is not mistaken for one, and a header whose plan
+// is invalid is reported.
+func TestPlanFromLog(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		isLog, bad bool
+	}{
+		{"yaml plan", "seed: 1\nrules:\n  - fault: drop\n", false, false},
+		{"json plan", `{"seed":1,"rules":[{"fault":"drop"}]}` + "\n", false, false},
+		{"events only", `{"seed":1,"session":"s","dir":"s2c","index":0}` + "\n", false, false},
+		{"null plan", `{"plan":null}` + "\n", false, false},
+		{"empty", "", false, false},
+		{"header", `{"plan":{"seed":5,"session":"x","rules":[{"fault":"drop","probability":0.5}]}}` + "\n" + `{"seed":5}` + "\n", true, false},
+		{"header without a newline", `{"plan":{"seed":5,"rules":[{"fault":"drop"}]}}`, true, false},
+		{"invalid header plan", `{"plan":{"rules":[{"fault":"nope"}]}}` + "\n", true, true},
+	} {
+		p, isLog, err := PlanFromLog([]byte(tc.data))
+		if isLog != tc.isLog || (err != nil) != tc.bad || (isLog && !tc.bad && p == nil) {
+			t.Errorf("%s: isLog %v, err %v; want isLog %v, bad %v", tc.name, isLog, err, tc.isLog, tc.bad)
+		}
+	}
 }

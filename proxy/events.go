@@ -3,8 +3,11 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
+
+	"github.com/mcpdrill/mcpdrill/faults"
 )
 
 // Event is one line of the event log (events.jsonl): a fault that fired on
@@ -75,4 +78,43 @@ func (j *JSONL) Err() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.err
+}
+
+// logHeader is the first line of an event log written by NewJSONLog: the
+// plan the events were decided by, seed and session resolved, in the
+// plan-file format.
+type logHeader struct {
+	Plan *faults.Plan `json:"plan"`
+}
+
+// NewJSONLog returns a recorder writing to w, after a first line that holds
+// plan (`{"plan":{...}}`), so that the log names everything needed to
+// decide the same faults again: PlanFromLog reads it back.
+func NewJSONLog(w io.Writer, plan *faults.Plan) (*JSONL, error) {
+	line, err := json.Marshal(logHeader{Plan: plan})
+	if err != nil {
+		return nil, fmt.Errorf("proxy: event log header: %w", err)
+	}
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		return nil, fmt.Errorf("proxy: event log header: %w", err)
+	}
+	return NewJSONL(w), nil
+}
+
+// PlanFromLog reads the plan from the header line of an event log written
+// by NewJSONLog. ok is false when data does not begin with such a line (a
+// plan file, say); err reports a header whose plan is invalid.
+func PlanFromLog(data []byte) (p *faults.Plan, ok bool, err error) {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var h struct {
+		Plan json.RawMessage `json:"plan"`
+	}
+	if json.Unmarshal(first, &h) != nil || len(h.Plan) == 0 || string(h.Plan) == "null" {
+		return nil, false, nil
+	}
+	p, err = faults.ParsePlan(h.Plan)
+	if err != nil {
+		return nil, true, fmt.Errorf("event log header: %w", err)
+	}
+	return p, true, nil
 }

@@ -27,7 +27,8 @@ func init() {
 			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
 			"       at the listen address (same path as the upstream's).\n\n" +
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
-			"traffic give the same faults on the same messages; --log records each one as a JSON line.\n" +
+			"traffic give the same faults on the same messages; --log records the plan, then each fault, as JSON\n" +
+			"lines, and --plan LOG decides the same faults again.\n" +
 			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
@@ -35,10 +36,10 @@ func init() {
 			&cli.StringFlag{Name: "only", Usage: "comma-separated method `GLOBS` to target (a response matches its request's method)"},
 			&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
 			&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
-			&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON); excludes --faults"},
+			&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON), or the --log of an earlier run to decide the same faults again; excludes --faults"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision (default: random, printed on stderr)"},
 			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision (default: the plan's, or \"default\")"},
-			&cli.StringFlag{Name: "log", Usage: "write every injected fault to `FILE` as JSON lines"},
+			&cli.StringFlag{Name: "log", Usage: "write the plan, then every injected fault, to `FILE` as JSON lines"},
 			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1)"},
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
@@ -64,7 +65,12 @@ func runWrap(c *cli.Context) error {
 			return usageErr("--log: %v", err)
 		}
 		defer f.Close()
-		rec := proxy.NewJSONL(f)
+		rec := proxy.NewJSONL(f) // no plan: nothing will be recorded
+		if plan != nil {
+			if rec, err = proxy.NewJSONLog(f, plan); err != nil {
+				return usageErr("--log: %v", err)
+			}
+		}
 		cfg.Recorder = rec
 		defer func() {
 			if err := rec.Err(); err != nil {
@@ -120,7 +126,11 @@ func wrapPlan(c *cli.Context) (*faults.Plan, error) {
 		if err != nil {
 			return nil, usageErr("--plan: %v", err)
 		}
-		p, err := faults.ParsePlan(data)
+		// An event log of an earlier run is a plan too: its first line.
+		p, isLog, err := proxy.PlanFromLog(data)
+		if !isLog {
+			p, err = faults.ParsePlan(data)
+		}
 		if err != nil {
 			return nil, usageErr("--plan %s: %v", c.String("plan"), err)
 		}

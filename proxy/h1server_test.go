@@ -271,13 +271,8 @@ func TestH1ServerClientLeaves(t *testing.T) {
 // TestH1ServerShutdown: ending the context closes the listener and the
 // idle connections, and serve returns nil.
 func TestH1ServerShutdown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- (&h1Server{handler: h1TestHandler(nil, time.Millisecond)}).serve(ctx, ln) }()
+	ln := loopbackListener(t)
+	cancel, done := serveH1Test(ln)
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -373,15 +368,8 @@ func (l *flakyListener) Accept() (net.Conn, error) {
 
 // TestH1ServerAcceptErrors: failed accepts are retried, not fatal.
 func TestH1ServerAcceptErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- (&h1Server{handler: h1TestHandler(nil, time.Millisecond)}).serve(ctx, &flakyListener{Listener: ln, fails: 3})
-	}()
+	ln := loopbackListener(t)
+	cancel, done := serveH1Test(&flakyListener{Listener: ln, fails: 3})
 	resps, bodies, _ := rawExchange(t, ln.Addr().String(), "GET /cl HTTP/1.1\r\nHost: x\r\n\r\n", "GET", 1)
 	if resps[0].StatusCode != 200 || bodies[0] != "hello" {
 		t.Fatalf("got %d %q", resps[0].StatusCode, bodies[0])
@@ -390,4 +378,22 @@ func TestH1ServerAcceptErrors(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+}
+
+func loopbackListener(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// serveH1Test serves the test handler on ln until cancel; done gets what
+// serve returned.
+func serveH1Test(ln net.Listener) (cancel func(), done <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- (&h1Server{handler: h1TestHandler(nil, time.Millisecond)}).serve(ctx, ln) }()
+	return cancel, errc
 }

@@ -65,11 +65,11 @@ func runWrap(c *cli.Context) error {
 			return usageErr("--log: %v", err)
 		}
 		defer f.Close()
-		rec := proxy.NewJSONL(f) // no plan: nothing will be recorded
-		if plan != nil {
-			if rec, err = proxy.NewJSONLog(f, plan); err != nil {
-				return usageErr("--log: %v", err)
-			}
+		rec := (*proxy.JSONL)(nil)
+		if plan == nil {
+			rec = proxy.NewJSONL(f) // no plan: nothing will be recorded
+		} else if rec, err = proxy.NewJSONLog(f, plan); err != nil {
+			return usageErr("--log: %v", err)
 		}
 		cfg.Recorder = rec
 		defer func() {

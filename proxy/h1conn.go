@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/rawconn"
 )
 
 // h1Pool makes HTTP/1.1 requests to a plain-http upstream over keep-alive
@@ -44,7 +46,7 @@ const (
 // newH1Pool returns a pool for addr (host:port), or nil where idle
 // connections cannot be checked for liveness.
 func newH1Pool(addr string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *h1Pool {
-	if !canPeek {
+	if !rawconn.CanPeek {
 		return nil
 	}
 	return &h1Pool{addr: addr, dial: dial}
@@ -62,7 +64,7 @@ func (p *h1Pool) get() *h1Conn {
 		pc := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		if time.Since(pc.used) < h1IdleTimeout && pc.br.Buffered() == 0 && idleAlive(pc.c) {
+		if time.Since(pc.used) < h1IdleTimeout && pc.br.Buffered() == 0 && rawconn.IdleAlive(pc.c) {
 			return pc
 		}
 		pc.c.Close()
@@ -87,6 +89,7 @@ func (p *h1Pool) fresh(ctx context.Context) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	c = rawconn.Wrap(c)
 	return &h1Conn{c: c, br: bufio.NewReaderSize(c, 4<<10), bw: bufio.NewWriterSize(c, 4<<10)}, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/rawconn"
 )
 
 // TestH1PoolConnections: POSTs reuse one upstream connection; after the
@@ -83,7 +85,7 @@ func waitIdleDead(t *testing.T, p *h1Pool) {
 		p.mu.Unlock()
 		dead := len(idle) > 0
 		for _, pc := range idle {
-			dead = dead && !idleAlive(pc.c)
+			dead = dead && !rawconn.IdleAlive(pc.c)
 		}
 		if dead {
 			return

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/rawconn"
 )
 
 // Serve serves the proxy on ln over HTTP/1.1 with a server of its own,
@@ -144,6 +146,7 @@ func (r *h1ConnReader) Read(p []byte) (int, error) {
 // serveConn serves one connection's requests in order.
 func (h *h1Server) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
+	c = rawconn.Wrap(c)
 	cr := &h1ConnReader{c: c, limit: -1}
 	br := bufio.NewReaderSize(cr, 16<<10)
 	bw := bufio.NewWriterSize(c, 16<<10)

@@ -21,19 +21,6 @@ import (
 	"syscall"
 )
 
-// Conn is a connection whose Read and Write are raw system calls; every
-// other method is the wrapped connection's.
-type Conn struct {
-	net.Conn
-	rc syscall.RawConn
-}
-
-// SyscallConn returns the wrapped connection's raw connection.
-func (c *Conn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
-
-// Unwrap returns the wrapped connection.
-func (c *Conn) Unwrap() net.Conn { return c.Conn }
-
 // rawOf returns c's raw connection, or nil.
 func rawOf(c net.Conn) syscall.RawConn {
 	sc, ok := c.(syscall.Conn)

@@ -190,3 +190,80 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 	}
 }
+
+// TestConcurrentWrites: writes from several goroutines do not interleave
+// (each takes the socket until all of it is written, as net.Conn's do),
+// and reads from several goroutines together see every byte once.
+func TestConcurrentWrites(t *testing.T) {
+	c, peer := pair(t)
+	const size = 1 << 20
+	done := make(chan error, 2)
+	for _, b := range []byte{'a', 'b'} {
+		go func() {
+			_, err := c.Write(bytes.Repeat([]byte{b}, size))
+			done <- err
+		}()
+	}
+	got := make([]byte, 2*size)
+	if _, err := io.ReadFull(peer, got); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second := got[:size], got[size:]
+	if bytes.Count(first, first[:1]) != size || bytes.Count(second, second[:1]) != size || first[0] == second[0] {
+		t.Fatal("two writes interleaved")
+	}
+
+	// Two readers share what the peer writes.
+	go func() { _, _ = peer.Write(got); peer.Close() }()
+	counts := make(chan int, 2)
+	for range 2 {
+		go func() {
+			n, buf := 0, make([]byte, 4096)
+			for {
+				m, err := c.Read(buf)
+				n += m
+				if err != nil {
+					counts <- n
+					return
+				}
+			}
+		}()
+	}
+	if total := <-counts + <-counts; total != 2*size {
+		t.Fatalf("two readers read %d bytes together, want %d", total, 2*size)
+	}
+}
+
+// TestNoAllocs: a read or a write of a ready socket allocates nothing.
+func TestNoAllocs(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a plain build")
+	}
+	c, peer := pair(t)
+	if _, ok := c.(*Conn); !ok {
+		t.Skip("no raw calls on " + runtime.GOOS)
+	}
+	msg, buf := []byte("0123456789"), make([]byte, 10)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := c.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(peer, buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peer.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per write and read, want 0", allocs)
+	}
+}

@@ -306,10 +306,10 @@ func readBody(r io.Reader, n, limit int64) ([]byte, error) {
 func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64) {
 	copyHeaders(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
 	if resp.ContentLength > int64(h.maxFrame()) {
 		// Past the cap: relayed unexamined.
+		bp := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(bp)
 		_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, *bp)
 		return
 	}
@@ -340,7 +340,13 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64
 			return // a short body: not a frame the engine saw
 		}
 	}
-	_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, *bp)
+	// The body ends at its declared length: reading on meets its end at
+	// once, which returns the upstream connection to the pool. (No pooled
+	// 64 KiB buffer for that: after a collection empties the pool, a fresh
+	// one costs a dozen page faults on a slow machine, which showed in the
+	// p99 of small replies.)
+	var tail [64]byte
+	_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{resp.Body}, tail[:])
 }
 
 func (h *HTTP) maxFrame() int {

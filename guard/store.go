@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -169,22 +168,12 @@ func (s *Store) lock(exclusive bool) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("guard: lock: %w", err)
 	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := lockFile(f, exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("guard: lock: %w", err)
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = unlockFile(f)
 		f.Close()
 	}, nil
 }

@@ -198,6 +198,11 @@ type Record struct {
 	ApprovedBy string     `json:"approved_by,omitempty"`
 	// UpdatedAt is the time of the last transition.
 	UpdatedAt time.Time `json:"updated_at"`
+	// AuditLine is the SHA-256, in hex, of the audit-log line of the last
+	// transition that wrote one. A store that stopped between the line and
+	// the record is found by this, not by comparing clocks (records
+	// written before it existed are judged by UpdatedAt).
+	AuditLine string `json:"audit_line,omitempty"`
 }
 
 // Serves reports whether the server's tools may be served: only a verified
@@ -224,6 +229,9 @@ func (r *Record) Validate() error {
 	}
 	if !r.Status.Valid() {
 		return fmt.Errorf("invalid status %q", string(r.Status))
+	}
+	if r.AuditLine != "" && !auditDigest.MatchString(r.AuditLine) {
+		return fmt.Errorf("invalid audit_line %q (want 64 lowercase hex digits)", r.AuditLine)
 	}
 	if r.Status == StatusVerified || r.Status == StatusChanged {
 		if r.Baseline == nil {

@@ -279,6 +279,15 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 	if err := next.Validate(); err != nil {
 		return cur, nil, fmt.Errorf("guard: update produced an invalid record: %w", err)
 	}
+	var line []byte
+	if ev != nil {
+		if line, err = encodeEvent(ev); err != nil {
+			return cur, nil, err
+		}
+		next.AuditLine = lineDigest(line)
+	} else if cur != nil {
+		next.AuditLine = cur.AuditLine
+	}
 	if ev == nil && cur != nil && sameRecord(cur, &next) {
 		return cur, nil, nil
 	}
@@ -287,7 +296,7 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 	// writer's reconcile answers with a rollback line, rather than a
 	// transition with no line.
 	if ev != nil {
-		if err := s.appendAudit(ev); err != nil {
+		if err := s.appendLine(line); err != nil {
 			return cur, nil, err
 		}
 	}
@@ -300,8 +309,9 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 // reconcile makes the audit log and the records agree after a store that
 // stopped between its writes. A torn last line (an append cut short) is
 // cut off: its record was never written. A last event whose record was
-// not written (the record is missing or older than the event) is followed
-// by a rollback event saying so. Every writer reconciles first, under the
+// not written (the record is missing, or carries another line's digest,
+// or, for a record from before digests, is older than the event) is
+// followed by a rollback event saying so. Every writer reconciles first, under the
 // exclusive lock, so a dangling event is always the log's last line.
 func (s *Store) reconcile(now time.Time) error {
 	p := filepath.Join(s.dir, AuditFile)
@@ -347,7 +357,7 @@ func (s *Store) reconcile(now time.Time) error {
 			if err != nil {
 				return err
 			}
-			if r == nil || r.UpdatedAt.Before(ev.Time) {
+			if r == nil || r.AuditLine != "" && r.AuditLine != lineDigest(last) || r.AuditLine == "" && r.UpdatedAt.Before(ev.Time) {
 				rb := &Event{Time: now, Actor: "mcpdrill", Server: ev.Server, Action: ActionRollback, Rule: RuleOf(ActionRollback),
 					From: ev.To, To: StatusOf(r).String(), OldFingerprint: ev.NewFingerprint, NewFingerprint: ev.OldFingerprint,
 					Note: fmt.Sprintf("the %s of %s was not recorded: the store stopped between its audit line and its record", ev.Action, ev.Time.UTC().Format(time.RFC3339Nano))}
@@ -417,20 +427,45 @@ func writeAtomic(path string, b []byte) error {
 	return nil
 }
 
-func (s *Store) appendAudit(ev *Event) error {
+// encodeEvent returns ev's audit-log line, newline included.
+func encodeEvent(ev *Event) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(ev); err != nil {
-		return fmt.Errorf("guard: encode audit event: %w", err)
+		return nil, fmt.Errorf("guard: encode audit event: %w", err)
 	}
+	return b.Bytes(), nil
+}
+
+// auditDigest is the form of Record.AuditLine.
+var auditDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// lineDigest is the SHA-256, in hex, of an audit line without the spaces
+// and newline around it.
+func lineDigest(line []byte) string {
+	sum := sha256.Sum256(bytes.TrimSpace(line))
+	return hex.EncodeToString(sum[:])
+}
+
+// appendAudit appends ev to the audit log.
+func (s *Store) appendAudit(ev *Event) error {
+	line, err := encodeEvent(ev)
+	if err != nil {
+		return err
+	}
+	return s.appendLine(line)
+}
+
+// appendLine appends one encoded event to the audit log and syncs it.
+func (s *Store) appendLine(line []byte) error {
 	p := filepath.Join(s.dir, AuditFile)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("guard: audit log: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.Write(b.Bytes()); err != nil {
+	if _, err := f.Write(line); err != nil {
 		return fmt.Errorf("guard: audit log: %w", err)
 	}
 	if err := f.Sync(); err != nil {

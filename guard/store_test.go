@@ -376,3 +376,55 @@ func mustOpen(t *testing.T, dir string) *Store {
 	}
 	return st
 }
+
+// TestStoreRollbackIgnoresClocks: a dangling audit line is found by the
+// record's digest of its last line, not by comparing times, so a clock
+// that stepped back (the dangling event earlier than the record's last
+// update) still gets its rollback; a record from before digests is still
+// judged by time.
+func TestStoreRollbackIgnoresClocks(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		dir := t.TempDir()
+		st := mustOpen(t, dir)
+		a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+		if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t1); err != nil {
+			t.Fatal(err)
+		}
+		cur, _ := st.Get("srv")
+		if !auditDigest.MatchString(cur.AuditLine) {
+			t.Fatalf("the record does not carry its line's digest: %q", cur.AuditLine)
+		}
+		when := t0 // the clock stepped back an hour
+		if legacy {
+			cur.AuditLine = "" // a record written before digests
+			if err := st.writeRecord(cur); err != nil {
+				t.Fatal(err)
+			}
+			when = t1.Add(time.Minute)
+		}
+		_, ev := Observe(cur, "srv", b, PostureDiscovery, "proxy", when) // a drift …
+		if err := st.appendAudit(ev); err != nil {                       // … whose record is never written
+			t.Fatal(err)
+		}
+		if _, _, err := mustOpen(t, dir).Observe("srv", a, PostureDiscovery, "proxy", t1); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := st.Audit("srv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(evs); n != 3 || evs[2].Action != ActionRollback {
+			t.Fatalf("legacy=%v: audit %+v, want first-use, drift, rollback", legacy, evs)
+		}
+		// A transition whose record was written gets no rollback.
+		if _, _, err := mustOpen(t, dir).Quarantine("srv", "", "alice", t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := mustOpen(t, dir).Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
+			t.Fatal(err)
+		}
+		if evs, _ := st.Audit("srv"); len(evs) != 4 || evs[3].Action != ActionQuarantine {
+			t.Fatalf("legacy=%v: a recorded transition was rolled back: %+v", legacy, evs)
+		}
+	}
+}

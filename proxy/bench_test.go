@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -200,10 +199,7 @@ func stdioTarget(tb testing.TB, mode string, size int) (io.WriteCloser, *bufio.R
 		if mode == "direct" || cmd.ProcessState == nil {
 			return 0
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			return ru.Maxrss
-		}
-		return 0
+		return maxRSS(cmd.ProcessState)
 	}
 }
 
@@ -341,10 +337,7 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, int, func() int64
 	return "http://" + strings.TrimSpace(addr), cmd.Process.Pid, func() int64 {
 		stdin.Close() // the role exits when its stdin closes
 		_ = cmd.Wait()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			return ru.Maxrss
-		}
-		return 0
+		return maxRSS(cmd.ProcessState)
 	}
 }
 

@@ -311,8 +311,9 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 // cut off: its record was never written. A last event whose record was
 // not written (the record is missing, or carries another line's digest,
 // or, for a record from before digests, is older than the event) is
-// followed by a rollback event saying so. Every writer reconciles first, under the
-// exclusive lock, so a dangling event is always the log's last line.
+// followed by a rollback event saying so. Every writer reconciles first,
+// under the exclusive lock, so a dangling event is always the log's last
+// line.
 func (s *Store) reconcile(now time.Time) error {
 	p := filepath.Join(s.dir, AuditFile)
 	f, err := os.OpenFile(p, os.O_RDWR, 0)

@@ -181,9 +181,19 @@ func TestProfilesOverStdio(t *testing.T) {
 		{profile: "noisy-stdout", era: "modern", wantRules: []string{RuleStdoutPurity}},
 		{profile: "cursor-loop", era: "modern", wantRules: []string{RuleCursorLoop}},
 		{profile: "ref-cycle", era: "modern"},
-		// A 10,000-deep schema is beyond what the JSON decoder takes: the
-		// list is reported as not established, promptly, instead of hanging.
-		{profile: "deep-schema", era: "modern", partial: true, wantRules: []string{RuleIncomplete}},
+		// A 10,000-deep schema is beyond what encoding/json takes: the list
+		// is still read, the deep tool's schema is refused (it does not
+		// compile under the depth limit), and the other tools are scored.
+		{profile: "deep-schema", era: "modern", wantRules: []string{RuleSchemaInvalid, RulePartial},
+			check: func(t *testing.T, r *Report) {
+				contracts := map[string]string{}
+				for _, tr := range r.Tools {
+					contracts[tr.Name] = tr.OutputContract
+				}
+				if len(contracts) != 2 || contracts["deep"] != "invalid" || contracts["echo"] == "" {
+					t.Errorf("output contracts %v, want deep invalid and echo scored", contracts)
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.profile, func(t *testing.T) {

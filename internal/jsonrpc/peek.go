@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // Kind classifies a JSON-RPC frame.
@@ -169,18 +170,15 @@ func unquote(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	// Fast path: no escapes.
-	inner := v[1 : len(v)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			var s string
-			if json.Unmarshal(v, &s) != nil {
-				return ""
-			}
-			return s
-		}
+	// Fast path: no escapes, valid UTF-8 (encoding/json replaces bad bytes).
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
 	}
-	return string(inner)
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 var (

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // ListPage is the parsed part of one tools/list result page.
@@ -19,12 +22,17 @@ type ListPage struct {
 func ParseToolsPage(raw json.RawMessage) (ListPage, []Tool, error) {
 	var p ListPage
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
+		// A tool nested past encoding/json's limit costs only that tool.
+		if !jsonrpc.TooDeep(err, raw) {
+			return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
+		}
+		if p, err = parseDeepPage(raw); err != nil {
+			return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
+		}
 	}
 	if p.Tools == nil {
-		var probe map[string]json.RawMessage
-		_ = json.Unmarshal(raw, &probe)
-		if _, ok := probe["tools"]; !ok {
+		ms, _ := jsonrpc.SplitObject(raw)
+		if !slices.ContainsFunc(ms, func(m jsonrpc.Member) bool { return m.Key == "tools" }) {
 			return p, nil, errors.New("mcp: tools/list result has no tools array")
 		}
 	}
@@ -35,7 +43,23 @@ func ParseToolsPage(raw json.RawMessage) (ListPage, []Tool, error) {
 	return p, tools, nil
 }
 
-// ParseTool reads the known fields of a tool object; Raw keeps it whole.
+// parseDeepPage reads a page member by member, its tools array split
+// element by element, at any depth.
+func parseDeepPage(raw json.RawMessage) (ListPage, error) {
+	var p ListPage
+	var tools json.RawMessage
+	err := jsonrpc.DecodeFields(raw, map[string]any{"tools": &tools, "nextcursor": &p.NextCursor,
+		"ttlms": &p.TTLMs, "cachescope": &p.CacheScope})
+	if err != nil || tools == nil || string(tools) == "null" {
+		return p, err
+	}
+	p.Tools, err = jsonrpc.SplitArray(tools)
+	return p, err
+}
+
+// ParseTool reads the known fields of a tool object; Raw keeps it whole. A
+// tool nested deeper than encoding/json takes is read member by member, so
+// its name and its (raw) schemas are still there for the caller to judge.
 func ParseTool(raw json.RawMessage) Tool {
 	var t struct {
 		Name         string          `json:"name"`
@@ -45,7 +69,11 @@ func ParseTool(raw json.RawMessage) Tool {
 		OutputSchema json.RawMessage `json:"outputSchema"`
 		Annotations  json.RawMessage `json:"annotations"`
 	}
-	_ = json.Unmarshal(raw, &t)
+	if err := json.Unmarshal(raw, &t); err != nil && jsonrpc.TooDeep(err, raw) {
+		_ = jsonrpc.DecodeFields(raw, map[string]any{"name": &t.Name, "title": &t.Title,
+			"description": &t.Description, "inputschema": &t.InputSchema,
+			"outputschema": &t.OutputSchema, "annotations": &t.Annotations})
+	}
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw}
 }

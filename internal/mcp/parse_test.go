@@ -260,3 +260,35 @@ func TestIsModern(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsPageDeep: one tool nested past encoding/json's limit costs only
+// that tool's decoding: the page keeps its other tools and its cursor, and
+// the deep tool its name and its raw schema, as a shallow page would give.
+func TestToolsPageDeep(t *testing.T) {
+	deep := strings.Repeat(`{"properties":{"n":`, 6000) + `{}` + strings.Repeat(`}}`, 6000)
+	for _, schema := range []string{`{"type":"object"}`, deep} {
+		page := `{"tools":[{"name":"a","inputSchema":{}},{"name":"deep","title":"T","outputSchema":` + schema +
+			`},{"name":"b"}],"nextCursor":"c","ttlMs":5,"cacheScope":"public"}`
+		p, tools, err := ParseToolsPage([]byte(page))
+		if err != nil {
+			t.Fatalf("depth %d: %v", len(schema), err)
+		}
+		if len(tools) != 3 || tools[0].Name != "a" || tools[1].Name != "deep" || tools[1].Title != "T" || tools[2].Name != "b" {
+			t.Fatalf("tools %+v", tools)
+		}
+		if string(tools[1].OutputSchema) != schema || *p.NextCursor != "c" || *p.TTLMs != 5 || *p.CacheScope != "public" {
+			t.Fatalf("schema %d bytes, page %+v", len(tools[1].OutputSchema), p)
+		}
+	}
+	if _, _, err := ParseToolsPage([]byte(`{"tools":[` + deep[:len(deep)-1] + `]}`)); err == nil {
+		t.Fatal("a deep page that is not valid JSON was read")
+	}
+	// Member names match as encoding/json matches them, deep or not.
+	for _, tools := range []string{`"Tools":[]`, `"Tools":null`, `"tools":null`, `"x":1`} {
+		_, _, shallow := ParseToolsPage([]byte(`{` + tools + `,"x":{}}`))
+		_, _, deepErr := ParseToolsPage([]byte(`{` + tools + `,"x":` + deep + `}`))
+		if (shallow == nil) != (deepErr == nil) {
+			t.Errorf("%s: shallow page %v, deep page %v", tools, shallow, deepErr)
+		}
+	}
+}

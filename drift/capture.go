@@ -121,7 +121,7 @@ func NewCapture(obs *Observation, opt CaptureOptions) *Capture {
 		Server:      CaptureServer{Name: obs.Session.Server.Name, Version: obs.Session.Server.Version},
 		Protocol:    CaptureProtocol{Revision: obs.Session.Revision, Era: string(obs.Session.Era), Transport: string(obs.Session.Transport)},
 		Fingerprint: Fingerprint(obs.Tools),
-		Complete:    !obs.Capped,
+		Complete:    !obs.Capped && len(obs.Unreadable) == 0,
 		Canaries:    []CanaryRecord{},
 		Meta:        CaptureMeta{Version: opt.Version},
 		tools:       obs.Tools,

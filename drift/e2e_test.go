@@ -281,3 +281,38 @@ func TestEndToEndSDKFixture(t *testing.T) {
 		t.Error("two v1 listings differ")
 	}
 }
+
+// TestUnreadableServedTool: a served tool whose schema is nested past the
+// decoder's limits (2,000 levels: past internal/schema's 1,000; 10,000: past
+// encoding/json's too) is reported as unreadable, by name, and not as
+// missing; the other tools are still compared.
+func TestUnreadableServedTool(t *testing.T) {
+	for _, depth := range []int{2000, testbed.DefaultSchemaDepth} {
+		t.Run(fmt.Sprint(depth), func(t *testing.T) {
+			url := serveTestbed(t, testbed.Options{Profile: "deep-schema", SchemaDepth: depth})
+			obs, err := Observe(testCtx(t), testConfig(url))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(obs.Unreadable) != 1 || obs.Unreadable[0].Name != "deep" || !strings.Contains(obs.Unreadable[0].Reason, "too deep") {
+				t.Fatalf("unreadable %+v, want the deep tool, too deep", obs.Unreadable)
+			}
+			if names := ToolNames(obs.Tools); !slices.Equal(names, []string{"echo"}) {
+				t.Fatalf("readable tools %v, want [echo]", names)
+			}
+			declared := append(slices.Clone(obs.Tools), Tool{Name: "deep", InputSchema: map[string]any{"type": "object"}})
+			fs := Compare(Side{Tools: declared}, Side{Tools: obs.Tools, Unreadable: obs.Unreadable})
+			assertFindings(t, fs, []string{"error MCP-DRIFT-TOOL-UNREADABLE deep  "})
+			if !strings.Contains(fs[0].Message, "declared tool is served") {
+				t.Errorf("message %q", fs[0].Message)
+			}
+			capt := NewCapture(obs, CaptureOptions{})
+			if capt.Complete {
+				t.Error("a capture missing an unreadable tool claims to be complete")
+			}
+		})
+	}
+	// An entry with no readable name is reported once, without a tool.
+	fs := Compare(Side{}, Side{Unreadable: []Unreadable{{Reason: "x"}}})
+	assertFindings(t, fs, []string{"error MCP-DRIFT-TOOL-UNREADABLE   "})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
@@ -22,22 +23,33 @@ type Observation struct {
 	Capped bool
 	// ForcedProtocol is the --protocol revision, when the user forced one.
 	ForcedProtocol string
-	// Invalid counts served tool entries that could not be read (no name).
-	Invalid int
+	// Unreadable are the served tool entries that could not be read as
+	// tools, in listing order; they are in no other field.
+	Unreadable []Unreadable
 	// ToolPages maps each served tool name to the (0-based) tools/list page
 	// it was read out of, so that a finding can name that page's request.
 	ToolPages map[string]int
 }
 
-// FromMCP converts listed tools, skipping entries that are not readable
-// tools (their count is returned).
-func FromMCP(ts []mcp.Tool) ([]Tool, int) {
+// Unreadable is a served tool entry that could not be read as a tool: not
+// an object, no usable name, or past the decoder's limits (a schema nested
+// deeper than internal/schema.MaxJSONDepth, a number too large to hold).
+type Unreadable struct {
+	// Name is the entry's "name" when that much could be read.
+	Name string
+	// Reason says what could not be read.
+	Reason string
+}
+
+// FromMCP converts listed tools; the entries that are not readable tools
+// are returned apart, with the reason.
+func FromMCP(ts []mcp.Tool) ([]Tool, []Unreadable) {
 	out := make([]Tool, 0, len(ts))
-	bad := 0
+	var bad []Unreadable
 	for _, t := range ts {
 		dt, err := ParseTool(t.Raw)
 		if err != nil {
-			bad++
+			bad = append(bad, Unreadable{Name: strings.TrimSpace(t.Name), Reason: err.Error()})
 			continue
 		}
 		out = append(out, dt)
@@ -62,7 +74,7 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 	if err != nil {
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
-	tools, bad := FromMCP(list.Tools)
+	tools, unreadable := FromMCP(list.Tools)
 	pages := map[string]int{}
 	for i, raw := range list.Raw {
 		if _, ts, err := mcp.ParseToolsPage(raw); err == nil {
@@ -80,7 +92,7 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 		Pages:          list.Pages,
 		Capped:         !list.Complete(),
 		ForcedProtocol: forced,
-		Invalid:        bad,
+		Unreadable:     unreadable,
 	}, nil
 }
 
@@ -136,12 +148,14 @@ type Side struct {
 	// Incomplete is true for a capped live listing or a manifest saved with
 	// a nextCursor.
 	Incomplete bool
+	// Unreadable are entries of a live listing that could not be read.
+	Unreadable []Unreadable
 }
 
 // Compare turns the classified differences between a declared (or
 // baseline) tool set and a served (or current) one into findings:
-// MCP-DRIFT-TOOL-MISSING, -TOOL-UNDECLARED, -SCHEMA, -SCHEMA-COMPATIBLE and
-// -ANNOTATION. Missing tools are suppressed when the served side is
+// MCP-DRIFT-TOOL-MISSING, -TOOL-UNDECLARED, -TOOL-UNREADABLE, -SCHEMA,
+// -SCHEMA-COMPATIBLE and -ANNOTATION. Missing tools are suppressed when the served side is
 // incomplete, undeclared ones when the declared side is. Each fact has one
 // rule: presence changes are never also reported as schema changes.
 func Compare(declared, served Side) []report.Finding {
@@ -150,7 +164,20 @@ func Compare(declared, served Side) []report.Finding {
 		fs = append(fs, report.Finding{Rule: RuleManifestTruncated, Severity: report.SeverityWarn,
 			Message: "the manifest was saved with a nextCursor (one page of a longer list); undeclared-tool findings are suppressed"})
 	}
+	unread := map[string]bool{}
+	for _, u := range served.Unreadable {
+		unread[u.Name] = true
+		f := report.Finding{Rule: RuleToolUnreadable, Severity: report.SeverityError, Tool: u.Name,
+			Message: "a served tool entry could not be read, so it was not compared", Evidence: u.Reason}
+		if u.Name != "" && slices.ContainsFunc(declared.Tools, func(t Tool) bool { return t.Name == u.Name }) {
+			f.Message = "the declared tool is served, but its definition could not be read, so it was not compared"
+		}
+		fs = append(fs, f)
+	}
 	for _, c := range Diff(declared.Tools, served.Tools) {
+		if c.Kind == KindToolRemoved && unread[c.Tool] {
+			continue // served, unreadable: reported above, not as missing
+		}
 		f, ok := changeFinding(c, declared.Incomplete, served.Incomplete)
 		if ok {
 			fs = append(fs, f)

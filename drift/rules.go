@@ -6,6 +6,7 @@ import "github.com/mcpdrill/mcpdrill/report"
 const (
 	RuleToolMissing         = "MCP-DRIFT-TOOL-MISSING"
 	RuleToolUndeclared      = "MCP-DRIFT-TOOL-UNDECLARED"
+	RuleToolUnreadable      = "MCP-DRIFT-TOOL-UNREADABLE"
 	RuleSchema              = "MCP-DRIFT-SCHEMA"
 	RuleSchemaCompatible    = "MCP-DRIFT-SCHEMA-COMPATIBLE"
 	RuleAnnotation          = "MCP-DRIFT-ANNOTATION"
@@ -26,6 +27,8 @@ var driftRules = report.Catalogue{
 		Detail: "The manifest or baseline declares the tool and the server does not list it. An agent generated from the manifest calls it and fails. Suppressed when the live listing hit the --max-list-pages cap (MCP-DRIFT-PAGINATION-CAPPED): a tool past the cap is not a removed tool."},
 	{ID: RuleToolUndeclared, Severity: sevW, Title: "Served tool not declared",
 		Detail: "The server lists a tool the manifest does not declare (a shadow tool): agents discover it and may call a capability nobody agreed to. Suppressed when the manifest itself is one page of a longer list (MCP-DRIFT-MANIFEST-TRUNCATED)."},
+	{ID: RuleToolUnreadable, Severity: sevE, Title: "Served tool entry unreadable",
+		Detail: "The server lists an entry that could not be read as a tool: not an object, no usable name, or beyond the decoder's limits (a schema nested deeper than 1,000 levels, a number too large to hold exactly). The entry is not compared, and a declared tool of the same name is reported here rather than as missing: the server does serve it, and what it serves could not be established. The evidence says what failed."},
 	{ID: RuleSchema, Severity: sevE, Title: "Breaking schema change",
 		Detail: "The served tool differs from the declared one in a way the change catalogue grades breaking (error). The finding carries the change id (CHG-*) and names the BRK-* rule that graded it; `mcpdrill rules ID` explains both."},
 	{ID: RuleSchemaCompatible, Severity: sevW, Title: "Compatible schema change",

@@ -204,7 +204,7 @@ func driftAction(c *cli.Context) error {
 	rep.Fingerprint.Live = drift.Fingerprint(obs.Tools)
 	rep.Tools.Live = len(obs.Tools)
 	rep.Compared = true
-	fs := drift.Compare(drift.Side{Tools: m.Tools, Incomplete: m.Truncated()}, drift.Side{Tools: obs.Tools, Incomplete: obs.Capped})
+	fs := drift.Compare(drift.Side{Tools: m.Tools, Incomplete: m.Truncated()}, drift.Side{Tools: obs.Tools, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
 	fs = append(fs, obs.SessionFindings()...)
 	stampListing(fs, calls, obs)
 	served := make([]string, 0, len(obs.Tools))
@@ -309,12 +309,15 @@ func driftCaptureAction(c *cli.Context) error {
 	}
 	ctx, cancel := runContext(c)
 	defer cancel()
-	capt, _, err := drift.RunCapture(ctx, spec, cfg, drift.CaptureOptions{Now: time.Now, Version: version})
+	capt, obs, err := drift.RunCapture(ctx, spec, cfg, drift.CaptureOptions{Now: time.Now, Version: version})
 	if err != nil {
 		if drift.IsRefused(err) {
 			return exitErr(exitUnreachable, err)
 		}
 		return connectError(err)
+	}
+	for _, u := range obs.Unreadable {
+		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), u.Reason)
 	}
 	var w io.Writer = c.App.Writer
 	path := c.String("output")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -71,6 +72,9 @@ func fingerprintAction(c *cli.Context) error {
 		if obs.Capped {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)
 		}
+		for _, u := range obs.Unreadable {
+			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), u.Reason)
+		}
 		tools = obs.Tools
 	}
 	fp := drift.Fingerprint(tools)
@@ -105,4 +109,12 @@ func looksLikeManifest(args []string) bool {
 	}
 	st, err := os.Stat(args[0])
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 == 0
+}
+
+// entryName names a tool entry in a message: its name quoted, or "unnamed".
+func entryName(name string) string {
+	if name == "" {
+		return "unnamed"
+	}
+	return strconv.Quote(name)
 }

@@ -300,6 +300,10 @@ func guardDiff(c *cli.Context) error {
 		if obs.Capped {
 			return exitErr(exitUnreachable, errors.New("guard diff: the live tools/list stopped before its end (page cap); the live set is incomplete"))
 		}
+		if len(obs.Unreadable) > 0 {
+			u := obs.Unreadable[0]
+			return exitErr(exitUnreachable, fmt.Errorf("guard diff: %d of the live tool entries could not be read (the first, %s: %s); the live set is incomplete", len(obs.Unreadable), entryName(u.Name), u.Reason))
+		}
 		cur, rep.Against = obs.Tools, "live"
 	} else {
 		if r.LastSeen == nil {

@@ -40,73 +40,65 @@ type Member struct {
 // (a repeated key appears as often as it is written). b is validated whole,
 // at any depth; the values are sub-slices of b.
 func SplitObject(b []byte) ([]Member, error) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, ErrNotObject
-	}
 	var out []Member
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return out, trailing(b, i+1)
-	}
-	for {
-		k, err := skipString(b, i)
-		if err != nil {
-			return nil, err
-		}
-		key := unquote(b[i:k])
-		i = skipWS(b, k)
-		if i >= len(b) || b[i] != ':' {
-			return nil, syntaxAt(b, i)
-		}
-		i = skipWS(b, i+1)
-		end, err := skipValue(b, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Member{Key: key, Value: json.RawMessage(b[i:end])})
-		i = skipWS(b, end)
-		switch {
-		case i >= len(b):
-			return nil, errTrunc
-		case b[i] == ',':
-			i = skipWS(b, i+1)
-		case b[i] == '}':
-			return out, trailing(b, i+1)
-		default:
-			return nil, syntaxAt(b, i)
-		}
-	}
+	err := eachItem(b, '{', func(key string, v []byte) { out = append(out, Member{Key: key, Value: v}) })
+	return out, err
 }
 
 // SplitArray returns the elements of the JSON array b, validated whole at any
 // depth; the elements are sub-slices of b.
 func SplitArray(b []byte) ([]json.RawMessage, error) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return nil, errors.New("jsonrpc: not a JSON array")
-	}
 	out := []json.RawMessage{}
+	err := eachItem(b, '[', func(_ string, v []byte) { out = append(out, v) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachItem walks the object or array b (open is '{' or '['), validated whole
+// at any depth, and calls item with each member's unquoted key and value,
+// or each element (key "").
+func eachItem(b []byte, open byte, item func(key string, v []byte)) error {
+	closer := byte(']')
+	if open == '{' {
+		closer = '}'
+	}
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != open {
+		if open == '{' {
+			return ErrNotObject
+		}
+		return errNotArray
+	}
 	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return out, trailing(b, i+1)
+	if i < len(b) && b[i] == closer {
+		return trailing(b, i+1)
 	}
 	for {
+		var key string
+		if open == '{' {
+			keyEnd, next, err := skipKey(b, i)
+			if err != nil {
+				return err
+			}
+			key, i = unquote(b[i:keyEnd]), skipWS(b, next)
+		}
 		end, err := skipValue(b, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, json.RawMessage(b[i:end]))
+		item(key, b[i:end])
 		i = skipWS(b, end)
 		switch {
 		case i >= len(b):
-			return nil, errTrunc
+			return errTrunc
 		case b[i] == ',':
 			i = skipWS(b, i+1)
-		case b[i] == ']':
-			return out, trailing(b, i+1)
+		case b[i] == closer:
+			return trailing(b, i+1)
 		default:
-			return nil, syntaxAt(b, i)
+			return errSyntax
 		}
 	}
 }
@@ -137,6 +129,8 @@ func DecodeFields(b []byte, targets map[string]any) error {
 	}
 	return nil
 }
+
+var errNotArray = errors.New("jsonrpc: not a JSON array")
 
 func trailing(b []byte, i int) error {
 	if skipWS(b, i) != len(b) {
@@ -185,7 +179,7 @@ func skipValue(b []byte, i int) (int, error) {
 			}
 			open = append(open, c)
 			if c == '{' {
-				if i, err = skipKey(b, i); err != nil {
+				if _, i, err = skipKey(b, i); err != nil {
 					return i, err
 				}
 			}
@@ -217,7 +211,7 @@ func skipValue(b []byte, i int) (int, error) {
 			if b[i] == ',' {
 				i++
 				if top == '{' {
-					if i, err = skipKey(b, skipWS(b, i)); err != nil {
+					if _, i, err = skipKey(b, skipWS(b, i)); err != nil {
 						return i, err
 					}
 				}
@@ -233,17 +227,17 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 }
 
-// skipKey validates `"key" :` at b[i] and returns the index past the colon.
-func skipKey(b []byte, i int) (int, error) {
-	i, err := skipString(b, i)
-	if err != nil {
-		return i, err
+// skipKey validates `"key" :` at b[i] and returns the index past the key's
+// closing quote and the index past the colon.
+func skipKey(b []byte, i int) (keyEnd, next int, err error) {
+	if keyEnd, err = skipString(b, i); err != nil {
+		return keyEnd, keyEnd, err
 	}
-	i = skipWS(b, i)
+	i = skipWS(b, keyEnd)
 	if i >= len(b) || b[i] != ':' {
-		return i, syntaxAt(b, i)
+		return keyEnd, i, syntaxAt(b, i)
 	}
-	return i + 1, nil
+	return keyEnd, i + 1, nil
 }
 
 // skipString validates the string starting at b[i] (escapes, no control

@@ -15,9 +15,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/relay"
 )
 
@@ -524,5 +526,70 @@ func TestMemoryFlat(t *testing.T) {
 	t.Logf("heap in use after 200 frames: %d KiB, after 2200: %d KiB", h1>>10, h2>>10)
 	if h2 > h1+4<<20 {
 		t.Fatalf("heap grew by %d KiB over 2000 frames", (h2-h1)>>10)
+	}
+}
+
+// countRecorder counts the events it is given.
+type countRecorder struct{ n atomic.Int64 }
+
+func (c *countRecorder) Record(Event) { c.n.Add(1) }
+
+// TestMemoryFlatHTTP is TestMemoryFlat over HTTP: 2 200 POSTs of 64 KiB
+// through the proxy's own server, each answered with 64 KiB, under a plan
+// with a live client→server rule and a rule firing on about 20% of replies
+// (they take the store and delay paths). The process's heap (client,
+// proxy and upstream) must not grow with the number of exchanges.
+func TestMemoryFlatHTTP(t *testing.T) {
+	payload := strings.Repeat("x", 64<<10)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		p, _ := jsonrpc.PeekFrame(b)
+		body := `{"jsonrpc":"2.0","id":` + string(p.ID) + `,"result":{"content":[{"type":"text","text":"` + payload + `"}]}}`
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	}))
+	defer up.Close()
+	rec := &countRecorder{}
+	src := benchPlans["proxy-c2s-live"] + strings.TrimPrefix(p02, "rules:\n")
+	px := startHTTPProxy(t, up.URL, Config{Plan: plan(t, src), Recorder: rec})
+	c := px.Client()
+	arg := strings.Repeat("y", 64<<10)
+	buf := make([]byte, 256<<10)
+	id := 0
+	send := func(n int) {
+		for range n {
+			id++
+			body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"x","arguments":{"blob":"` + arg + `"}}}`
+			req, _ := http.NewRequest(http.MethodPost, px.URL+"/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.CopyBuffer(io.Discard, resp.Body, buf)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || got < 64<<10 {
+				t.Fatalf("exchange %d: status %d, %d bytes", id, resp.StatusCode, got)
+			}
+		}
+	}
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	send(200)
+	h1 := heap()
+	send(2000)
+	h2 := heap()
+	fired := rec.n.Load()
+	t.Logf("heap in use after 200 exchanges: %d KiB, after 2200: %d KiB; %d faults fired", h1>>10, h2>>10, fired)
+	if fired < 300 || fired > 580 {
+		t.Fatalf("%d faults fired on 2 200 replies at probability 0.2", fired)
+	}
+	if h2 > h1+4<<20 {
+		t.Fatalf("heap grew by %d KiB over 2000 exchanges", (h2-h1)>>10)
 	}
 }

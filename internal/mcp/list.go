@@ -57,22 +57,32 @@ func parseDeepPage(raw json.RawMessage) (ListPage, error) {
 	return p, err
 }
 
+// toolFields are the members of a tool object that ParseTool reads.
+type toolFields struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  json.RawMessage `json:"annotations"`
+}
+
+// decodeMembers reads the fields member by member, the schemas and
+// annotations raw at any depth.
+func (t *toolFields) decodeMembers(raw []byte) error {
+	return jsonrpc.DecodeFields(raw, map[string]any{"name": &t.Name, "title": &t.Title,
+		"description": &t.Description, "inputschema": &t.InputSchema,
+		"outputschema": &t.OutputSchema, "annotations": &t.Annotations})
+}
+
 // ParseTool reads the known fields of a tool object; Raw keeps it whole. A
 // tool nested deeper than encoding/json takes is read member by member, so
 // its name and its (raw) schemas are still there for the caller to judge.
 func ParseTool(raw json.RawMessage) Tool {
-	var t struct {
-		Name         string          `json:"name"`
-		Title        string          `json:"title"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
-		Annotations  json.RawMessage `json:"annotations"`
-	}
+	var t toolFields
 	if err := json.Unmarshal(raw, &t); err != nil && jsonrpc.TooDeep(err, raw) {
-		_ = jsonrpc.DecodeFields(raw, map[string]any{"name": &t.Name, "title": &t.Title,
-			"description": &t.Description, "inputschema": &t.InputSchema,
-			"outputschema": &t.OutputSchema, "annotations": &t.Annotations})
+		t = toolFields{}
+		_ = t.decodeMembers(raw)
 	}
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -201,10 +202,39 @@ func FuzzDiscoverResult(f *testing.F) {
 func FuzzToolsPage(f *testing.F) {
 	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"c","ttlMs":5,"cacheScope":"public"}`))
 	f.Add([]byte(`{"tools":null}`))
+	f.Add([]byte(`{"tools":[{"name":"a","Name":"b","outputSchema":{"x":[1]}},{"title":"t"}],"nextCursor":null,"NEXTCURSOR":"d"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, tools, err := ParseToolsPage(b)
 		if err == nil && len(tools) != len(p.Tools) {
 			t.Fatal("tool count mismatch")
+		}
+		// The member-by-member path, taken for pages too deep for
+		// encoding/json, reads whatever encoding/json reads the same way.
+		var shallow ListPage
+		if json.Unmarshal(b, &shallow) != nil {
+			return
+		}
+		deep, err := parseDeepPage(b)
+		if err != nil {
+			t.Fatalf("deep path refused %q: %v", b, err)
+		}
+		if len(deep.Tools) == 0 && len(shallow.Tools) == 0 {
+			deep.Tools, shallow.Tools = nil, nil
+		}
+		if !reflect.DeepEqual(deep, shallow) {
+			t.Fatalf("%q: deep path %+v, encoding/json %+v", b, deep, shallow)
+		}
+		for _, raw := range shallow.Tools {
+			var want, got toolFields
+			if json.Unmarshal(raw, &want) != nil {
+				continue
+			}
+			if err := got.decodeMembers(raw); err != nil {
+				t.Fatalf("tool %q: %v", raw, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("tool %q: member by member %+v, encoding/json %+v", raw, got, want)
+			}
 		}
 	})
 }

@@ -170,10 +170,22 @@ func unquote(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	// Fast path: no escapes, valid UTF-8 (encoding/json replaces bad bytes).
-	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner)
+	// Fast path: plain ASCII, or no escapes and valid UTF-8 (encoding/json
+	// replaces bad bytes, so those take the slow path).
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
+		if c == '\\' || c >= utf8.RuneSelf {
+			if c != '\\' && bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+				return string(inner)
+			}
+			return unquoteSlow(v)
+		}
 	}
+	return string(inner)
+}
+
+// unquoteSlow decodes a JSON string as encoding/json does ("" if invalid).
+func unquoteSlow(v []byte) string {
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return ""

@@ -104,27 +104,27 @@ func eachItem(b []byte, open byte, item func(key string, v []byte)) error {
 }
 
 // DecodeFields decodes the members of the JSON object b into targets, keyed
-// by lower-case member name and matched without regard to case, as
-// encoding/json matches struct fields. Each member is decoded on its own with
-// json.Unmarshal, except that a *json.RawMessage target takes the member's
-// bytes as they are, at any depth. Members without a target are skipped; of a
-// repeated key the last value wins.
+// by member name and matched under Unicode case folding, as encoding/json
+// matches struct fields (no two target names may fold alike). Each member is
+// decoded on its own with json.Unmarshal, except that a *json.RawMessage
+// target takes the member's bytes as they are, at any depth. Members without
+// a target are skipped; of a repeated key the last value wins.
 func DecodeFields(b []byte, targets map[string]any) error {
 	ms, err := SplitObject(b)
 	if err != nil {
 		return err
 	}
 	for _, m := range ms {
-		t, ok := targets[strings.ToLower(m.Key)]
-		if !ok {
-			continue
-		}
-		if raw, ok := t.(*json.RawMessage); ok {
-			*raw = append((*raw)[:0:0], m.Value...)
-			continue
-		}
-		if err := json.Unmarshal(m.Value, t); err != nil {
-			return fmt.Errorf("jsonrpc: member %q: %w", m.Key, err)
+		for name, t := range targets {
+			if !strings.EqualFold(name, m.Key) {
+				continue
+			}
+			if raw, ok := t.(*json.RawMessage); ok {
+				*raw = append((*raw)[:0:0], m.Value...)
+			} else if err := json.Unmarshal(m.Value, t); err != nil {
+				return fmt.Errorf("jsonrpc: member %q: %w", m.Key, err)
+			}
+			break
 		}
 	}
 	return nil

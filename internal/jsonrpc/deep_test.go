@@ -174,6 +174,8 @@ func TestDecodeMembersMatchesUnmarshal(t *testing.T) {
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m","data":[1]}}`,
 		`{"JSONRPC":"2.0","Id":2,"Result":null,"extra":{"deep":[1]}}`,
 		`{"jsonrpc":"1.0","id":3,"id":4,"method":"a","method":"b"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":5,\"paraM\u017f\":{},\"metho\u0044\":\"x\"}", // ſ folds to s
+		"{\"jsonrpc\":\"2.0\",\"id\":5,\"param\xc5\xbf\":[1]}",                    // raw UTF-8 ſ
 		`{"method":"notifications/x"}`,
 		`{}`,
 	}

@@ -203,16 +203,7 @@ type scanner struct {
 	i int
 }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) ws() { s.i = skipWS(s.b, s.i) }
 
 func (s *scanner) str() (string, error) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {

@@ -401,19 +401,19 @@ func (g *Guard) page(raw []byte, tools []drift.Tool) []byte {
 // withheld rewrites a tools/list response to carry no tools (and no
 // cursor), with the guard's explanation in result._meta.
 func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
-	var frame map[string]json.RawMessage
-	if json.Unmarshal(raw, &frame) != nil {
+	frame := rawObject(raw)
+	if frame == nil {
 		frame = map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`)}
 	}
-	var res map[string]json.RawMessage
-	if json.Unmarshal(frame["result"], &res) != nil || res == nil {
+	res := rawObject(frame["result"])
+	if res == nil {
 		res = map[string]json.RawMessage{}
 	}
 	delete(frame, "error")
 	res["tools"] = json.RawMessage("[]")
 	delete(res, "nextCursor")
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(res["_meta"], &meta) != nil || meta == nil {
+	meta := rawObject(res["_meta"])
+	if meta == nil {
 		meta = map[string]json.RawMessage{}
 	}
 	msg := guard.Explain(g.o.Server, r)
@@ -422,11 +422,34 @@ func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
 	}
 	info, _ := json.Marshal(map[string]string{"server": g.o.Server, "status": guard.StatusOf(r).String(), "message": msg})
 	meta["io.mcpdrill/guard"] = info
-	res["_meta"], _ = json.Marshal(meta)
-	frame["result"], _ = json.Marshal(res)
+	var errMeta, errRes error
+	res["_meta"], errMeta = json.Marshal(meta)
+	frame["result"], errRes = json.Marshal(res)
 	out, err := json.Marshal(frame)
+	if err != nil || errMeta != nil || errRes != nil {
+		// A member encoding/json cannot write back (nested past its
+		// limit) is dropped: the answer keeps its id and the explanation.
+		short := map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": frame["id"]}
+		short["result"], _ = json.Marshal(map[string]json.RawMessage{"tools": json.RawMessage("[]"),
+			"_meta": json.RawMessage(`{"io.mcpdrill/guard":` + string(info) + `}`)})
+		if out, err = json.Marshal(short); err != nil {
+			return []byte(`{"jsonrpc":"2.0","result":{"tools":[]}}`)
+		}
+	}
+	return out
+}
+
+// rawObject returns the members of a JSON object by name (the last of a
+// repeated name, as encoding/json keeps it), at any depth; nil if b is not
+// an object.
+func rawObject(b []byte) map[string]json.RawMessage {
+	ms, err := jsonrpc.SplitObject(b)
 	if err != nil {
-		return []byte(`{"jsonrpc":"2.0","result":{"tools":[]}}`)
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(ms))
+	for _, m := range ms {
+		out[m.Key] = m.Value
 	}
 	return out
 }

@@ -660,3 +660,53 @@ func TestGuardListChangedOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardWithholdsUnreadableList: a tools/list answer the guard cannot
+// read (a schema nested 2 000 levels deep, past the comparison's limit, or
+// 10 000, past encoding/json's) is withheld, fail closed, and the client
+// still gets its answer, under its own id.
+func TestGuardWithholdsUnreadableList(t *testing.T) {
+	for _, depth := range []int{2000, testbed.DefaultSchemaDepth} {
+		t.Run(fmt.Sprint(depth), func(t *testing.T) {
+			st, _ := guard.Open(t.TempDir())
+			g := newGuard(t, st, guard.PostureDiscovery, 0)
+			p := newStdioPeer(t, g, "MCPDRILL_PROFILE=deep-schema", fmt.Sprintf("MCPDRILL_SCHEMA_DEPTH=%d", depth))
+			names, meta := listNames(t, p)
+			if len(names) != 0 {
+				t.Fatalf("an unreadable list served %v", names)
+			}
+			var info map[string]string
+			if json.Unmarshal(meta["io.mcpdrill/guard"], &info) != nil || !strings.Contains(info["message"], "could not be read") {
+				t.Errorf("tools/list _meta %v, want the guard's explanation", meta)
+			}
+		})
+	}
+}
+
+// TestWithheldKeepsTheID: the withheld answer keeps the request's id and
+// drops only what cannot be written back, whatever sits nested past
+// encoding/json's limit.
+func TestWithheldKeepsTheID(t *testing.T) {
+	st, _ := guard.Open(t.TempDir())
+	g := newGuard(t, st, guard.PostureDiscovery, 0)
+	deep := strings.Repeat(`[`, 10_001) + strings.Repeat(`]`, 10_001)
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":9,"result":{"tools":[` + deep + `],"ttlMs":5}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{"tools":[],"x":` + deep + `}}`,
+		`{"jsonrpc":"2.0","id":9,"extra":` + deep + `,"result":{"tools":[{"name":"a"}]}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a"}],"_meta":{"k":` + deep + `}}}`,
+	} {
+		out := g.withheld([]byte(frame), nil, "the tools/list answer could not be read as a tool list")
+		m, err := jsonrpc.Decode(out)
+		if err != nil || string(m.ID) != "9" {
+			t.Fatalf("withheld answer %.80s: id %s, %v", out, m.ID, err)
+		}
+		var res struct {
+			Tools []json.RawMessage          `json:"tools"`
+			Meta  map[string]json.RawMessage `json:"_meta"`
+		}
+		if err := json.Unmarshal(m.Result, &res); err != nil || res.Tools == nil || len(res.Tools) != 0 || res.Meta["io.mcpdrill/guard"] == nil {
+			t.Fatalf("withheld result %.120s: %v", m.Result, err)
+		}
+	}
+}

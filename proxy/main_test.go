@@ -39,7 +39,8 @@ func runRole(role string) int {
 	switch role {
 	case "testbed":
 		driftAfter, _ := strconv.Atoi(os.Getenv("MCPDRILL_DRIFT_AFTER")) // guard tests
-		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1, DriftAfter: driftAfter}, os.Stdin, os.Stdout, os.Stderr)
+		depth, _ := strconv.Atoi(os.Getenv("MCPDRILL_SCHEMA_DEPTH"))
+		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1, DriftAfter: driftAfter, SchemaDepth: depth}, os.Stdin, os.Stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

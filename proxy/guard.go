@@ -401,19 +401,21 @@ func (g *Guard) page(raw []byte, tools []drift.Tool) []byte {
 // withheld rewrites a tools/list response to carry no tools (and no
 // cursor), with the guard's explanation in result._meta.
 func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
-	frame := rawObject(raw)
-	if frame == nil {
+	// jsonrpc.Unmarshal: a list nested past encoding/json's limit (the
+	// reason it is withheld, as often as not) still yields its id.
+	var frame map[string]json.RawMessage
+	if jsonrpc.Unmarshal(raw, &frame) != nil || frame == nil {
 		frame = map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`)}
 	}
-	res := rawObject(frame["result"])
-	if res == nil {
+	var res map[string]json.RawMessage
+	if jsonrpc.Unmarshal(frame["result"], &res) != nil || res == nil {
 		res = map[string]json.RawMessage{}
 	}
 	delete(frame, "error")
 	res["tools"] = json.RawMessage("[]")
 	delete(res, "nextCursor")
-	meta := rawObject(res["_meta"])
-	if meta == nil {
+	var meta map[string]json.RawMessage
+	if jsonrpc.Unmarshal(res["_meta"], &meta) != nil || meta == nil {
 		meta = map[string]json.RawMessage{}
 	}
 	msg := guard.Explain(g.o.Server, r)
@@ -435,21 +437,6 @@ func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
 		if out, err = json.Marshal(short); err != nil {
 			return []byte(`{"jsonrpc":"2.0","result":{"tools":[]}}`)
 		}
-	}
-	return out
-}
-
-// rawObject returns the members of a JSON object by name (the last of a
-// repeated name, as encoding/json keeps it), at any depth; nil if b is not
-// an object.
-func rawObject(b []byte) map[string]json.RawMessage {
-	ms, err := jsonrpc.SplitObject(b)
-	if err != nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(ms))
-	for _, m := range ms {
-		out[m.Key] = m.Value
 	}
 	return out
 }

@@ -1,53 +1,176 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"reflect"
 	"strings"
 )
 
 // encoding/json refuses any document nested deeper than 10,000 objects and
 // arrays, as a syntax error, before it decodes a byte of it. A server that
 // sends one deep value (a tool's schema, a result) would then lose the whole
-// frame: its id, its other members, every other tool of its list. The
-// functions here walk JSON iteratively, with no nesting limit, so that the
-// shallow part of such a document can still be read while the deep value is
-// kept as raw bytes for whoever decides what to do with it.
+// frame: its id, its other members, every other tool of its list. Unmarshal
+// walks JSON iteratively, with no nesting limit, so that the shallow part of
+// such a document can still be read while the deep value is kept as raw
+// bytes for whoever decides what to do with it.
 
-// Valid reports whether b is exactly one JSON value, with only whitespace
-// around it, at any depth. It accepts what json.Valid accepts, and also
-// documents nested deeper than encoding/json takes.
-func Valid(b []byte) bool {
-	end, err := skipValue(b, skipWS(b, 0))
-	return err == nil && skipWS(b, end) == len(b)
-}
-
-// TooDeep reports whether err, returned by encoding/json for b, can only be
-// its nesting limit: a syntax error on a document that Valid accepts.
-func TooDeep(err error, b []byte) bool {
+// Unmarshal is json.Unmarshal, with one difference: an object that
+// encoding/json refuses only for its nesting limit is read member by member
+// when v points to a struct or to a map[string]json.RawMessage. Members are
+// matched to struct fields by their json names as encoding/json matches them
+// (an exact match first, then under Unicode case folding); a json.RawMessage
+// field takes its member's bytes at any depth, a []json.RawMessage field its
+// array's elements at any depth, and any other field goes through
+// json.Unmarshal (so a deep value there is still refused). A document that
+// is not valid JSON at any depth gets encoding/json's own error.
+func Unmarshal(b []byte, v any) error {
+	err := json.Unmarshal(b, v)
 	var se *json.SyntaxError
-	return errors.As(err, &se) && Valid(b)
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	// encoding/json validates before it writes, so v is untouched here.
+	ms, serr := splitObject(b)
+	if serr != nil {
+		return err
+	}
+	if merr := decodeMembers(ms, v); merr != errUnsupported {
+		return merr
+	}
+	return err
 }
 
-// Member is one member of a JSON object, with its value's raw bytes.
-type Member struct {
-	Key   string
-	Value json.RawMessage
+// errUnsupported: decodeMembers has no member-by-member reading for v.
+var errUnsupported = errors.New("jsonrpc: no member-by-member decoding for this type")
+
+var (
+	rawType      = reflect.TypeFor[json.RawMessage]()
+	rawSliceType = reflect.TypeFor[[]json.RawMessage]()
+)
+
+// decodeMembers decodes an object's members into v (see Unmarshal). Like
+// encoding/json, it goes on past a member of the wrong type and returns the
+// first such error at the end; a repeated member's last value wins.
+func decodeMembers(ms []member, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return errUnsupported
+	}
+	e := rv.Elem()
+	switch {
+	case e.Kind() == reflect.Map && e.Type().Key().Kind() == reflect.String && e.Type().Elem() == rawType:
+		if e.IsNil() {
+			e.Set(reflect.MakeMap(e.Type()))
+		}
+		for _, m := range ms {
+			e.SetMapIndex(reflect.ValueOf(m.key).Convert(e.Type().Key()), reflect.ValueOf(json.RawMessage(bytes.Clone(m.value))))
+		}
+		return nil
+	case e.Kind() != reflect.Struct:
+		return errUnsupported
+	}
+	names := jsonNames(e.Type())
+	if names == nil {
+		return errUnsupported
+	}
+	var typeErr error
+	for _, m := range ms {
+		i := fieldFor(names, m.key)
+		if i < 0 {
+			continue
+		}
+		f := e.Field(i)
+		switch f.Type() {
+		case rawType:
+			f.SetBytes(bytes.Clone(m.value))
+			continue
+		case rawSliceType:
+			if err := json.Unmarshal(m.value, f.Addr().Interface()); err != nil {
+				var se *json.SyntaxError
+				if !errors.As(err, &se) {
+					return err
+				}
+				els, serr := splitArray(bytes.Clone(m.value))
+				if serr != nil {
+					return err
+				}
+				f.Set(reflect.ValueOf(els))
+			}
+			continue
+		}
+		err := json.Unmarshal(m.value, f.Addr().Interface())
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			if typeErr == nil {
+				typeErr = err
+			}
+		case err != nil:
+			return err
+		}
+	}
+	return typeErr
 }
 
-// SplitObject returns the members of the JSON object b in document order
+// jsonNames returns the json name of each field of struct type t ("" for a
+// field encoding/json skips), or nil if t embeds a struct (its promoted
+// fields are not resolved here).
+func jsonNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil
+		}
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		names[i] = name
+	}
+	return names
+}
+
+// fieldFor returns the field a member named key goes to: the exact name
+// first, then one equal under Unicode case folding (-1: none).
+func fieldFor(names []string, key string) int {
+	fold := -1
+	for i, n := range names {
+		switch {
+		case n == "":
+		case n == key:
+			return i
+		case fold < 0 && strings.EqualFold(n, key):
+			fold = i
+		}
+	}
+	return fold
+}
+
+// member is one member of a JSON object, with its value's raw bytes.
+type member struct {
+	key   string
+	value []byte
+}
+
+// splitObject returns the members of the JSON object b in document order
 // (a repeated key appears as often as it is written). b is validated whole,
 // at any depth; the values are sub-slices of b.
-func SplitObject(b []byte) ([]Member, error) {
-	var out []Member
-	err := eachItem(b, '{', func(key string, v []byte) { out = append(out, Member{Key: key, Value: v}) })
+func splitObject(b []byte) ([]member, error) {
+	var out []member
+	err := eachItem(b, '{', func(key string, v []byte) { out = append(out, member{key: key, value: v}) })
 	return out, err
 }
 
-// SplitArray returns the elements of the JSON array b, validated whole at any
+// splitArray returns the elements of the JSON array b, validated whole at any
 // depth; the elements are sub-slices of b.
-func SplitArray(b []byte) ([]json.RawMessage, error) {
+func splitArray(b []byte) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
 	err := eachItem(b, '[', func(_ string, v []byte) { out = append(out, v) })
 	if err != nil {
@@ -101,33 +224,6 @@ func eachItem(b []byte, open byte, item func(key string, v []byte)) error {
 			return errSyntax
 		}
 	}
-}
-
-// DecodeFields decodes the members of the JSON object b into targets, keyed
-// by member name and matched under Unicode case folding, as encoding/json
-// matches struct fields (no two target names may fold alike). Each member is
-// decoded on its own with json.Unmarshal, except that a *json.RawMessage
-// target takes the member's bytes as they are, at any depth. Members without
-// a target are skipped; of a repeated key the last value wins.
-func DecodeFields(b []byte, targets map[string]any) error {
-	ms, err := SplitObject(b)
-	if err != nil {
-		return err
-	}
-	for _, m := range ms {
-		for name, t := range targets {
-			if !strings.EqualFold(name, m.Key) {
-				continue
-			}
-			if raw, ok := t.(*json.RawMessage); ok {
-				*raw = append((*raw)[:0:0], m.Value...)
-			} else if err := json.Unmarshal(m.Value, t); err != nil {
-				return fmt.Errorf("jsonrpc: member %q: %w", m.Key, err)
-			}
-			break
-		}
-	}
-	return nil
 }
 
 var errNotArray = errors.New("jsonrpc: not a JSON array")

@@ -9,6 +9,13 @@ import (
 	"testing"
 )
 
+// valid reports whether b is exactly one JSON value, with only whitespace
+// around it, by the package's own walk (no depth limit).
+func valid(b []byte) bool {
+	end, err := skipValue(b, skipWS(b, 0))
+	return err == nil && skipWS(b, end) == len(b)
+}
+
 // nest wraps leaf in n arrays, or in n objects {"k":…} when obj.
 func nest(n int, leaf string, obj bool) string {
 	if obj {
@@ -26,8 +33,8 @@ func TestValid(t *testing.T) {
 		`[}`, `{]`, `[1]]`, `{} {}`, `""`, `"`, `[[[]]]`, `[{"a":[{}]}]`, "\t\r\n[]\n",
 	}
 	for _, in := range tests {
-		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
-			t.Errorf("Valid(%q) = %v, json.Valid = %v", in, got, want)
+		if got, want := valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	}
 }
@@ -41,15 +48,15 @@ func TestValidDeep(t *testing.T) {
 		if json.Valid(deep) {
 			t.Fatal("encoding/json took a million levels; the test is moot")
 		}
-		if !Valid(deep) {
+		if !valid(deep) {
 			t.Errorf("Valid refused a valid million-deep document (obj=%v)", obj)
 		}
 		broken := []byte(nest(20_000, `"leaf`, obj))
-		if Valid(broken) {
+		if valid(broken) {
 			t.Errorf("Valid took a deep document with an unterminated string (obj=%v)", obj)
 		}
 		unbalanced := deep[:len(deep)-1]
-		if Valid(unbalanced) {
+		if valid(unbalanced) {
 			t.Errorf("Valid took a deep document missing its last bracket (obj=%v)", obj)
 		}
 	}
@@ -109,8 +116,8 @@ func TestSplitMatchesDecoder(t *testing.T) {
 				mut = append(mut[:i], mut[i+1:]...)
 			}
 		}
-		if got, want := Valid(mut), json.Valid(mut); got != want {
-			t.Fatalf("Valid(%q) = %v, json.Valid = %v", mut, got, want)
+		if got, want := valid(mut), json.Valid(mut); got != want {
+			t.Fatalf("valid(%q) = %v, json.Valid = %v", mut, got, want)
 		}
 	}
 }
@@ -125,26 +132,26 @@ func checkSplit(t *testing.T, doc []byte) {
 	}
 	switch tok {
 	case json.Delim('{'):
-		ms, err := SplitObject(doc)
+		ms, err := splitObject(doc)
 		if err != nil {
-			t.Fatalf("SplitObject(%s): %v", doc, err)
+			t.Fatalf("splitObject(%s): %v", doc, err)
 		}
-		var want []Member
+		var want []member
 		for dec.More() {
 			k, _ := dec.Token()
 			var v json.RawMessage
 			if err := dec.Decode(&v); err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, Member{Key: k.(string), Value: v})
+			want = append(want, member{key: k.(string), value: v})
 		}
 		if !reflect.DeepEqual(ms, want) {
-			t.Fatalf("SplitObject(%s) = %q, want %q", doc, ms, want)
+			t.Fatalf("splitObject(%s) = %q, want %q", doc, ms, want)
 		}
 	case json.Delim('['):
-		es, err := SplitArray(doc)
+		es, err := splitArray(doc)
 		if err != nil {
-			t.Fatalf("SplitArray(%s): %v", doc, err)
+			t.Fatalf("splitArray(%s): %v", doc, err)
 		}
 		want := []json.RawMessage{}
 		for dec.More() {
@@ -155,20 +162,27 @@ func checkSplit(t *testing.T, doc []byte) {
 			want = append(want, v)
 		}
 		if !reflect.DeepEqual(es, want) {
-			t.Fatalf("SplitArray(%s) = %q, want %q", doc, es, want)
+			t.Fatalf("splitArray(%s) = %q, want %q", doc, es, want)
 		}
 	default:
-		if _, err := SplitObject(doc); err == nil {
+		if _, err := splitObject(doc); err == nil {
 			t.Fatalf("SplitObject took a non-object %s", doc)
 		}
 	}
 }
 
-// TestDecodeMembersMatchesUnmarshal: member by member decoding gives the
-// message json.Unmarshal gives, so the deep fallback changes nothing but
-// the nesting limit.
+// TestDecodeMembersMatchesUnmarshal: member by member decoding gives what
+// json.Unmarshal gives, for a message, a struct with an array of raw
+// elements and a map of raw members, so the deep fallback changes nothing
+// but the nesting limit.
 func TestDecodeMembersMatchesUnmarshal(t *testing.T) {
-	frames := []string{
+	type page struct {
+		Tools  []json.RawMessage `json:"tools"`
+		Cursor *string           `json:"nextCursor,omitempty"`
+		Skip   string            `json:"-"`
+		N      int
+	}
+	docs := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`,
 		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m","data":[1]}}`,
@@ -178,18 +192,25 @@ func TestDecodeMembersMatchesUnmarshal(t *testing.T) {
 		"{\"jsonrpc\":\"2.0\",\"id\":5,\"param\xc5\xbf\":[1]}",                    // raw UTF-8 ſ
 		`{"method":"notifications/x"}`,
 		`{}`,
+		`{"tools":[{"a":1}, 2, null],"nextCursor":"c","n":3,"-":"x","Skip":"y"}`,
+		`{"tools":null,"NEXTCURSOR":"d","N":"wrong type","tools":[]}`,
 	}
-	for _, f := range frames {
-		var want Message
-		if err := json.Unmarshal([]byte(f), &want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := decodeMembers([]byte(f))
+	for _, d := range docs {
+		ms, err := splitObject([]byte(d))
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s: %v", d, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", f, got, want)
+		for _, fresh := range []func() any{
+			func() any { return new(Message) },
+			func() any { return new(page) },
+			func() any { return new(map[string]json.RawMessage) },
+		} {
+			want, got := fresh(), fresh()
+			wantErr := json.Unmarshal([]byte(d), want)
+			gotErr := decodeMembers(ms, got)
+			if (wantErr == nil) != (gotErr == nil) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s into %T:\n got %+v (%v)\nwant %+v (%v)", d, got, got, gotErr, want, wantErr)
+			}
 		}
 	}
 }
@@ -218,22 +239,37 @@ func TestDecodeDeep(t *testing.T) {
 	}
 }
 
-func TestDecodeFields(t *testing.T) {
-	var name string
-	var schema json.RawMessage
-	var n int
+// TestUnmarshal: past encoding/json's limit, Unmarshal reads the shallow
+// members and keeps the deep one raw; type errors and documents that are not
+// objects still fail.
+func TestUnmarshal(t *testing.T) {
+	var v struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"inputSchema"`
+		N      int             `json:"n"`
+	}
 	in := `{"Name":"x","inputSchema":` + nest(11_000, `{}`, false) + `,"n":5,"other":{}}`
-	if err := DecodeFields([]byte(in), map[string]any{"name": &name, "inputschema": &schema, "n": &n}); err != nil {
+	if err := Unmarshal([]byte(in), &v); err != nil {
 		t.Fatal(err)
 	}
-	if name != "x" || n != 5 || len(schema) != 22_002 {
-		t.Fatalf("got name %q n %d schema %d bytes", name, n, len(schema))
+	if v.Name != "x" || v.N != 5 || len(v.Schema) != 22_002 {
+		t.Fatalf("got name %q n %d schema %d bytes", v.Name, v.N, len(v.Schema))
 	}
-	if err := DecodeFields([]byte(`{"n":"five"}`), map[string]any{"n": &n}); err == nil {
-		t.Error("a string decoded into an int")
+	deep := nest(11_000, `0`, false)
+	for _, bad := range []string{
+		`{"n":"five"}`,
+		`{"n":"five","x":` + deep + `}`,
+		`{"name":` + deep + `}`,
+		`[1]`,
+		`[` + deep + `]`,
+	} {
+		if err := Unmarshal([]byte(bad), &v); err == nil {
+			t.Errorf("Unmarshal took %.30s", bad)
+		}
 	}
-	if err := DecodeFields([]byte(`[1]`), map[string]any{"n": &n}); err == nil {
-		t.Error("an array decoded as an object")
+	var n int
+	if err := Unmarshal([]byte(`{"x":`+deep+`}`), &n); err == nil {
+		t.Error("a deep object was decoded into an int")
 	}
 }
 
@@ -248,10 +284,10 @@ func FuzzValid(f *testing.F) {
 		if bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) > 10_000 {
 			t.Skip()
 		}
-		if got, want := Valid(b), json.Valid(b); got != want {
-			t.Fatalf("Valid(%q) = %v, json.Valid = %v", b, got, want)
+		if got, want := valid(b), json.Valid(b); got != want {
+			t.Fatalf("valid(%q) = %v, json.Valid = %v", b, got, want)
 		}
-		if Valid(b) {
+		if valid(b) {
 			checkSplit(t, b)
 		}
 	})

@@ -73,28 +73,14 @@ func (m *Message) Kind() Kind {
 
 // Decode parses one JSON-RPC message (not a batch) and keeps its bytes. A
 // message whose params or result is nested deeper than encoding/json takes is
-// still decoded: those members are kept raw (see [TooDeep]).
+// still decoded, those members kept raw (see [Unmarshal]).
 func Decode(b []byte) (*Message, error) {
 	var m Message
-	if err := json.Unmarshal(b, &m); err != nil {
-		if !TooDeep(err, b) {
-			return nil, fmt.Errorf("jsonrpc: decode: %w", err)
-		}
-		if m, err = decodeMembers(b); err != nil {
-			return nil, fmt.Errorf("jsonrpc: decode: %w", err)
-		}
+	if err := Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("jsonrpc: decode: %w", err)
 	}
 	m.Raw = b
 	return &m, nil
-}
-
-// decodeMembers decodes a message member by member, its params and result
-// kept raw at any depth.
-func decodeMembers(b []byte) (Message, error) {
-	var m Message
-	err := DecodeFields(b, map[string]any{"jsonrpc": &m.JSONRPC, "id": &m.ID,
-		"method": &m.Method, "params": &m.Params, "result": &m.Result, "error": &m.Error})
-	return m, err
 }
 
 // NewRequest encodes a request. id may be an int, int64, string or json.RawMessage.

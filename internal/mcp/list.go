@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
@@ -18,21 +17,17 @@ type ListPage struct {
 	CacheScope *string           `json:"cacheScope"`
 }
 
-// ParseToolsPage parses one tools/list result.
+// ParseToolsPage parses one tools/list result. A tool nested past
+// encoding/json's limit costs only that tool (see jsonrpc.Unmarshal).
 func ParseToolsPage(raw json.RawMessage) (ListPage, []Tool, error) {
 	var p ListPage
-	if err := json.Unmarshal(raw, &p); err != nil {
-		// A tool nested past encoding/json's limit costs only that tool.
-		if !jsonrpc.TooDeep(err, raw) {
-			return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
-		}
-		if p, err = parseDeepPage(raw); err != nil {
-			return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
-		}
+	if err := jsonrpc.Unmarshal(raw, &p); err != nil {
+		return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
 	}
 	if p.Tools == nil {
-		ms, _ := jsonrpc.SplitObject(raw)
-		if !slices.ContainsFunc(ms, func(m jsonrpc.Member) bool { return m.Key == "tools" }) {
+		var probe map[string]json.RawMessage
+		_ = jsonrpc.Unmarshal(raw, &probe)
+		if _, ok := probe["tools"]; !ok {
 			return p, nil, errors.New("mcp: tools/list result has no tools array")
 		}
 	}
@@ -43,47 +38,19 @@ func ParseToolsPage(raw json.RawMessage) (ListPage, []Tool, error) {
 	return p, tools, nil
 }
 
-// parseDeepPage reads a page member by member, its tools array split
-// element by element, at any depth.
-func parseDeepPage(raw json.RawMessage) (ListPage, error) {
-	var p ListPage
-	var tools json.RawMessage
-	err := jsonrpc.DecodeFields(raw, map[string]any{"tools": &tools, "nextcursor": &p.NextCursor,
-		"ttlms": &p.TTLMs, "cachescope": &p.CacheScope})
-	if err != nil || tools == nil || string(tools) == "null" {
-		return p, err
-	}
-	p.Tools, err = jsonrpc.SplitArray(tools)
-	return p, err
-}
-
-// toolFields are the members of a tool object that ParseTool reads.
-type toolFields struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
-}
-
-// decodeMembers reads the fields member by member, the schemas and
-// annotations raw at any depth.
-func (t *toolFields) decodeMembers(raw []byte) error {
-	return jsonrpc.DecodeFields(raw, map[string]any{"name": &t.Name, "title": &t.Title,
-		"description": &t.Description, "inputschema": &t.InputSchema,
-		"outputschema": &t.OutputSchema, "annotations": &t.Annotations})
-}
-
 // ParseTool reads the known fields of a tool object; Raw keeps it whole. A
 // tool nested deeper than encoding/json takes is read member by member, so
 // its name and its (raw) schemas are still there for the caller to judge.
 func ParseTool(raw json.RawMessage) Tool {
-	var t toolFields
-	if err := json.Unmarshal(raw, &t); err != nil && jsonrpc.TooDeep(err, raw) {
-		t = toolFields{}
-		_ = t.decodeMembers(raw)
+	var t struct {
+		Name         string          `json:"name"`
+		Title        string          `json:"title"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+		Annotations  json.RawMessage `json:"annotations"`
 	}
+	_ = jsonrpc.Unmarshal(raw, &t)
 	return Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw}
 }

@@ -199,6 +199,22 @@ func FuzzDiscoverResult(f *testing.F) {
 	})
 }
 
+// withDeepMember returns the JSON object b with a first member nested past
+// encoding/json's limit, named so that no field reads it; nil when b is not
+// an object.
+func withDeepMember(b []byte) []byte {
+	t := bytes.TrimSpace(b)
+	if len(t) < 2 || t[0] != '{' {
+		return nil
+	}
+	rest := bytes.TrimSpace(t[1:])
+	sep := ","
+	if rest[0] == '}' {
+		sep = ""
+	}
+	return []byte(`{"zz_deep":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + sep + string(rest))
+}
+
 func FuzzToolsPage(f *testing.F) {
 	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"c","ttlMs":5,"cacheScope":"public"}`))
 	f.Add([]byte(`{"tools":null}`))
@@ -209,31 +225,32 @@ func FuzzToolsPage(f *testing.F) {
 			t.Fatal("tool count mismatch")
 		}
 		// The member-by-member path, taken for pages too deep for
-		// encoding/json, reads whatever encoding/json reads the same way.
-		var shallow ListPage
-		if json.Unmarshal(b, &shallow) != nil {
+		// encoding/json, reads whatever encoding/json reads the same way:
+		// the page with one more member, too deep for encoding/json and
+		// read by no field, parses as the page does, and so does each tool.
+		deep := withDeepMember(b)
+		if deep == nil {
 			return
 		}
-		deep, err := parseDeepPage(b)
+		dp, dtools, derr := ParseToolsPage(deep)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("%q: page %v, with a deep member %v", b, err, derr)
+		}
 		if err != nil {
-			t.Fatalf("deep path refused %q: %v", b, err)
+			return
 		}
-		if len(deep.Tools) == 0 && len(shallow.Tools) == 0 {
-			deep.Tools, shallow.Tools = nil, nil
+		if !reflect.DeepEqual(dp, p) || !reflect.DeepEqual(dtools, tools) {
+			t.Fatalf("%q: page %+v %+v, with a deep member %+v %+v", b, p, tools, dp, dtools)
 		}
-		if !reflect.DeepEqual(deep, shallow) {
-			t.Fatalf("%q: deep path %+v, encoding/json %+v", b, deep, shallow)
-		}
-		for _, raw := range shallow.Tools {
-			var want, got toolFields
-			if json.Unmarshal(raw, &want) != nil {
+		for _, tl := range tools {
+			dt := withDeepMember(tl.Raw)
+			if dt == nil {
 				continue
 			}
-			if err := got.decodeMembers(raw); err != nil {
-				t.Fatalf("tool %q: %v", raw, err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("tool %q: member by member %+v, encoding/json %+v", raw, got, want)
+			got := ParseTool(dt)
+			got.Raw = tl.Raw
+			if !reflect.DeepEqual(got, tl) {
+				t.Fatalf("tool %q: %+v, with a deep member %+v", tl.Raw, tl, got)
 			}
 		}
 	})

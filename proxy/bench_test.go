@@ -26,8 +26,8 @@ import (
 
 // Benchmarks: direct vs plain byte relay vs proxy, stdio and HTTP, at three
 // payload sizes. The relay and the proxy are separate processes (this test
-// binary in a role), like a real deployment; the server is a separate
-// process on stdio and an in-process handler on HTTP.
+// binary in a role), like a real deployment, and so is the server (on
+// HTTP also, for comparison with earlier tables, an in-process handler).
 
 var benchSizes = []int{1 << 10, 64 << 10, 1 << 20}
 
@@ -297,19 +297,41 @@ func (s *stats) reportVs(b *testing.B, direct, relay *stats) {
 
 func BenchmarkStdio(b *testing.B) { benchTransport(b, "stdio", measureStdio) }
 
-// HTTP: an in-process upstream answering every POST with a JSON result of
-// the payload size; the relay (TCP byte copy) and the proxy run as separate
-// processes listening on loopback.
+// HTTP: an upstream answering every POST with a JSON result of the
+// payload size, in a process of its own as a real MCP server is, as the
+// stdio benchmark's server always was (transport "http"); or inside the
+// client's process, as tables before 2026-12-03 measured it (transport
+// "http-inproc": there the direct connection crosses no process boundary
+// and every other mode crosses two, see METHODOLOGY.md). The relay (TCP
+// byte copy) and the proxy run as separate processes listening on
+// loopback.
 
-func benchUpstream(size int) *httptest.Server {
+// upstreamEnv set to "inproc" makes BenchmarkHTTP serve its upstream from
+// the client's own process.
+const upstreamEnv = "MCPDRILL_BENCH_UPSTREAM"
+
+func benchHandler(size int) http.Handler {
 	payload := strings.Repeat("x", max(0, size-64))
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		body := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + payload + `"}]}}`
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = io.WriteString(w, body)
-	}))
+	})
+}
+
+// benchUpstream starts the upstream for a payload size and returns its
+// base URL and the function that stops it.
+func benchUpstream(tb testing.TB, size int, inproc bool) (string, func()) {
+	tb.Helper()
+	if inproc {
+		srv := httptest.NewServer(benchHandler(size))
+		return srv.URL, srv.Close
+	}
+	env := append(os.Environ(), roleEnv+"=http-upstream", "MCPDRILL_BENCH_SIZE="+strconv.Itoa(size))
+	base, _, stop := startHTTPRole(tb, env)
+	return base, func() { stop() }
 }
 
 // httpMiddle starts a relay or proxy process in front of upstream and
@@ -326,6 +348,14 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, int, func() int64
 	} else {
 		env = append(env, roleEnv+"=http-"+mode)
 	}
+	return startHTTPRole(tb, env)
+}
+
+// startHTTPRole starts a process of this binary serving an HTTP role
+// (runHTTPRole) and returns its base URL, its pid, and the function that
+// stops it and reports its maximum RSS.
+func startHTTPRole(tb testing.TB, env []string) (string, int, func() int64) {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env, cmd.Stderr = env, os.Stderr
 	out, _ := cmd.StdoutPipe()
@@ -344,7 +374,8 @@ func httpMiddle(tb testing.TB, mode, upstream string) (string, int, func() int64
 	}
 }
 
-// runHTTPRole serves the http-relay / http-proxy roles until stdin closes.
+// runHTTPRole serves the http-upstream, http-relay and http-proxy roles
+// until stdin closes.
 func runHTTPRole(role string) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -356,6 +387,11 @@ func runHTTPRole(role string) int {
 		stopRoleProfile()
 		os.Exit(0)
 	}()
+	if role == "http-upstream" {
+		size, _ := strconv.Atoi(os.Getenv("MCPDRILL_BENCH_SIZE"))
+		_ = http.Serve(ln, benchHandler(size))
+		return 0
+	}
 	up := os.Getenv("MCPDRILL_UPSTREAM")
 	if role == "http-relay" {
 		_ = relay.ServeTCP(ln, strings.TrimPrefix(up, "http://"))
@@ -377,10 +413,20 @@ func runHTTPRole(role string) int {
 	return 0
 }
 
+// measureHTTP measures a mode with the upstream in its own process;
+// measureHTTPInproc with the upstream in the client's.
 func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
-	up := benchUpstream(size)
-	defer up.Close()
-	base, pid, stop := httpMiddle(tb, mode, up.URL)
+	return measureHTTPWith(tb, mode, size, n, false)
+}
+
+func measureHTTPInproc(tb testing.TB, mode string, size, n int) *stats {
+	return measureHTTPWith(tb, mode, size, n, true)
+}
+
+func measureHTTPWith(tb testing.TB, mode string, size, n int, inproc bool) *stats {
+	upURL, stopUp := benchUpstream(tb, size, inproc)
+	defer stopUp()
+	base, pid, stop := httpMiddle(tb, mode, upURL)
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blob","arguments":{}}}`)
 	buf := make([]byte, 256<<10)
@@ -404,7 +450,13 @@ func measureHTTP(tb testing.TB, mode string, size, n int) *stats {
 	return s
 }
 
-func BenchmarkHTTP(b *testing.B) { benchTransport(b, "http", measureHTTP) }
+func BenchmarkHTTP(b *testing.B) {
+	if os.Getenv(upstreamEnv) == "inproc" {
+		benchTransport(b, "http", measureHTTPInproc)
+		return
+	}
+	benchTransport(b, "http", measureHTTP)
+}
 
 // TestBenchTable prints the ratio table for METHODOLOGY (set
 // MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds, each
@@ -449,7 +501,7 @@ func TestBenchTable(t *testing.T) {
 	for _, tr := range []struct {
 		name    string
 		measure func(testing.TB, string, int, int) *stats
-	}{{"stdio", measureStdio}, {"http", measureHTTP}} {
+	}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}} {
 		modes := modesOf(tr.name)
 		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's | CPU µs/msg | CPU vs relay |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, size := range benchSizes {
@@ -500,8 +552,8 @@ func TestBenchTable(t *testing.T) {
 				fmt.Fprintf(&verdicts, "stdio %s: throughput >= 0.9x the relay's: %s (lowest %.2f); added p50 <= 1.3x the relay's: %s (highest %.2f)\n",
 					sizeName(size), verdict(lowThr >= 0.9), lowThr, verdict(highRatio <= 1.3), highRatio)
 			case size == 1<<10:
-				fmt.Fprintf(&verdicts, "http %s: added p50 <= 150 µs: %s (highest %.0f µs; the relay alone adds %.0f µs)\n",
-					sizeName(size), verdict(highAdded <= 150), highAdded, rl-d)
+				fmt.Fprintf(&verdicts, "%s %s: added p50 <= 150 µs: %s (highest %.0f µs; the relay alone adds %.0f µs)\n",
+					tr.name, sizeName(size), verdict(highAdded <= 150), highAdded, rl-d)
 			}
 		}
 	}

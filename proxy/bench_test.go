@@ -560,6 +560,33 @@ func TestBenchTable(t *testing.T) {
 	t.Log(out.String() + "\nTargets, no fault firing (" + strings.Join(noFireModes, ", ") + "):\n" + verdicts.String())
 }
 
+// TestBenchHarness runs every mode of every transport of the benchmark a
+// few times at 1 MiB (whose warm-up is 10 calls), so that a broken role
+// or plan fails here rather than in a table run: every call must get a
+// whole reply (measure fails the test otherwise), and on Linux the middle
+// process's CPU must have been read.
+func TestBenchHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns 30 processes")
+	}
+	for _, tr := range []struct {
+		name    string
+		measure func(testing.TB, string, int, int) *stats
+	}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}} {
+		for _, mode := range modesOf(tr.name) {
+			t.Run(tr.name+"/"+mode, func(t *testing.T) {
+				s := tr.measure(t, mode, 1<<20, 3)
+				if len(s.lat) != 3 || s.p(0.5) <= 0 {
+					t.Fatalf("%d timed calls, p50 %v", len(s.lat), s.p(0.5))
+				}
+				if middle := mode != "direct"; middle && runtime.GOOS == "linux" && s.cpu <= 0 {
+					t.Errorf("no CPU time read for the middle process")
+				}
+			})
+		}
+	}
+}
+
 // noFireModes are the modes in which no rule can fire: the subject of the
 // issue's targets.
 var noFireModes = []string{"proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live"}

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// A race-enabled process sleeps a second before it exits; the tests
+	// start many of this binary's roles and wait for each to end.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	os.Exit(m.Run())
 }
 

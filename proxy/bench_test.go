@@ -458,6 +458,13 @@ func BenchmarkHTTP(b *testing.B) {
 	benchTransport(b, "http", measureHTTP)
 }
 
+// benchTransports are the transports of TestBenchTable, each with the
+// function measuring one of its modes.
+var benchTransports = []struct {
+	name    string
+	measure func(tb testing.TB, mode string, size, n int) *stats
+}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}}
+
 // TestBenchTable prints the ratio table for METHODOLOGY (set
 // MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds, each
 // round starting at the next mode, so that background load on a shared
@@ -498,10 +505,7 @@ func TestBenchTable(t *testing.T) {
 		}
 		return "NOT MET"
 	}
-	for _, tr := range []struct {
-		name    string
-		measure func(testing.TB, string, int, int) *stats
-	}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}} {
+	for _, tr := range benchTransports {
 		modes := modesOf(tr.name)
 		fmt.Fprintf(&out, "\n| transport | size | mode | MB/s | p50 µs | p99 µs | added p50 µs | throughput vs relay | added p50 vs relay's | CPU µs/msg | CPU vs relay |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, size := range benchSizes {
@@ -569,17 +573,14 @@ func TestBenchHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 30 processes")
 	}
-	for _, tr := range []struct {
-		name    string
-		measure func(testing.TB, string, int, int) *stats
-	}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}} {
+	for _, tr := range benchTransports {
 		for _, mode := range modesOf(tr.name) {
 			t.Run(tr.name+"/"+mode, func(t *testing.T) {
 				s := tr.measure(t, mode, 1<<20, 3)
 				if len(s.lat) != 3 || s.p(0.5) <= 0 {
 					t.Fatalf("%d timed calls, p50 %v", len(s.lat), s.p(0.5))
 				}
-				if middle := mode != "direct"; middle && runtime.GOOS == "linux" && s.cpu <= 0 {
+				if mode != "direct" && runtime.GOOS == "linux" && s.cpu <= 0 {
 					t.Errorf("no CPU time read for the middle process")
 				}
 			})

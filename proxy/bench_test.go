@@ -568,7 +568,9 @@ func TestBenchTable(t *testing.T) {
 // few times at 1 MiB (whose warm-up is 10 calls), so that a broken role
 // or plan fails here rather than in a table run: every call must get a
 // whole reply (measure fails the test otherwise), and on Linux the middle
-// process's CPU must have been read.
+// process must have carried the replies. Copying 1 MiB costs it several
+// hundred µs of CPU (the relays 839–1 533 µs in the table); a middle process
+// the traffic bypassed spends next to nothing.
 func TestBenchHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 30 processes")
@@ -577,11 +579,14 @@ func TestBenchHarness(t *testing.T) {
 		for _, mode := range modesOf(tr.name) {
 			t.Run(tr.name+"/"+mode, func(t *testing.T) {
 				s := tr.measure(t, mode, 1<<20, 3)
-				if len(s.lat) != 3 || s.p(0.5) <= 0 {
-					t.Fatalf("%d timed calls, p50 %v", len(s.lat), s.p(0.5))
+				if mode == "direct" || runtime.GOOS != "linux" {
+					return
 				}
-				if mode != "direct" && runtime.GOOS == "linux" && s.cpu <= 0 {
-					t.Errorf("no CPU time read for the middle process")
+				if c := s.cpuPerMsg(); c < 100*time.Microsecond {
+					t.Errorf("the middle process spent %v of CPU per 1 MiB reply: the traffic did not go through it", c)
+				}
+				if s.rssKB <= 0 {
+					t.Errorf("no peak RSS read for the middle process")
 				}
 			})
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -46,6 +48,13 @@ type Peek struct {
 	Tool string
 	// Version is the "jsonrpc" member's value.
 	Version string
+	// Ambiguous is set when parsers could read the frame differently: two
+	// members of the frame (or of a tools/call's or prompts/get's params)
+	// whose names are equal, or equal but for case. JavaScript and Python
+	// keep the last of two equal names, as the peek does; encoding/json
+	// also matches names regardless of case, so {"name":…,"Name":…} names
+	// one tool to a Go server and another to a JavaScript one.
+	Ambiguous bool
 }
 
 // ErrNotObject is returned by PeekFrame when a frame is not a JSON object or array.
@@ -70,6 +79,7 @@ func PeekFrame(b []byte) (Peek, error) {
 	s.i++
 	var hasResult, hasError bool
 	var params []byte
+	var seen uint8 // envelope members met, by index in envelope
 	for {
 		s.ws()
 		if s.i >= len(b) {
@@ -97,6 +107,9 @@ func PeekFrame(b []byte) (Peek, error) {
 			return p, err
 		}
 		val := b[start:s.i]
+		if repeats(key, envelope, &seen) {
+			p.Ambiguous = true
+		}
 		switch key {
 		case "id":
 			if string(val) != "null" {
@@ -125,22 +138,97 @@ func PeekFrame(b []byte) (Peek, error) {
 		p.Kind = KindResponse
 	}
 	if params != nil && (p.Method == "tools/call" || p.Method == "prompts/get") {
-		p.Tool = peekName(params)
+		var dup bool
+		p.Tool, dup = peekName(params)
+		p.Ambiguous = p.Ambiguous || dup
 	}
 	return p, nil
 }
 
-func peekName(params []byte) string {
+// foldSet holds the member names of one object seen so far, folded.
+type foldSet map[string]struct{}
+
+// add records name and reports whether an earlier name equals it, or
+// equals it but for case (as encoding/json matches names).
+func (f *foldSet) add(name string) bool {
+	if *f == nil {
+		*f = foldSet{}
+	}
+	k := foldKey(name)
+	if _, dup := (*f)[k]; dup {
+		return true
+	}
+	(*f)[k] = struct{}{}
+	return false
+}
+
+// foldKey maps name to one representative of the names that
+// strings.EqualFold holds equal to it: every rune becomes the least rune of
+// its simple case-folding orbit.
+func foldKey(name string) string {
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= utf8.RuneSelf || ('a' <= c && c <= 'z') {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(name))
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// envelope and callNames are the member names the peek reads, of a frame
+// and of a call's params.
+var (
+	envelope  = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	callNames = []string{"name", "arguments"}
+)
+
+// repeats reports whether name is one of names met before (seen holds
+// a bit per name), or differs from one of names only in case: encoding/json
+// would read it as that member, the peek (and JavaScript and Python) would
+// not.
+func repeats(name string, names []string, seen *uint8) bool {
+	for i, n := range names {
+		if name == n {
+			dup := *seen&(1<<i) != 0
+			*seen |= 1 << i
+			return dup
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// peekName returns params.name (the last one, as receiving parsers keep)
+// and whether params holds equal or case-equal member names.
+func peekName(params []byte) (name string, ambiguous bool) {
 	s := scanner{b: params}
 	s.ws()
 	if s.i >= len(params) || params[s.i] != '{' {
-		return ""
+		return "", false
 	}
 	s.i++
+	var seen uint8
 	for {
 		s.ws()
 		if s.i >= len(params) || params[s.i] == '}' {
-			return ""
+			return name, ambiguous
 		}
 		if params[s.i] == ',' {
 			s.i++
@@ -148,20 +236,23 @@ func peekName(params []byte) string {
 		}
 		key, err := s.str()
 		if err != nil {
-			return ""
+			return "", ambiguous
 		}
 		s.ws()
 		if s.i >= len(params) || params[s.i] != ':' {
-			return ""
+			return "", ambiguous
 		}
 		s.i++
 		s.ws()
 		start := s.i
 		if s.skip(0) != nil {
-			return ""
+			return "", ambiguous
+		}
+		if repeats(key, callNames, &seen) {
+			ambiguous = true
 		}
 		if key == "name" {
-			return unquote(params[start:s.i])
+			name = unquote(params[start:s.i])
 		}
 	}
 }
@@ -294,4 +385,21 @@ func (s *scanner) skip(_ int) error {
 		}
 		return nil
 	}
+}
+
+// FoldCollision reports a member name of the JSON object obj that equals
+// an earlier member's name, or equals it but for case (see
+// [Peek.Ambiguous]); ok is false when there is none or obj is not an
+// object. Only obj's own members are compared, not those of nested objects.
+func FoldCollision(obj []byte) (name string, ok bool) {
+	var keys foldSet
+	err := eachItem(obj, '{', func(key string, _ []byte) {
+		if !ok && keys.add(key) {
+			name, ok = key, true
+		}
+	})
+	if err != nil {
+		return "", false
+	}
+	return name, ok
 }

@@ -28,6 +28,7 @@ const (
 	RuleAuthMetadataMissing = "MCP-AUTH-METADATA-MISSING"
 	RuleAuthMetadataInvalid = "MCP-AUTH-METADATA-INVALID"
 	RuleAuthOriginAccepted  = "MCP-AUTH-ORIGIN-ACCEPTED"
+	RuleAuthRedirect        = "MCP-AUTH-REDIRECT"
 )
 
 // ForeignOrigin is the Origin the origin check sends: a name under the
@@ -55,6 +56,8 @@ func authRules() report.Catalogue {
 			"The metadata document answered but lists no authorization_servers, or its resource does not name this endpoint."),
 		rule(RuleAuthOriginAccepted, report.SeverityWarn, "A foreign Origin was accepted",
 			"A handshake carrying Origin: "+ForeignOrigin+" was served. From 2025-11-25 a Streamable HTTP server must refuse an invalid Origin with 403 (DNS-rebinding defence); checked only on those revisions."),
+		rule(RuleAuthRedirect, report.SeverityWarn, "The endpoint answered with a redirect",
+			"mcpdrill follows a redirect only within the endpoint's origin (scheme, host and port), at most 3 in a row, and records it (info). A redirect to another origin is not followed and nothing is sent there: the finding names the status and the target's host class (same host on another port or scheme, loopback, private network, public address, another host name), never the URL. Error when headers are configured, because a client that follows it (a 307 or 308 re-sends the body too) hands the credential to a host it was not issued for: the MCP authorization specification binds tokens to the MCP server (RFC 8707 audience), and browsers drop Authorization on a cross-origin redirect (WHATWG Fetch). More than 3 redirects within the origin is a warn. No MCP clause forbids a server to redirect; the finding records what was observed."),
 	}
 }
 
@@ -256,10 +259,9 @@ func (a *authRun) metadata(ctx context.Context, link string, refused telemetry.C
 		cands = append(cands, cand{"well_known_path", suffixed.String()})
 	}
 	cands = append(cands, cand{"well_known_root", root.String()})
-	client := a.cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
+	// A metadata document served from another origin after a redirect is
+	// not this endpoint's: such a redirect fails the fetch.
+	client := mcp.GuardRedirects(a.cfg.HTTPClient, nil)
 	var invalid string
 	for _, c := range cands {
 		u, err := url.Parse(c.u)

@@ -251,6 +251,27 @@ func (s *scanner) connectFailed(err error) {
 	default:
 		s.find(RuleUnreachable, "", "", "no MCP session could be opened: "+errText(err))
 	}
+	var re *mcp.RedirectError
+	if errors.As(err, &re) {
+		s.redirect(re.Kind(), re.String(), 1)
+	}
+}
+
+// redirect records a redirect the client saw (kind is its observation
+// kind, detail its description, count how often it was seen).
+func (s *scanner) redirect(kind, detail string, count int) {
+	sev := report.SeverityWarn
+	switch {
+	case kind == mcp.ObsRedirectFollowed:
+		sev = report.SeverityInfo
+	case kind == mcp.ObsRedirectCrossOrigin && len(s.cfg.Headers) > 0:
+		sev = report.SeverityError
+		detail += "; a client that follows it sends the configured headers there"
+	}
+	if count > 1 {
+		detail += fmt.Sprintf(" (%d times)", count)
+	}
+	s.findSev(RuleAuthRedirect, sev, "", "", detail)
 }
 
 // observe turns what a connection saw on the side into findings; final is
@@ -265,6 +286,8 @@ func (s *scanner) observe(c *mcp.Client, final bool) {
 			s.find(RuleOversizeFrame, "", "", fmt.Sprintf("%d message(s) over the %d-byte cap were discarded", max(ob.Count, 1), s.frameCap()))
 		case "server-request":
 			s.find(RuleServerRequest, "", "", "the server sent a request during the scan: "+ob.Detail)
+		case mcp.ObsRedirectFollowed, mcp.ObsRedirectCrossOrigin, mcp.ObsRedirectLimit:
+			s.redirect(ob.Kind, ob.Detail, ob.Count)
 		}
 	}
 	if noise > 0 {

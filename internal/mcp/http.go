@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +42,14 @@ func newHTTPConn(cfg Config, obs *observer) (*httpConn, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("mcp: invalid server URL (want http:// or https://)")
 	}
-	return &httpConn{cfg: cfg, client: cfg.HTTPClient, url: cfg.URL, obs: obs, replySem: make(chan struct{}, 8)}, nil
+	h := &httpConn{cfg: cfg, url: cfg.URL, obs: obs, replySem: make(chan struct{}, 8)}
+	h.client = GuardRedirects(cfg.HTTPClient, h.noteRedirect)
+	return h, nil
+}
+
+// noteRedirect records a redirect as an observation of its Kind.
+func (h *httpConn) noteRedirect(r Redirect) {
+	h.obs.note(r.Kind(), r.String())
 }
 
 func (h *httpConn) setSession(id, proto string, modern bool) {
@@ -358,9 +364,4 @@ func (h *httpConn) close() error {
 		h.obs.note("http-status", fmt.Sprintf("DELETE session → HTTP %d", resp.StatusCode))
 	}
 	return nil
-}
-
-// sameOrigin reports whether two URLs share scheme and host.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }

@@ -86,7 +86,9 @@ type Config struct {
 	Dir     string
 
 	// URL is the HTTP endpoint; Headers are sent on every request (values are
-	// never reported); HTTPClient defaults to a plain client.
+	// never reported); HTTPClient defaults to a plain client. Whatever the
+	// client, its redirect policy is replaced by GuardRedirects': nothing is
+	// sent to another origin.
 	URL        string
 	Headers    http.Header
 	HTTPClient *http.Client
@@ -201,7 +203,8 @@ func (l ToolList) Complete() bool { return !l.Capped && !l.CursorLoop }
 // error of mcpdrill's own (the scanner turns these into findings).
 type Observation struct {
 	// Kind is e.g. "stdout-noise", "oversize-frame", "stderr", "unsolicited",
-	// "late-response", "notification", "http-status", "server-request".
+	// "late-response", "notification", "http-status", "server-request",
+	// or one of the ObsRedirect* kinds.
 	Kind string
 	// Detail never contains a header value.
 	Detail string

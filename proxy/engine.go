@@ -245,8 +245,8 @@ func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Fram
 	}
 	var hooked []byte
 	var hookErr error
-	if g := e.cfg.Guard; g != nil && err == nil {
-		out, a, done := g.frame(&f)
+	if g := e.cfg.Guard; g != nil {
+		out, a, done := g.screen(e, &f, pk, err)
 		if done { // answered or swallowed by the guard: no fault applies
 			e.mu[dir].Unlock()
 			return f, a, false

@@ -244,7 +244,11 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 			}
 			g.cursorReq[k] = req.Params.Cursor != nil && *req.Params.Cursor != ""
 		}
+		confirmed := g.confirmed
 		g.mu.Unlock()
+		if !confirmed {
+			g.firstListing()
+		}
 		return nil, faults.Action{}, false
 	}
 	g.mu.Unlock()
@@ -252,6 +256,22 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 		return nil, faults.Action{Kind: faults.Drop, Reply: g.refusal(f.ID, status, msg)}, true
 	}
 	return nil, faults.Action{}, false
+}
+
+// firstListing pins the whole tool set before a client's first listing of
+// a server the store has no record of, so that the pages of that listing
+// can be judged against it: a paginated server is served on first use
+// too. It runs on the client's side of the relay, where waiting for the
+// guard's own listing cannot hold up its replies.
+func (g *Guard) firstListing() {
+	if r, err := g.o.Store.Get(g.o.Server); err != nil || guard.StatusOf(r) != guard.StatusNone {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.o.Timeout)
+	defer cancel()
+	if err := g.Recheck(ctx); err != nil {
+		g.o.Logf("guard %s: first listing: %v", g.o.Server, err)
+	}
 }
 
 // callAllowed decides a tools/call; a non-empty message refuses it.
@@ -282,7 +302,10 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 	if !r.Serves() {
 		return guard.Explain(g.o.Server, r), guard.StatusOf(r)
 	}
-	if tool != "" && !r.Baseline.Has(tool) {
+	if tool == "" {
+		return fmt.Sprintf("mcpdrill guard: server %q: the call names no tool the guard can read (params.name must be a string), so it is refused", g.o.Server), r.Status
+	}
+	if !r.Baseline.Has(tool) {
 		return fmt.Sprintf("mcpdrill guard: server %q: tool %q is not in the approved tool set; review with `mcpdrill guard diff %s`", g.o.Server, tool, g.o.Server), r.Status
 	}
 	return "", r.Status
@@ -303,15 +326,8 @@ func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
 func (g *Guard) fromServer(f *faults.Frame) ([]byte, faults.Action, bool) {
 	switch f.Kind {
 	case faults.KindResponse, faults.KindError:
-		if k := jsonrpc.IDKey(f.ID); strings.Contains(k, guardIDPrefix) {
-			g.mu.Lock()
-			ch, ok := g.waiters[k]
-			delete(g.waiters, k)
-			g.mu.Unlock()
-			if ok {
-				ch <- append([]byte(nil), f.Raw...)
-				return nil, faults.Action{Kind: faults.Drop}, true // never reaches the client
-			}
+		if g.takeWaiter(jsonrpc.IDKey(f.ID), bytes.Clone(f.Raw)) {
+			return nil, faults.Action{Kind: faults.Drop}, true // never reaches the client
 		}
 		if f.Method == "tools/list" && f.Kind == faults.KindResponse {
 			return g.clientList(f), faults.Action{}, false
@@ -347,6 +363,11 @@ func (g *Guard) clientList(f *faults.Frame) []byte {
 		g.o.Logf("guard %s: unreadable tools/list answer withheld: %v", g.o.Server, err)
 		r, _ := g.o.Store.Get(g.o.Server)
 		return g.withheld(f.Raw, r, "the tools/list answer could not be read as a tool list")
+	}
+	if why := listAmbiguity(f.Raw); why != "" {
+		g.o.Logf("guard %s: ambiguous tools/list answer withheld: %s", g.o.Server, why)
+		r, _ := g.o.Store.Get(g.o.Server)
+		return g.withheld(f.Raw, r, "the tools/list answer is ambiguous ("+why+"), so parsers could read different tools from it")
 	}
 	if paged || m.NextCursor != "" {
 		return g.page(f.Raw, m.Tools)
@@ -516,7 +537,9 @@ func (g *Guard) Recheck(ctx context.Context) error {
 		g.mu.Lock()
 		g.inflight, g.lastErr = nil, err
 		stale := g.gen != gen
-		if stale {
+		if stale || err != nil {
+			// A listing that failed vouches for nothing: calls wait for
+			// the next one to succeed.
 			g.confirmed = false
 		}
 		g.mu.Unlock()
@@ -562,6 +585,9 @@ func (g *Guard) list(ctx context.Context) (guard.ToolSet, error) {
 		m, err := drift.ParseManifest(reply)
 		if err != nil {
 			return guard.ToolSet{}, fmt.Errorf("tools/list answer: %w", err)
+		}
+		if why := listAmbiguity(reply); why != "" {
+			return guard.ToolSet{}, fmt.Errorf("tools/list answer is ambiguous: %s", why)
 		}
 		for _, t := range m.Tools {
 			if seen[t.Name] {
@@ -639,9 +665,9 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 		br := bufio.NewReaderSize(resp.Body, 64<<10)
 		for {
 			ev, err := readEvent(br)
-			if ev.hasDat {
-				if pk, perr := jsonrpc.PeekFrame(ev.data); perr == nil && jsonrpc.IDKey(pk.ID) == want {
-					return append([]byte(nil), ev.data...), nil
+			if ev.hasDat && len(ev.data) <= max {
+				if b := replyTo(ev.data, want); b != nil {
+					return b, nil
 				}
 			}
 			if err != nil {
@@ -656,10 +682,34 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 		if len(b) > max {
 			return nil, errors.New("reply over the frame cap")
 		}
-		if pk, err := jsonrpc.PeekFrame(bytes.TrimSpace(b)); err != nil || jsonrpc.IDKey(pk.ID) != want {
-			return nil, fmt.Errorf("HTTP %d: the reply is not the answer to the guard's request", resp.StatusCode)
+		if r := replyTo(bytes.TrimSpace(b), want); r != nil {
+			return r, nil
 		}
-		return b, nil
+		return nil, fmt.Errorf("HTTP %d: the reply is not the answer to the guard's request", resp.StatusCode)
 	}
 	return nil, fmt.Errorf("HTTP %d (%s)", resp.StatusCode, ct)
+}
+
+// replyTo returns the answer with id key want in frame, a message or a
+// batch (nil: none).
+func replyTo(frame []byte, want string) []byte {
+	pk, err := jsonrpc.PeekFrame(frame)
+	switch {
+	case err != nil || pk.Ambiguous:
+		return nil
+	case pk.Kind == jsonrpc.KindBatch:
+		elems, err := jsonrpc.SplitArray(frame)
+		if err != nil {
+			return nil
+		}
+		for _, e := range elems {
+			if pk, err := jsonrpc.PeekFrame(e); err == nil && !pk.Ambiguous && pk.Kind != jsonrpc.KindBatch && jsonrpc.IDKey(pk.ID) == want {
+				return bytes.Clone(e)
+			}
+		}
+		return nil
+	case jsonrpc.IDKey(pk.ID) == want:
+		return bytes.Clone(frame)
+	}
+	return nil
 }

@@ -107,7 +107,7 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	}
 	if h.client == nil {
 		dial := (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-		h.client = &http.Client{Transport: &http.Transport{
+		h.client = &http.Client{CheckRedirect: noRedirect, Transport: &http.Transport{
 			Proxy:               nil,
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 64,
@@ -120,6 +120,11 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	}
 	return h, nil
 }
+
+// noRedirect hands an upstream redirect to the client as it is: the proxy
+// never sends the client's request, and its credentials, anywhere but the
+// upstream it was given.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // hopHeaders are not forwarded in either direction.
 var hopHeaders = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Connection": true, "Proxy-Authenticate": true,
@@ -169,6 +174,12 @@ func (h *HTTP) target(r *http.Request) *url.URL {
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.originOK(r) {
 		http.Error(w, "mcpdrill: origin not allowed", http.StatusForbidden)
+		return
+	}
+	if r.Method == http.MethodConnect {
+		// Not a proxy for arbitrary hosts: only the upstream is reached.
+		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		http.Error(w, "mcpdrill: CONNECT is not supported", http.StatusMethodNotAllowed)
 		return
 	}
 	var body []byte
@@ -451,6 +462,18 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 	body, err := readBody(resp.Body, resp.ContentLength, limit+1)
 	copyHeaders(w.Header(), resp.Header)
 	trimmed := bytes.TrimSpace(body)
+	if h.eng.cfg.Guard != nil && (err != nil || int64(len(body)) > limit) {
+		// The guard cannot examine it: withheld, never relayed.
+		resp.Body.Close()
+		_, a := h.eng.unexamined(faults.ToClient, body[:min(len(body), maxHead)], err != nil)
+		w.Header().Del("Content-Length")
+		if a.Kind == faults.Replace {
+			writeJSONBody(w, a.Bytes)
+			return
+		}
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
 	if err != nil || int64(len(body)) > limit || len(trimmed) == 0 {
 		// Unreadable or over the cap: relay what there is, unexamined.
 		w.WriteHeader(resp.StatusCode)
@@ -710,6 +733,15 @@ func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev sseEvent, w
 		return false
 	}
 	complete := bytes.HasSuffix(ev.raw, []byte("\n\n")) || bytes.HasSuffix(ev.raw, []byte("\r\n\r\n"))
+	if h.eng.cfg.Guard != nil && ev.hasDat && (ev.name == "" || ev.name == "message") && (!complete || len(ev.data) > h.maxFrame()) {
+		// The guard cannot examine it (cut short, or over the cap):
+		// withheld, never relayed.
+		_, a := h.eng.unexamined(faults.ToClient, ev.data[:min(len(ev.data), maxHead)], !complete)
+		if a.Kind == faults.Replace {
+			write(func() { writeData(w, ev.fields, a.Bytes) })
+		}
+		return false
+	}
 	if !ev.hasDat || (ev.name != "" && ev.name != "message") || !complete || len(ev.data) > h.maxFrame() {
 		write(func() { _, _ = w.Write(ev.raw) })
 		return false

@@ -340,22 +340,39 @@ func copyBytes(src io.Reader, dst *sink) {
 // arrives, unexamined. It reports whether input may follow.
 func (s *stdioSession) storeLine(dir faults.Direction, lb *lineBuf, dst, back *sink, keep int) bool {
 	long := false // past keep: written as it comes
+	guarded := s.eng.cfg.Guard != nil
+	var head []byte // guarded: the start of a line past keep, which is never forwarded
 	for {
 		if end, ok := lb.lineEnd(); ok {
-			if long || end-lb.ls > keep {
+			switch {
+			case guarded && (long || end-lb.ls > keep):
+				if head == nil {
+					head = bytes.Clone(lb.buf[lb.ls:min(end, lb.ls+maxHead)])
+				}
+				f, a := s.eng.unexamined(dir, head, false)
+				s.execute(dir, f, a, head, dst, back)
+			case long || end-lb.ls > keep:
 				dst.write(lb.buf[lb.ls:end])
-			} else {
+			default:
 				s.frame(dir, lb.buf[lb.ls:end], dst, back)
 			}
 			return true
 		}
 		if long || lb.w-lb.ls > keep {
 			long = true
-			dst.write(lb.buf[lb.ls:lb.w])
+			if !guarded {
+				dst.write(lb.buf[lb.ls:lb.w])
+			} else if head == nil {
+				head = bytes.Clone(lb.buf[lb.ls:min(lb.w, lb.ls+maxHead)])
+			}
 			lb.drop()
 		}
 		if !lb.fill() {
-			if !long && lb.w > lb.ls {
+			switch {
+			case long && guarded:
+				f, a := s.eng.unexamined(dir, head, false)
+				s.execute(dir, f, a, head, dst, back)
+			case !long && lb.w > lb.ls:
 				s.frame(dir, lb.buf[lb.ls:lb.w], dst, back) // a last line with no terminator
 				lb.r = lb.w
 			}
@@ -464,6 +481,13 @@ func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink)
 		return
 	}
 	f, a := s.eng.process(dir, body)
+	s.execute(dir, f, a, line, dst, back)
+}
+
+// execute carries out the action a decided for frame f, read as line
+// (with its terminator, if any).
+func (s *stdioSession) execute(dir faults.Direction, f faults.Frame, a faults.Action, line []byte, dst, back *sink) {
+	body := bytes.TrimRight(line, "\r\n")
 	if a.Reply != nil {
 		back.write(a.Reply, newline)
 	}

@@ -92,7 +92,7 @@ func decodeMembers(ms []member, v any) error {
 				if !errors.As(err, &se) {
 					return err
 				}
-				els, serr := splitArray(bytes.Clone(m.value))
+				els, serr := SplitArray(bytes.Clone(m.value))
 				if serr != nil {
 					return err
 				}
@@ -168,9 +168,9 @@ func splitObject(b []byte) ([]member, error) {
 	return out, err
 }
 
-// splitArray returns the elements of the JSON array b, validated whole at any
+// SplitArray returns the elements of the JSON array b, validated whole at any
 // depth; the elements are sub-slices of b.
-func splitArray(b []byte) ([]json.RawMessage, error) {
+func SplitArray(b []byte) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
 	err := eachItem(b, '[', func(_ string, v []byte) { out = append(out, v) })
 	if err != nil {

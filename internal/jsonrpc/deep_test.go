@@ -149,9 +149,9 @@ func checkSplit(t *testing.T, doc []byte) {
 			t.Fatalf("splitObject(%s) = %q, want %q", doc, ms, want)
 		}
 	case json.Delim('['):
-		es, err := splitArray(doc)
+		es, err := SplitArray(doc)
 		if err != nil {
-			t.Fatalf("splitArray(%s): %v", doc, err)
+			t.Fatalf("SplitArray(%s): %v", doc, err)
 		}
 		want := []json.RawMessage{}
 		for dec.More() {
@@ -162,7 +162,7 @@ func checkSplit(t *testing.T, doc []byte) {
 			want = append(want, v)
 		}
 		if !reflect.DeepEqual(es, want) {
-			t.Fatalf("splitArray(%s) = %q, want %q", doc, es, want)
+			t.Fatalf("SplitArray(%s) = %q, want %q", doc, es, want)
 		}
 	default:
 		if _, err := splitObject(doc); err == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -142,7 +143,7 @@ func driftAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(manifestPath)
+	b, err := inputfile.Read(manifestPath)
 	if err != nil {
 		return usageErr("read manifest: %v", err)
 	}
@@ -394,7 +395,7 @@ func driftCheckAction(c *cli.Context) error {
 }
 
 func loadState(path string) (*drift.Capture, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path)
 	if err != nil {
 		return nil, usageErr("read %s: %v", path, err)
 	}
@@ -406,7 +407,7 @@ func loadState(path string) (*drift.Capture, error) {
 }
 
 func loadSpec(c *cli.Context, path string) (drift.Spec, mcp.Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path)
 	if err != nil {
 		return drift.Spec{}, mcp.Config{}, usageErr("read spec: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 )
 
 func init() {
@@ -49,7 +50,7 @@ func fingerprintAction(c *cli.Context) error {
 		if extra || c.String("url") != "" {
 			return usageErr("give a MANIFEST or a live target, not both")
 		}
-		b, err := os.ReadFile(path)
+		b, err := inputfile.Read(path)
 		if err != nil {
 			return usageErr("read %s: %v", path, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -73,7 +74,7 @@ func studyRun(c *cli.Context) error {
 		return usageErr("study run: give exactly one servers.json")
 	}
 	path := args[0]
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return usageErr("study run: %v", err)
 	}
@@ -176,7 +177,7 @@ func studyReport(c *cli.Context) error {
 
 // readResults reads and schema-checks one results.json.
 func readResults(path string) (*studies.Results, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

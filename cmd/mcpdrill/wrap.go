@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
@@ -122,7 +123,7 @@ func wrapPlan(c *cli.Context) (*faults.Plan, error) {
 	case c.IsSet("plan") && c.IsSet("faults"):
 		return nil, usageErr("wrap: --plan and --faults exclude each other")
 	case c.IsSet("plan"):
-		data, err := os.ReadFile(c.String("plan"))
+		data, err := inputfile.Read(c.String("plan"))
 		if err != nil {
 			return nil, usageErr("--plan: %v", err)
 		}

@@ -18,6 +18,7 @@ var allowed = map[string][]string{
 	"internal/rawconn":            {},
 	"internal/schema":             {},
 	"internal/target":             {},
+	"internal/inputfile":          {},
 	"internal/testbed":            {"internal/jsonrpc"},
 	"internal/mcp":                {"internal/jsonrpc"},
 	"internal/telemetry":          {"internal/jsonrpc", "report"},

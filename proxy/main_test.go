@@ -43,11 +43,15 @@ func runRole(role string) int {
 	case "testbed":
 		driftAfter, _ := strconv.Atoi(os.Getenv("MCPDRILL_DRIFT_AFTER")) // guard tests
 		depth, _ := strconv.Atoi(os.Getenv("MCPDRILL_SCHEMA_DEPTH"))
-		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1, DriftAfter: driftAfter, SchemaDepth: depth}, os.Stdin, os.Stdout, os.Stderr)
+		pageSize, _ := strconv.Atoi(os.Getenv("MCPDRILL_PAGE_SIZE"))
+		err := testbed.ServeStdio(ctx, testbed.Options{Profile: os.Getenv("MCPDRILL_PROFILE"), Seed: 1, DriftAfter: driftAfter, SchemaDepth: depth, PageSize: pageSize}, os.Stdin, os.Stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		return 0
+	case "hostile":
+		hostileFromEnv().serveStdio(os.Stdin, os.Stdout)
 		return 0
 	case "cat":
 		_, _ = io.Copy(os.Stdout, os.Stdin)

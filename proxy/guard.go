@@ -554,6 +554,7 @@ func (g *Guard) Recheck(ctx context.Context) error {
 func (g *Guard) list(ctx context.Context) (guard.ToolSet, error) {
 	var tools []drift.Tool
 	seen := map[string]bool{}
+	cursors := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxGuardPages {
@@ -589,6 +590,10 @@ func (g *Guard) list(ctx context.Context) (guard.ToolSet, error) {
 		if why := listAmbiguity(reply); why != "" {
 			return guard.ToolSet{}, fmt.Errorf("tools/list answer is ambiguous: %s", why)
 		}
+		if m.NextCursor != "" && (cursors[m.NextCursor] || m.NextCursor == cursor) {
+			return guard.ToolSet{}, fmt.Errorf("tools/list pagination loops: page %d hands back a cursor already followed", page+1)
+		}
+		cursors[cursor] = true
 		for _, t := range m.Tools {
 			if seen[t.Name] {
 				return guard.ToolSet{}, fmt.Errorf("tools/list answer: tool %q is listed twice", t.Name)

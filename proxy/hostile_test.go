@@ -519,3 +519,17 @@ func TestHTTPNeverFollowsRedirects(t *testing.T) {
 		t.Fatalf("the other origin received %d request(s)", len(elsewhere))
 	}
 }
+
+// TestGuardNamesACursorLoop: a server whose cursors loop fails the guard's
+// listing as a loop, not as a tool listed twice.
+func TestGuardNamesACursorLoop(t *testing.T) {
+	st, _ := guard.Open(t.TempDir())
+	g := newGuard(t, st, guard.PostureDiscovery, 0)
+	newStdioPeer(t, g, "MCPDRILL_PROFILE=cursor-loop")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := g.Recheck(ctx)
+	if err == nil || !strings.Contains(err.Error(), "loops") {
+		t.Fatalf("re-check of a cursor loop: %v", err)
+	}
+}

@@ -125,6 +125,9 @@ func ParseSpec(data []byte, dir string) (*Spec, error) {
 	if entries == nil {
 		return nil, errors.New("servers.json: mcpServers is not an object")
 	}
+	if name, dup := repeatedKey(raw); dup {
+		return nil, fmt.Errorf("servers.json: server %q is given twice (a JSON parser would keep only the last)", name)
+	}
 	sum := sha256.Sum256(data)
 	s := &Spec{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:])}
 	for name, r := range entries {
@@ -143,6 +146,32 @@ func ParseSpec(data []byte, dir string) (*Spec, error) {
 	}
 	slices.SortFunc(s.Servers, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
 	return s, nil
+}
+
+// repeatedKey reports the first member name that repeats in the JSON
+// object obj (which has already been decoded once, so it is valid).
+func repeatedKey(obj json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 func (e Entry) validate() error {

@@ -32,6 +32,8 @@ func TestParseSpec(t *testing.T) {
 		{"type mismatch", `{"mcpServers":{"a":{"type":"stdio","url":"http://h"}}}`, nil, "does not match"},
 		{"trailing data", `{"mcpServers":{"a":{"command":"x"}}} {}`, nil, "trailing"},
 		{"not json", `mcpServers`, nil, "servers.json"},
+		{"duplicate name", `{"mcpServers":{"a":{"command":"x"},"b":{"command":"y"},"a":{"command":"z"}}}`, nil, `server "a" is given twice`},
+		{"names differing in case", `{"mcpServers":{"a":{"command":"x"},"A":{"command":"y"}}}`, []string{"A", "a"}, ""},
 		{"wrong field type", `{"mcpServers":{"a":{"command":"x","args":"y"}}}`, nil, `server "a"`},
 	}
 	for _, tt := range tests {

@@ -108,11 +108,14 @@ func guardActor(c *cli.Context) string {
 	return "unknown"
 }
 
-// storeErr maps a store error to an exit code: a corrupt store or a
-// refused transition is the user's to fix (2), anything else internal (4).
+// storeErr maps a store error to an exit code: a refused transition or a
+// bad server name is the user's mistake (2); a store that cannot be read,
+// whether a record is corrupt or unreadable (a directory, no permission),
+// and anything else is an internal error (4), since the command line was
+// right.
 func storeErr(err error) error {
 	switch {
-	case errors.Is(err, guard.ErrCorrupt), errors.Is(err, guard.ErrBadServerName),
+	case errors.Is(err, guard.ErrBadServerName),
 		errors.Is(err, guard.ErrUnknownServer), errors.Is(err, guard.ErrNothingToApprove),
 		errors.Is(err, guard.ErrQuarantined), errors.Is(err, guard.ErrNotQuarantined),
 		errors.Is(err, guard.ErrFingerprintMismatch):

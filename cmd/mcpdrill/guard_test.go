@@ -177,11 +177,27 @@ func TestGuardCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "weather.json"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCLI(t, "guard", "status", "--dir", dir); code != exitUsage || !strings.Contains(errOut, "corrupt") {
+	// Exit 4, as for a record that cannot be read at all (issue 21): the
+	// command line was right.
+	if code, _, errOut := runCLI(t, "guard", "status", "--dir", dir); code != exitInternal || !strings.Contains(errOut, "corrupt") {
 		t.Fatalf("status on a corrupt store: %d %s", code, errOut)
 	}
-	if code, _, errOut := runCLI(t, "wrap", "--guard", dir, "--server-id", "weather", "--", bin, "testbed"); code != exitUsage || !strings.Contains(errOut, "corrupt") {
+	if code, _, errOut := runCLI(t, "wrap", "--guard", dir, "--server-id", "weather", "--", bin, "testbed"); code != exitInternal || !strings.Contains(errOut, "corrupt") {
 		t.Fatalf("wrap on a corrupt store: %d %s", code, errOut)
+	}
+	if err := os.Remove(filepath.Join(dir, "weather.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "weather.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"guard", "status", "weather", "--dir", dir},
+		{"wrap", "--guard", dir, "--server-id", "weather", "--", bin, "testbed"},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != exitInternal {
+			t.Fatalf("%v with a record that is a directory: %d %s", args, code, errOut)
+		}
 	}
 }
 

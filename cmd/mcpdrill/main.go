@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -75,8 +76,28 @@ func newApp() *cli.App {
 		if c.OnUsageError == nil {
 			c.OnUsageError = app.OnUsageError
 		}
+		refuseNegativeDurations(c)
 	}
 	return app
+}
+
+// refuseNegativeDurations makes every duration flag of c and its
+// subcommands refuse a negative value with a usage error.
+func refuseNegativeDurations(c *cli.Command) {
+	for _, f := range c.Flags {
+		if d, ok := f.(*cli.DurationFlag); ok && d.Action == nil {
+			name := d.Name
+			d.Action = func(_ *cli.Context, v time.Duration) error {
+				if v < 0 {
+					return usageErr("--%s must not be negative", name)
+				}
+				return nil
+			}
+		}
+	}
+	for _, sub := range c.Subcommands {
+		refuseNegativeDurations(sub)
+	}
 }
 
 // run executes the CLI and returns the process exit code.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -58,6 +60,11 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	case cfg.URL != "" && len(cfg.Command) > 0:
 		return cfg, usageErr("give either --url or a server command after --, not both")
 	}
+	if cfg.URL != "" {
+		if err := checkURL(cfg.URL); err != nil {
+			return cfg, exitErr(exitUsage, err)
+		}
+	}
 	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
 		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
 	}
@@ -81,6 +88,26 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	}
 	cfg.Headers = h
 	return cfg, nil
+}
+
+// checkURL refuses a --url that is not an absolute http(s) URL with a host.
+// The error never repeats the URL: it may carry a credential.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("--url: not a valid URL: %w", err)
+	}
+	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+		return fmt.Errorf("--url: want an http:// or https:// URL")
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("--url: the URL names no host")
+	}
+	return nil
 }
 
 // parseHeaders reads NAME=VALUE (or "NAME: VALUE") pairs, expanding ${ENV}

@@ -51,7 +51,7 @@ func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
 		if strings.HasPrefix(o.ctype, "text/event-stream") {
 			br := bufio.NewReader(bytes.NewReader(body))
 			for {
-				ev, rerr := readEvent(br)
+				ev, rerr := readEvent(br, 0, nil)
 				if ev.hasDat {
 					o.frames = append(o.frames, ev.data)
 				}

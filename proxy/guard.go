@@ -669,7 +669,7 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 	case strings.HasPrefix(ct, "text/event-stream"):
 		br := bufio.NewReaderSize(resp.Body, 64<<10)
 		for {
-			ev, err := readEvent(br)
+			ev, err := readEvent(br, max+eventSlack, func([]byte) {})
 			if ev.hasDat && len(ev.data) <= max {
 				if b := replyTo(ev.data, want); b != nil {
 					return b, nil

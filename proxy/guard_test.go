@@ -619,7 +619,7 @@ func TestGuardListChangedOverHTTP(t *testing.T) {
 		defer close(events)
 		br := bufio.NewReader(resp.Body)
 		for {
-			ev, err := readEvent(br)
+			ev, err := readEvent(br, 0, nil)
 			if ev.hasDat {
 				events <- string(ev.data)
 			}

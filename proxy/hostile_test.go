@@ -188,7 +188,7 @@ func (p *rawHTTP) roundTrip(t *testing.T, frame string) []byte {
 		t.Fatal(ex.err)
 	}
 	if strings.HasPrefix(ex.header.Get("Content-Type"), "text/event-stream") {
-		ev, _ := readEvent(bufio.NewReader(bytes.NewReader(ex.body)))
+		ev, _ := readEvent(bufio.NewReader(bytes.NewReader(ex.body)), 0, nil)
 		return ev.data
 	}
 	return bytes.TrimSpace(ex.body)

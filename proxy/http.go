@@ -35,6 +35,11 @@ type HTTPOptions struct {
 	// OnError, when set, hears of failures Serve cannot return (a handler
 	// that panicked); nil drops them.
 	OnError func(error)
+	// MemoryBudget bounds the bytes of request and reply bodies the proxy
+	// holds at once, across all connections (0: DefaultMemoryBudget).
+	// Past it a request is answered 503, and a reply the proxy has no
+	// room to examine is relayed as it comes (withheld in guard mode).
+	MemoryBudget int64
 }
 
 // HTTP is the HTTP proxy; it is an http.Handler for its own listener.
@@ -52,6 +57,7 @@ type HTTP struct {
 	// in use (h1conn.go); nil otherwise.
 	h1      *h1Pool
 	onError func(error)
+	budget  *byteBudget
 
 	// streams are the clients' open GET event streams, into which the
 	// proxy writes notifications of its own (Push).
@@ -98,7 +104,8 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("proxy: upstream must be an http(s) URL, got %q", o.Upstream)
 	}
-	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client, onError: o.OnError}
+	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client, onError: o.OnError,
+		budget: newByteBudget(o.MemoryBudget)}
 	for _, a := range o.AllowOrigins {
 		h.allow[strings.TrimRight(a, "/")] = true
 	}
@@ -185,7 +192,13 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Body != nil {
 		limit := int64(h.maxFrame())
-		b, err := readBody(r.Body, r.ContentLength, limit+1)
+		b, charged, err := readBudgeted(h.budget, r.Body, r.ContentLength, limit+1)
+		defer h.budget.give(charged)
+		if errors.Is(err, errBudget) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "mcpdrill: the proxy holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
+			return
+		}
 		if err != nil {
 			http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
 			return
@@ -341,6 +354,11 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64
 	// The body is read straight into the buffer it is examined in, and
 	// written on from there: made afresh up to 64 KiB (see copyBody on
 	// pooled buffers and small replies), pooled beyond.
+	if !h.budget.take(resp.ContentLength) {
+		copyBody(w, resp.Body, resp.ContentLength) // no room to hold it: relayed as it comes
+		return
+	}
+	defer h.budget.give(resp.ContentLength)
 	var kept []byte
 	if resp.ContentLength <= 64<<10 {
 		kept = make([]byte, resp.ContentLength)
@@ -459,8 +477,23 @@ func writeJSONBody(w http.ResponseWriter, b []byte) {
 // batch treated as one frame).
 func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response) {
 	limit := int64(h.maxFrame())
-	body, err := readBody(resp.Body, resp.ContentLength, limit+1)
+	body, charged, err := readBudgeted(h.budget, resp.Body, resp.ContentLength, limit+1)
+	defer h.budget.give(charged)
 	copyHeaders(w.Header(), resp.Header)
+	if errors.Is(err, errBudget) {
+		if h.eng.cfg.Guard != nil {
+			resp.Body.Close()
+			w.Header().Del("Content-Length")
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "mcpdrill: no room in the proxy's memory budget to examine the reply", http.StatusServiceUnavailable)
+			return
+		}
+		// No room to examine it: relayed as it comes.
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(body)
+		copyBody(w, resp.Body, -1)
+		return
+	}
 	trimmed := bytes.TrimSpace(body)
 	if h.eng.cfg.Guard != nil && (err != nil || int64(len(body)) > limit) {
 		// The guard cannot examine it: withheld, never relayed.
@@ -603,15 +636,45 @@ type sseEvent struct {
 	data   []byte
 	hasDat bool
 	name   string
+	// over marks an event past the size readEvent keeps: raw, fields and
+	// data are empty, head is the start of its data.
+	over bool
+	head []byte
 }
 
 // readEvent reads one event's raw bytes (up to and including the blank
-// line). At EOF it returns what it has with io.EOF.
-func readEvent(br *bufio.Reader) (sseEvent, error) {
+// line). At EOF it returns what it has with io.EOF. An event longer than
+// max bytes (max > 0) is not kept: once it is past max, what was read of
+// it and the rest of it go to spill as they come (each slice valid only
+// during the call), and the event returned has over set and head, the
+// start of its data (at most maxHead bytes), to read its id from.
+func readEvent(br *bufio.Reader, max int, spill func([]byte)) (sseEvent, error) {
 	var ev sseEvent
 	var data bytes.Buffer
 	for {
-		line, err := readLine(br)
+		room := -1
+		if max > 0 {
+			room = max - len(ev.raw)
+		}
+		line, over, err := readLine(br, room)
+		if over {
+			ev.over = true
+			ev.head = append(ev.head, data.Bytes()[:min(data.Len(), maxHead)]...)
+			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && len(ev.head) < maxHead {
+				if ev.hasDat {
+					ev.head = append(ev.head, '\n')
+				}
+				v = bytes.TrimPrefix(v, []byte(" "))
+				ev.head = append(ev.head, v[:min(len(v), maxHead-len(ev.head))]...)
+			}
+			spill(ev.raw)
+			spill(line)
+			ev.raw, ev.fields, ev.data = nil, nil, nil
+			if err != nil {
+				return ev, err
+			}
+			return ev, spillRest(br, bytes.HasSuffix(line, []byte("\n")), spill)
+		}
 		ev.raw = append(ev.raw, line...)
 		content := bytes.TrimRight(line, "\r\n")
 		if len(line) > 0 && len(content) == 0 {
@@ -641,19 +704,41 @@ func readEvent(br *bufio.Reader) (sseEvent, error) {
 	}
 }
 
-// readLine returns one line with its terminator, of any length (the frame
-// cap bounds only examination, in relayEvent).
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return append([]byte(nil), line...), err
-	}
-	out := append([]byte(nil), line...)
+// readLine returns one line with its terminator, of any length when room
+// is negative. Otherwise a line longer than room is returned as far as it
+// was read (at least room+1 bytes) with over set; the rest is not read.
+func readLine(br *bufio.Reader, room int) (line []byte, over bool, err error) {
+	frag, err := br.ReadSlice('\n')
+	out := append([]byte(nil), frag...)
 	for errors.Is(err, bufio.ErrBufferFull) {
-		line, err = br.ReadSlice('\n')
-		out = append(out, line...)
+		if room >= 0 && len(out) > room {
+			return out, true, nil
+		}
+		frag, err = br.ReadSlice('\n')
+		out = append(out, frag...)
 	}
-	return out, err
+	return out, room >= 0 && len(out) > room, err
+}
+
+// spillRest hands the rest of an event to spill as it is read, up to and
+// including the blank line that ends it; atStart says whether the next
+// byte begins a line.
+func spillRest(br *bufio.Reader, atStart bool, spill func([]byte)) error {
+	for {
+		frag, err := br.ReadSlice('\n')
+		spill(frag)
+		switch {
+		case err == nil:
+			if atStart && len(bytes.TrimRight(frag, "\r\n")) == 0 {
+				return nil
+			}
+			atStart = true
+		case errors.Is(err, bufio.ErrBufferFull):
+			atStart = false
+		default:
+			return err
+		}
+	}
 }
 
 // writeData writes an event made of the kept fields and data lines.
@@ -705,9 +790,23 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 	}
 	hang := false
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	// An event past the cap (with room for its field lines) is not held
+	// in memory: unguarded it is relayed as it comes, guarded it is
+	// discarded and withheld.
+	spill := func(b []byte) { write(func() { _, _ = w.Write(b) }) }
+	if h.eng.cfg.Guard != nil {
+		spill = func([]byte) {}
+	}
 	for {
-		ev, err := readEvent(br)
-		if len(ev.raw) > 0 {
+		ev, err := readEvent(br, h.maxFrame()+eventSlack, spill)
+		if ev.over {
+			if h.eng.cfg.Guard != nil {
+				_, a := h.eng.unexamined(faults.ToClient, ev.head, false)
+				if a.Kind == faults.Replace {
+					write(func() { writeData(w, nil, a.Bytes) })
+				}
+			}
+		} else if len(ev.raw) > 0 {
 			if h.relayEvent(w, r, ev, write, &timers) {
 				hang = true
 			}
@@ -721,6 +820,10 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 		<-r.Context().Done() // a withheld reply: the stream stays open, silent
 	}
 }
+
+// eventSlack is what an event may hold besides its data before it is
+// past the cap: field lines and "data:" prefixes.
+const eventSlack = 64 << 10
 
 // relayEvent handles one event; it reports whether a reply was withheld.
 func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev sseEvent, write func(func()), timers *sync.WaitGroup) bool {

@@ -306,7 +306,7 @@ func TestHTTPLegacySSE(t *testing.T) {
 	br := bufio.NewReader(resp.Body)
 	next := func() sseEvent {
 		for {
-			ev, err := readEvent(br)
+			ev, err := readEvent(br, 0, nil)
 			if err != nil {
 				t.Fatalf("stream: %v", err)
 			}

@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestReadBudgeted(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 100<<10)
+	for _, tc := range []struct {
+		name     string
+		declared int64
+		budget   int64
+		wantErr  error
+	}{
+		{"known length fits", int64(len(body)), 1 << 20, nil},
+		{"unknown length fits", -1, 1 << 20, nil},
+		{"known length does not fit", int64(len(body)), 64 << 10, errBudget},
+		{"unknown length does not fit", -1, 64 << 10, errBudget},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newByteBudget(tc.budget)
+			got, charged, err := readBudgeted(b, bytes.NewReader(body), tc.declared, 1<<20)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			if err == nil && !bytes.Equal(got, body) {
+				t.Fatalf("read %d bytes, want %d", len(got), len(body))
+			}
+			if b.used != charged || (err == nil && charged < int64(len(body))) {
+				t.Fatalf("charged %d, budget holds %d, body %d", charged, b.used, len(body))
+			}
+			b.give(charged)
+			if b.used != 0 {
+				t.Fatalf("%d bytes still held", b.used)
+			}
+		})
+	}
+}
+
+// TestHTTPMemoryBudget (F9): while one large body is held, another that
+// would go past the budget is answered 503, and nothing of it reaches the
+// upstream; once the first is done, the budget is whole again.
+func TestHTTPMemoryBudget(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	got := 0
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		got++
+		first := got == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	t.Cleanup(up.Close)
+	h, err := NewHTTP(HTTPOptions{Upstream: up.URL + "/mcp", Config: Config{MaxFrame: 1 << 20}, MemoryBudget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := serveProxy(t, h)
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", 700<<10) + `"}}`
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	done := make(chan exchange)
+	go func() { done <- do(px.Client(), http.MethodPost, px.URL+"/mcp", hdr, []byte(big)) }()
+	for { // the first body is held once the upstream has it
+		mu.Lock()
+		n := got
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	if ex := do(px.Client(), http.MethodPost, px.URL+"/mcp", hdr, []byte(big)); ex.status != http.StatusServiceUnavailable {
+		t.Fatalf("a body past the budget: %v", ex)
+	}
+	close(release)
+	if ex := <-done; ex.status != http.StatusOK {
+		t.Fatalf("the first body: %v", ex)
+	}
+	if ex := do(px.Client(), http.MethodPost, px.URL+"/mcp", hdr, []byte(big)); ex.status != http.StatusOK {
+		t.Fatalf("after the first: %v", ex)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got != 2 {
+		t.Fatalf("the upstream received %d bodies, want 2", got)
+	}
+}

@@ -99,3 +99,20 @@ func TestHTTPMemoryBudget(t *testing.T) {
 		t.Fatalf("the upstream received %d bodies, want 2", got)
 	}
 }
+
+// TestHTTPRelaysOverCapEvents: an SSE event past the frame cap is relayed
+// byte for byte as it comes, without being held whole.
+func TestHTTPRelaysOverCapEvents(t *testing.T) {
+	stream := "event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"pad\":\"" + strings.Repeat("q", 2<<20) + "\"}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, stream)
+	}))
+	t.Cleanup(up.Close)
+	px := startHTTPProxy(t, up.URL+"/mcp", Config{MaxFrame: 256 << 10})
+	ex := do(px.Client(), http.MethodPost, px.URL+"/mcp", http.Header{"Content-Type": {"application/json"}}, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if ex.err != nil || string(ex.body) != stream {
+		t.Fatalf("relayed %d bytes of %d (%v)", len(ex.body), len(stream), ex.err)
+	}
+}

@@ -16,6 +16,7 @@ var allowed = map[string][]string{
 	"internal/jsonrpc":            {},
 	"internal/pipes":              {},
 	"internal/rawconn":            {},
+	"internal/redact":             {},
 	"internal/schema":             {},
 	"internal/target":             {},
 	"internal/inputfile":          {},
@@ -26,8 +27,8 @@ var allowed = map[string][]string{
 	"drift":                       {"internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/rawconn", "internal/schema", "internal/target", "internal/telemetry", "report"},
-	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report"},
-	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
+	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/fixtures/sdkserver": {},
 }
 

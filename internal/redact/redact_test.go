@@ -1,0 +1,165 @@
+package redact
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:3000/mcp", "http://127.0.0.1:3000/mcp"},
+		{"https://user:pw@example.com/mcp", "https://example.com/mcp"},
+		{"https://tokenonly@example.com/mcp", "https://example.com/mcp"},
+		{"http://h/mcp?api_key=Q&region=eu", "http://h/mcp?api_key=REDACTED&region=REDACTED"},
+		{"http://h/mcp?bare-token", "http://h/mcp?REDACTED"},
+		{"http://h/mcp?a=1&&b=", "http://h/mcp?a=REDACTED&&b=REDACTED"},
+		{"http://u:p@h:8080/mcp?k=v#frag", "http://h:8080/mcp?k=REDACTED"},
+		{"http://h/mcp#access_token=x", "http://h/mcp"},
+		{"/usr/bin/server", "/usr/bin/server"},
+		{"", ""},
+		// Not parsable: cut by hand.
+		{"http://127.0.0.1:${PORT}/mcp", "http://127.0.0.1:${PORT}/mcp"},
+		{"http://127.0.0.1:${PORT}/mcp?key=${KEY}#f", "http://127.0.0.1:${PORT}/mcp?key=REDACTED"},
+		{"http://${USER}:${PASS}@127.0.0.1:${PORT}/mcp", "http://127.0.0.1:${PORT}/mcp"},
+		{"http://u:p/w@h/mcp", "http://h/mcp"}, // a password holding '/', '?' or '#'
+		{"http://u:p#w@h/mcp?k=v", "http://h/mcp?k=REDACTED"},
+		{"mailto:%zz@x", "REDACTED"},
+		{"http://u:p?w@h/mcp", "http://h/mcp"},
+		// Opaque forms that hold an '@'.
+		{"user:pw@host:8080", "REDACTED"},
+		{"redis:u:pw@host", "REDACTED"},
+	} {
+		if got := URL(tc.in); got != tc.want {
+			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestURLError(t *testing.T) {
+	_, err := url.Parse("http://u:SECRET@h:port/mcp?k=Q")
+	if err == nil {
+		t.Fatal("no parse error")
+	}
+	got := URLError(err)
+	if s := got.Error(); strings.Contains(s, "SECRET") || strings.Contains(s, "=Q") || !strings.Contains(s, "invalid port") {
+		t.Errorf("URLError: %q", s)
+	}
+	var ue *url.Error
+	if !errors.As(got, &ue) || ue.Err != err.(*url.Error).Err {
+		t.Errorf("URLError lost the cause: %#v", got)
+	}
+	plain := errors.New("x")
+	if URLError(plain) != plain || URLError(nil) != nil {
+		t.Error("URLError changed an error that is not a *url.Error")
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	for _, name := range []string{"token", "--api-key", "GITHUB_TOKEN", "Authorization", "password", "PASSWD", "db_pass",
+		"client-secret", "X-Session-Id", "cookie", "bearer", "aws_credentials", "private-key-file"} {
+		if !SecretName(name) {
+			t.Errorf("SecretName(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"port", "verbose", "url", "region", "dir", "Content-Type", ""} {
+		if SecretName(name) {
+			t.Errorf("SecretName(%q) = true", name)
+		}
+	}
+}
+
+func TestArgv(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{nil, nil},
+		{[]string{"server"}, []string{"server"}},
+		{[]string{"/usr/bin/srv", "--port", "8080", "/tmp"}, []string{"/usr/bin/srv", "--port", "8080", "/tmp"}},
+		{[]string{"srv", "--token", "T0K"}, []string{"srv", "--token", Mask}},
+		{[]string{"srv", "-api-key", "K"}, []string{"srv", "-api-key", Mask}},
+		{[]string{"srv", "--Password", "P", "x"}, []string{"srv", "--Password", Mask, "x"}},
+		{[]string{"srv", "--secret=S", "--port=1"}, []string{"srv", "--secret=" + Mask, "--port=1"}},
+		{[]string{"srv", "--token", "--verbose"}, []string{"srv", "--token", "--verbose"}},
+		{[]string{"srv", "--token"}, []string{"srv", "--token"}},
+		{[]string{"env", "API_KEY=K", "HOME=/h", "srv"}, []string{"env", "API_KEY=" + Mask, "HOME=/h", "srv"}},
+		{[]string{"srv", "--header", "Authorization: Bearer X"}, []string{"srv", "--header", "Authorization: " + Mask}},
+		{[]string{"srv", "--header=Authorization: Bearer X"}, []string{"srv", "--header=Authorization: " + Mask}},
+		{[]string{"srv", "--header", "Authorization=Bearer X"}, []string{"srv", "--header", "Authorization=" + Mask}},
+		{[]string{"srv", "--env=GH_TOKEN=X"}, []string{"srv", "--env=GH_TOKEN=" + Mask}},
+		{[]string{"mcp-remote", "https://u:pw@h/mcp?k=v"}, []string{"mcp-remote", "https://h/mcp?k=" + Mask}},
+		{[]string{"srv", "--url=https://u:pw@h/"}, []string{"srv", "--url=https://h/"}},
+		{[]string{"srv", "ENDPOINT=https://u:pw@h/"}, []string{"srv", "ENDPOINT=https://h/"}},
+		{[]string{"srv", "--auth-url", "https://u:pw@h/"}, []string{"srv", "--auth-url", Mask}},
+		{[]string{"https://u:pw@h/"}, []string{"https://h/"}},
+		{[]string{"srv", "note: hello", "a=b=c"}, []string{"srv", "note: hello", "a=b=c"}},
+	} {
+		in := slices.Clone(tc.in)
+		got := Argv(tc.in)
+		if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("Argv(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if !slices.Equal(in, tc.in) {
+			t.Errorf("Argv changed its argument: %q", tc.in)
+		}
+	}
+	if got := Command([]string{"srv", "--token", "T"}); got != "srv --token "+Mask {
+		t.Errorf("Command = %q", got)
+	}
+}
+
+// userPassword is the password url.Parse reads in s, when it reads one
+// that appears nowhere else in s (so that its absence can be demanded).
+func userPassword(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return "", false
+	}
+	p, ok := u.User.Password()
+	if !ok || len(p) < 4 || strings.Count(s, p) != 1 {
+		return "", false
+	}
+	return p, true
+}
+
+func FuzzURL(f *testing.F) {
+	for _, s := range []string{"http://u:secret@h/mcp?k=v#f", "https://h:1/x?a&b=c", "http://127.0.0.1:${PORT}/mcp?x=1",
+		"user:pw@host", "%zz", "http://[::1]:80/", "//u:pw@h/p", "http://u:p/w@h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := URL(s)
+		if p, ok := userPassword(s); ok && strings.Contains(out, p) {
+			t.Fatalf("URL(%q) = %q keeps the password %q", s, out, p)
+		}
+		if u, err := url.Parse(out); err == nil && u.User != nil {
+			t.Fatalf("URL(%q) = %q still has user info", s, out)
+		}
+	})
+}
+
+func FuzzArgv(f *testing.F) {
+	f.Add("srv", "T0KEN-value", "http://u:secret@h/mcp?k=v")
+	f.Add("/bin/x", "-x", "--header=Authorization: Bearer y")
+	f.Add("", "", "")
+	f.Fuzz(func(t *testing.T, cmd, v, raw string) {
+		argv := []string{cmd, raw, "--token", v, "--api-key=" + v, "API_KEY=" + v, "--header", "Authorization: " + v}
+		out := Argv(argv)
+		if len(out) != len(argv) {
+			t.Fatalf("Argv changed the argument count: %q", out)
+		}
+		if out[0] != cmd && !strings.Contains(cmd, "://") {
+			t.Fatalf("command name changed: %q -> %q", cmd, out[0])
+		}
+		want := []string{Mask, "--api-key=" + Mask, "API_KEY=" + Mask, "--header", "Authorization: " + Mask}
+		if strings.HasPrefix(v, "-") {
+			want[0] = out[3] // a flag, not a value: judged on its own
+		}
+		if !slices.Equal(out[3:], want) {
+			t.Fatalf("Argv(%q) = %q, want the values masked: %q", argv, out, want)
+		}
+		if p, ok := userPassword(raw); ok && strings.Contains(out[1], p) {
+			t.Fatalf("Argv kept the URL password: %q -> %q", raw, out[1])
+		}
+	})
+}

@@ -15,7 +15,8 @@ type Report struct {
 	// Command is "drift" (manifest vs live) or "drift check".
 	Command string `json:"command"`
 	// Baseline names the declared side (a file path) and Live the served side
-	// (a URL, a command name, or a file path).
+	// (a file path, or a URL or command line redacted by internal/redact:
+	// no user info, query values or values of secret-looking arguments).
 	Baseline    string       `json:"baseline"`
 	Live        string       `json:"live"`
 	Target      *Target      `json:"target,omitempty"`

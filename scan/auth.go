@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -269,8 +270,7 @@ func (a *authRun) metadata(ctx context.Context, link string, refused telemetry.C
 			md.Attempts = append(md.Attempts, target.Attempt{URL: "(not an http URL)", Status: -1})
 			continue
 		}
-		u.RawQuery, u.Fragment, u.User = "", "", nil
-		shown := u.String()
+		shown := redact.URL(c.u)
 		if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(u.Host, base.Host) {
 			md.Attempts = append(md.Attempts, target.Attempt{URL: shown, Status: -1})
 			continue

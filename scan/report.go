@@ -37,8 +37,10 @@ type Report struct {
 	Meta        Meta `json:"meta"`
 }
 
-// Target says what was scanned, without secrets: an HTTP URL loses its query
-// and user info, a command keeps its arguments.
+// Target says what was scanned, without secrets (internal/redact): an HTTP
+// URL loses its user info and fragment and its query values are masked; a
+// command keeps its name and arguments, with the values of secret-looking
+// flags and KEY=value arguments masked and URLs among them redacted.
 type Target struct {
 	Transport string   `json:"transport"`
 	URL       string   `json:"url,omitempty"`

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -321,15 +321,12 @@ func (s *scanner) finish() {
 	r.Scores = ScoresOf(r)
 }
 
-// targetOf describes the target without secrets.
+// targetOf describes the target without secrets (see internal/redact).
 func targetOf(cfg mcp.Config) Target {
-	t := Target{Command: cfg.Command}
+	t := Target{Command: redact.Argv(cfg.Command)}
 	if cfg.URL != "" {
 		t.Transport = "http"
-		if u, err := url.Parse(cfg.URL); err == nil {
-			u.User, u.RawQuery, u.Fragment = nil, "", ""
-			t.URL = u.String()
-		}
+		t.URL = redact.URL(cfg.URL)
 	} else {
 		t.Transport = string(mcp.TransportStdio)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
 // launched is a running launch process of an HTTP entry.
@@ -94,7 +96,7 @@ func (l *launched) stop(grace time.Duration) {
 func addrOf(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("url: %w", err)
+		return "", fmt.Errorf("url: %w", redact.URLError(err))
 	}
 	port := u.Port()
 	if port == "" {

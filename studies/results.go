@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -116,7 +117,9 @@ type Row struct {
 	// Transport is what servers.json declares: stdio or http.
 	Transport string `json:"transport"`
 	// Command (stdio) or Launch (http) is the argv as written in
-	// servers.json, before expansion; URL likewise.
+	// servers.json, before expansion, and URL likewise, both redacted
+	// (internal/redact): no user info, query values or values of
+	// secret-looking arguments.
 	Command     []string `json:"command,omitempty"`
 	Launch      []string `json:"launch,omitempty"`
 	URL         string   `json:"url,omitempty"`
@@ -267,12 +270,12 @@ func failedRow(row Row, kind, reason string) Row {
 
 // identity fills the fields of a row that come from servers.json alone.
 func identity(e Entry) Row {
-	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, VariantOf: e.VariantOf, Transport: e.Transport(), URL: e.URL}
+	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, VariantOf: e.VariantOf, Transport: e.Transport(), URL: redact.URL(e.URL)}
 	if e.Command != "" {
-		row.Command = append([]string{e.Command}, e.Args...)
+		row.Command = redact.Argv(append([]string{e.Command}, e.Args...))
 	}
 	if e.Launch != nil {
-		row.Launch = append([]string{e.Launch.Command}, e.Launch.Args...)
+		row.Launch = redact.Argv(append([]string{e.Launch.Command}, e.Launch.Args...))
 	}
 	for k := range e.Env {
 		row.EnvNames = append(row.EnvNames, k)

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
 // Spec is a parsed servers.json.
@@ -208,7 +210,7 @@ func (e Entry) validate() error {
 		// A launched server is local: its URL must stay on loopback.
 		u, err := url.Parse(strings.ReplaceAll(e.URL, "${PORT}", "1"))
 		if err != nil {
-			return fmt.Errorf("url: %w", err)
+			return fmt.Errorf("url: %w", redact.URLError(err))
 		}
 		if !isLoopback(u.Hostname()) {
 			return fmt.Errorf("a launched server's url must be on loopback (127.0.0.1), got host %q", u.Hostname())

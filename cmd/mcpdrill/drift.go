@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
@@ -441,14 +442,13 @@ func runContext(c *cli.Context) (context.Context, context.CancelFunc) {
 // no tool set was obtained, so nothing is compared.
 func connectError(err error) error { return exitErr(exitUnreachable, err) }
 
+// targetName names the live server for a report's header and its "live"
+// field, without secrets: the redacted URL or command line.
 func targetName(cfg mcp.Config) string {
 	if cfg.URL != "" {
-		return cfg.URL
+		return redact.URL(cfg.URL)
 	}
-	if len(cfg.Command) > 0 {
-		return strings.Join(cfg.Command, " ")
-	}
-	return ""
+	return redact.Command(cfg.Command)
 }
 
 func headerNames(h http.Header) []string {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
@@ -200,16 +202,19 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 		}
 	}
 	errOut := c.App.ErrWriter
-	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: c.String("upstream"), AllowOrigins: c.StringSlice("allow-origin"),
+	upstream := c.String("upstream")
+	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: upstream, AllowOrigins: c.StringSlice("allow-origin"),
 		OnError: func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
 	if err != nil {
-		return usageErr("%v", err)
+		// The proxy's refusal quotes the upstream whole.
+		msg := strings.ReplaceAll(err.Error(), strconv.Quote(upstream), strconv.Quote(redact.URL(upstream)))
+		return usageErr("%s", strings.ReplaceAll(msg, upstream, redact.URL(upstream)))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usageErr("--listen: %v", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), c.String("upstream"))
+	fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), redact.URL(upstream))
 	sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := h.Serve(sctx, ln); err != nil {

@@ -92,7 +92,8 @@ type ResourceMetadata struct {
 	Found bool `json:"found"`
 	// Source is header, well_known_path or well_known_root.
 	Source string `json:"source,omitempty"`
-	// URL is the document that answered (query dropped).
+	// URL is the document that answered, redacted like every URL shown (no
+	// user info or fragment, query values masked); so are Attempts' URLs.
 	URL string `json:"url,omitempty"`
 	// AuthorizationServers counts the listed authorization servers.
 	AuthorizationServers int `json:"authorization_servers"`

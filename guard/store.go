@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,30 +47,35 @@ func ValidServerName(name string) error {
 }
 
 // ServerID derives a stable server id from a command line or a URL: a
-// readable slug of its parts plus 8 hex digits of the SHA-256 of the whole,
-// so two servers whose slugs agree still get different ids.
+// readable slug plus 8 hex digits of the SHA-256 of all the parts, so two
+// servers whose slugs agree still get different ids. The slug is only the
+// command's base name (the first part) or, for a URL, its host and port:
+// never an argument, user info, path or query, which may hold secrets, and
+// the id names a store file and appears in audit lines and `guard status`.
 func ServerID(parts ...string) string {
-	var slug strings.Builder
-	for _, p := range parts {
-		if strings.Contains(p, "://") {
-			p = p[strings.Index(p, "://")+3:]
-		} else if strings.ContainsRune(p, '/') {
-			p = filepath.Base(p)
-		}
-		for _, r := range p {
-			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '@'
-			switch {
-			case ok:
-				slug.WriteRune(r)
-			case slug.Len() > 0 && !strings.HasSuffix(slug.String(), "-"):
-				slug.WriteByte('-')
+	var name string
+	if len(parts) > 0 {
+		name = parts[0]
+		if strings.Contains(name, "://") {
+			name = "" // unparsable: no slug rather than a guess
+			if u, err := url.Parse(parts[0]); err == nil {
+				name = u.Host
 			}
+		} else {
+			name = filepath.Base(name)
 		}
-		if slug.Len() > 0 && !strings.HasSuffix(slug.String(), "-") {
+	}
+	var slug strings.Builder
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		switch {
+		case ok:
+			slug.WriteRune(r)
+		case slug.Len() > 0 && !strings.HasSuffix(slug.String(), "-"):
 			slug.WriteByte('-')
 		}
 	}
-	s := strings.TrimLeft(slug.String(), "._@-")
+	s := strings.TrimLeft(slug.String(), "._-")
 	if len(s) > 64 {
 		s = s[:64]
 	}

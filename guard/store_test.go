@@ -163,20 +163,28 @@ func TestServerNames(t *testing.T) {
 		parts  []string
 		prefix string
 	}{
-		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, "npx-y-server-filesystem-tmp-"},
-		{[]string{"http://127.0.0.1:3000/mcp"}, "127.0.0.1-3000-mcp-"},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, "npx-"},
+		{[]string{"http://127.0.0.1:3000/mcp"}, "127.0.0.1-3000-"},
 		{[]string{"/usr/bin/weather"}, "weather-"},
 		{[]string{"///"}, "server-"},
+		// Only the base name or the host: never an argument, user info,
+		// path or query.
+		{[]string{"/opt/srv", "--token", "SECRETARG", "API_KEY=SECRETKV"}, "srv-"},
+		{[]string{"https://alice:SECRETPW@mcp.example.com:8443/SECRETPATH/mcp?api_key=SECRETQ#SECRETF"}, "mcp.example.com-8443-"},
+		{[]string{"http://alice:SECRET/PW@host/mcp"}, "server-"}, // unparsable
 	} {
 		id := ServerID(tc.parts...)
-		if !strings.HasPrefix(id, tc.prefix) || ValidServerName(id) != nil {
-			t.Errorf("ServerID(%q) = %q, want prefix %q and valid", tc.parts, id, tc.prefix)
+		if !strings.HasPrefix(id, tc.prefix) || ValidServerName(id) != nil || len(id) != len(tc.prefix)+8 {
+			t.Errorf("ServerID(%q) = %q, want prefix %q, 8 hex digits and valid", tc.parts, id, tc.prefix)
+		}
+		if strings.Contains(id, "SECRET") {
+			t.Errorf("ServerID(%q) = %q carries a secret", tc.parts, id)
 		}
 		if id != ServerID(tc.parts...) {
 			t.Errorf("ServerID not stable")
 		}
 	}
-	if ServerID("srv", "a b") == ServerID("srv", "a-b") {
+	if ServerID("srv", "a b") == ServerID("srv", "a-b") || ServerID("srv", "--token", "A") == ServerID("srv", "--token", "B") {
 		t.Error("ids of different command lines collide")
 	}
 }

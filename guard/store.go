@@ -528,6 +528,11 @@ func (s *Store) Audit(server string) ([]Event, error) {
 		return nil, err
 	}
 	defer unlock()
+	return s.audit(server)
+}
+
+// audit is Audit for a caller that holds the lock.
+func (s *Store) audit(server string) ([]Event, error) {
 	f, err := os.Open(filepath.Join(s.dir, AuditFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -582,7 +587,23 @@ func ReadAudit(r io.Reader) ([]Event, error) {
 // Observe applies Observe to the server's stored record.
 func (s *Store) Observe(server string, live ToolSet, p Posture, actor string, now time.Time) (*Record, *Event, error) {
 	return s.Update(server, func(cur *Record) (Record, *Event, error) {
+		deleted := false
+		if cur == nil && p != PostureStrict {
+			// A record deleted by hand is not a first use: its history
+			// stays, so the server waits for an approval.
+			evs, err := s.audit(server)
+			if err != nil {
+				return Record{}, nil, err
+			}
+			deleted = len(evs) > 0
+		}
+		if deleted {
+			p = PostureStrict
+		}
 		next, ev := Observe(cur, server, live, p, actor, now)
+		if deleted && ev != nil {
+			ev.Note = "no record, but the audit log has the server's history: held until approved"
+		}
 		return next, ev, nil
 	})
 }

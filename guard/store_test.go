@@ -436,3 +436,31 @@ func TestStoreRollbackIgnoresClocks(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreDeletedRecordIsNotFirstUse: a record removed by hand, whose
+// server the audit log knows, does not re-baseline the next set seen in
+// discovery posture: the server is held until approved.
+func TestStoreDeletedRecordIsNotFirstUse(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "guard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(st.Dir(), "srv.json")); err != nil {
+		t.Fatal(err)
+	}
+	r, ev, err := st.Observe("srv", b, PostureDiscovery, "proxy", t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusPending || ev == nil || ev.Action != ActionHold || ev.Note == "" {
+		t.Fatalf("after deletion: status %s, event %+v", r.Status, ev)
+	}
+	// A server the log has never seen is still a first use.
+	if r, _, err := st.Observe("other", b, PostureDiscovery, "proxy", t1); err != nil || r.Status != StatusVerified {
+		t.Fatalf("a new server: %+v %v", r, err)
+	}
+}

@@ -18,9 +18,11 @@ type Observation struct {
 	Tools   []Tool
 	// Pages is how many tools/list pages were read.
 	Pages int
-	// Capped is true when the listing stopped before its end (page cap or a
-	// cursor loop): the tool set is incomplete.
+	// Capped is true when the listing stopped before its end (page cap,
+	// tool cap or a cursor loop): the tool set is incomplete.
 	Capped bool
+	// ToolsCapped is true when the tool cap stopped it (mcp.Config.MaxTools).
+	ToolsCapped bool
 	// ForcedProtocol is the --protocol revision, when the user forced one.
 	ForcedProtocol string
 	// Unreadable are the served tool entries that could not be read as
@@ -91,6 +93,7 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 		Tools:          tools,
 		Pages:          list.Pages,
 		Capped:         !list.Complete(),
+		ToolsCapped:    list.ToolsCapped,
 		ForcedProtocol: forced,
 		Unreadable:     unreadable,
 	}, nil
@@ -134,7 +137,11 @@ func (o *Observation) SessionFindings() []report.Finding {
 		fs = append(fs, report.Finding{Rule: RuleLegacyServer, Severity: report.SeverityInfo,
 			Message: fmt.Sprintf("no server/discover; negotiated %s with initialize and compared anyway (no newer revision is claimed)", o.Session.Revision)})
 	}
-	if o.Capped {
+	switch {
+	case o.ToolsCapped:
+		fs = append(fs, report.Finding{Rule: RulePaginationCapped, Severity: report.SeverityWarn,
+			Message: fmt.Sprintf("tools/list stopped at the tool cap after %d tool(s) on %d page(s); missing-tool findings are suppressed", len(o.Tools), o.Pages)})
+	case o.Capped:
 		fs = append(fs, report.Finding{Rule: RulePaginationCapped, Severity: report.SeverityWarn,
 			Message: fmt.Sprintf("tools/list stopped after %d page(s) with a cursor still set; missing-tool findings are suppressed", o.Pages)})
 	}

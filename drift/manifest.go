@@ -1,10 +1,13 @@
 package drift
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // Manifest shapes ParseManifest accepts.
@@ -29,6 +32,30 @@ type Manifest struct {
 // Truncated reports whether the manifest is one page of a longer list.
 func (m Manifest) Truncated() bool { return m.NextCursor != "" }
 
+// MaxManifestTools is the most tools ParseManifest reads: decoding is
+// what costs memory (a million tiny tools decode to gigabytes), so a
+// longer list is refused before it is decoded.
+const MaxManifestTools = 100_000
+
+// toolCount counts the elements of b's tools array, in any accepted shape,
+// without decoding them (0 when b is none of the shapes: ParseManifest
+// then says why).
+func toolCount(b []byte) int {
+	var obj map[string]json.RawMessage
+	if jsonrpc.Unmarshal(b, &obj) != nil {
+		elems, _ := jsonrpc.SplitArray(b)
+		return len(elems)
+	}
+	if res, ok := obj["result"]; ok {
+		obj = nil
+		if jsonrpc.Unmarshal(res, &obj) != nil {
+			return 0
+		}
+	}
+	elems, _ := jsonrpc.SplitArray(obj["tools"])
+	return len(elems)
+}
+
 // ErrNotManifest reports a file that is none of the accepted shapes.
 var ErrNotManifest = errors.New("not a tool manifest")
 
@@ -39,6 +66,9 @@ var ErrNotManifest = errors.New("not a tool manifest")
 // name and names must be unique. A drift capture file is also a tools/list
 // result and parses as its declared tools.
 func ParseManifest(b []byte) (Manifest, error) {
+	if n := toolCount(b); n > MaxManifestTools {
+		return Manifest{}, fmt.Errorf("%w: it lists %d tools, more than the %d a manifest may hold", ErrNotManifest, n, MaxManifestTools)
+	}
 	v, err := decodeJSON(b)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("%w: %w", ErrNotManifest, err)

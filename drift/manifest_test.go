@@ -90,3 +90,15 @@ func FuzzParseManifest(f *testing.F) {
 		_ = Fingerprint(m.Tools)
 	})
 }
+
+// TestParseManifestToolCap (F2): a list longer than MaxManifestTools is
+// refused before it is decoded, in every shape.
+func TestParseManifestToolCap(t *testing.T) {
+	tools := "[" + strings.TrimSuffix(strings.Repeat(`{"name":"t"},`, MaxManifestTools+1), ",") + "]"
+	for _, doc := range []string{tools, `{"tools":` + tools + `}`, `{"jsonrpc":"2.0","id":1,"result":{"tools":` + tools + `}}`} {
+		_, err := ParseManifest([]byte(doc))
+		if !errors.Is(err, ErrNotManifest) || !strings.Contains(err.Error(), "more than") {
+			t.Fatalf("%.40s…: %v", doc, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mcpdrill/mcpdrill/internal/schema"
@@ -18,6 +19,9 @@ import (
 //   - a request or notification: params.arguments if present, else params.
 func mutatePayload(f *Frame, fault string, rng *stream) Action {
 	obj, err := decodeObject(f.Raw)
+	if errors.Is(err, errTooManyValues) {
+		return notApplied("too many objects and arrays to rewrite")
+	}
 	if err != nil {
 		return notApplied("not a JSON object")
 	}

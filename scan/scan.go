@@ -178,6 +178,9 @@ func (s *scanner) run(ctx context.Context) {
 	switch {
 	case err != nil:
 		s.find(RuleIncomplete, "", "", "tools/list did not complete ("+errText(err)+"): no tool figures were established")
+	case list.ToolsCapped:
+		s.find(RuleIncomplete, "", "", fmt.Sprintf("tools/list stopped at the tool cap (%d tools read; %d more on page %d and any later pages not read): nothing is claimed about the tools not read", len(list.Tools), list.ToolsDropped, list.Pages))
+		s.listed = true
 	case list.Capped:
 		s.find(RuleIncomplete, "", "", fmt.Sprintf("tools/list stopped at the page cap (%d pages): tools on later pages were not seen", list.Pages))
 		s.listed = true

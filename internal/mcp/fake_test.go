@@ -240,6 +240,16 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 				send(map[string]any{"jsonrpc": "2.0", "id": "samp-1", "method": "sampling/createMessage", "params": map[string]any{}})
 				send(map[string]any{"jsonrpc": "2.0", "id": "ping-1", "method": "ping"})
 				continue
+			case "many-tools": // 3 pages of 25 tiny tools
+				page := 0
+				fmt.Sscan(p.Cursor, &page)
+				next := ""
+				if page < 2 {
+					next = fmt.Sprint(page + 1)
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", m.ID, tinyTools(25, next))
+				w.Flush()
+				continue
 			case "noise":
 				fmt.Fprintln(w, "debug: listing tools")
 				w.Flush()

@@ -17,25 +17,47 @@ type ListPage struct {
 	CacheScope *string           `json:"cacheScope"`
 }
 
-// ParseToolsPage parses one tools/list result. A tool nested past
-// encoding/json's limit costs only that tool (see jsonrpc.Unmarshal).
+// ParseToolsPage parses one tools/list result, reading at most
+// DefaultMaxPageTools tools of it (ParseToolsPageN).
 func ParseToolsPage(raw json.RawMessage) (ListPage, []Tool, error) {
-	var p ListPage
-	if err := jsonrpc.Unmarshal(raw, &p); err != nil {
-		return ListPage{}, nil, fmt.Errorf("mcp: tools/list result: %w", err)
+	p, tools, _, err := ParseToolsPageN(raw, DefaultMaxPageTools)
+	return p, tools, err
+}
+
+// ParseToolsPageN parses one tools/list result and reads its first limit
+// tools; dropped counts the tools of the page past limit, which are not
+// read. A tool nested past encoding/json's limit costs only that tool (see
+// jsonrpc.Unmarshal).
+func ParseToolsPageN(raw json.RawMessage, limit int) (_ ListPage, _ []Tool, dropped int, _ error) {
+	var page struct {
+		Tools      json.RawMessage `json:"tools"`
+		NextCursor *string         `json:"nextCursor"`
+		TTLMs      *int64          `json:"ttlMs"`
+		CacheScope *string         `json:"cacheScope"`
 	}
-	if p.Tools == nil {
-		var probe map[string]json.RawMessage
-		_ = jsonrpc.Unmarshal(raw, &probe)
-		if _, ok := probe["tools"]; !ok {
-			return p, nil, errors.New("mcp: tools/list result has no tools array")
-		}
+	if err := jsonrpc.Unmarshal(raw, &page); err != nil {
+		return ListPage{}, nil, 0, fmt.Errorf("mcp: tools/list result: %w", err)
 	}
-	tools := make([]Tool, 0, len(p.Tools))
-	for _, t := range p.Tools {
+	p := ListPage{NextCursor: page.NextCursor, TTLMs: page.TTLMs, CacheScope: page.CacheScope}
+	if len(page.Tools) == 0 || string(page.Tools) == "null" {
+		return p, nil, 0, errors.New("mcp: tools/list result has no tools array")
+	}
+	// The elements are sub-slices of the page: a page of a million tools
+	// costs a slice header each here, and only the first limit are read.
+	elems, err := jsonrpc.SplitArray(page.Tools)
+	if err != nil {
+		return ListPage{}, nil, 0, fmt.Errorf("mcp: tools/list result: tools: %w", err)
+	}
+	if limit >= 0 && len(elems) > limit {
+		dropped = len(elems) - limit
+		elems = elems[:limit]
+	}
+	p.Tools = elems
+	tools := make([]Tool, 0, len(elems))
+	for _, t := range elems {
 		tools = append(tools, ParseTool(t))
 	}
-	return p, tools, nil
+	return p, tools, dropped, nil
 }
 
 // ParseTool reads the known fields of a tool object; Raw keeps it whole. A
@@ -79,7 +101,8 @@ func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
 		if msg.Error != nil {
 			return out, fmt.Errorf("mcp: tools/list page %d: %w", out.Pages+1, msg.Error)
 		}
-		page, tools, err := ParseToolsPage(msg.Result)
+		room := min(c.cfg.MaxPageTools, c.cfg.MaxTools-len(out.Tools))
+		page, tools, dropped, err := ParseToolsPageN(msg.Result, room)
 		if err != nil {
 			return out, fmt.Errorf("page %d: %w", out.Pages+1, err)
 		}
@@ -87,6 +110,12 @@ func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
 		out.Pages++
 		out.Raw = append(out.Raw, msg.Result)
 		out.Tools = append(out.Tools, tools...)
+		if dropped > 0 {
+			// Past the tool cap: the listing stops, and nothing is
+			// claimed about the tools not read.
+			out.Capped, out.ToolsCapped, out.ToolsDropped = true, true, dropped
+			return out, nil
+		}
 		if first {
 			out.HasTTL, out.HasCacheScope = page.TTLMs != nil, page.CacheScope != nil
 			out.TTLMs = page.TTLMs

@@ -104,6 +104,10 @@ type Config struct {
 	MaxFrame int
 	// MaxListPages caps tools/list pagination (default 50).
 	MaxListPages int
+	// MaxPageTools caps the tools read from one tools/list page, and
+	// MaxTools those read in all (defaults DefaultMaxPageTools and
+	// DefaultMaxTools): a listing past either stops there (ToolList).
+	MaxPageTools, MaxTools int
 	// ClientName and ClientVersion go into clientInfo (defaults "mcpdrill", "dev").
 	ClientName, ClientVersion string
 	// StderrTail is how many lines of child stderr are kept (default 50).
@@ -127,6 +131,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxListPages <= 0 {
 		c.MaxListPages = 50
+	}
+	if c.MaxPageTools <= 0 {
+		c.MaxPageTools = DefaultMaxPageTools
+	}
+	if c.MaxTools <= 0 {
+		c.MaxTools = DefaultMaxTools
 	}
 	if c.ClientName == "" {
 		c.ClientName = "mcpdrill"
@@ -183,8 +193,14 @@ type ToolList struct {
 	Tools []Tool
 	// Pages is how many pages were fetched.
 	Pages int
-	// Capped is true when MaxListPages stopped the listing early.
+	// Capped is true when MaxListPages, or a tool cap, stopped the
+	// listing early.
 	Capped bool
+	// ToolsCapped is true when MaxPageTools or MaxTools stopped it;
+	// ToolsDropped counts the tools of the last page that were not read
+	// (later pages were not fetched).
+	ToolsCapped  bool
+	ToolsDropped int
 	// CursorLoop is true when a nextCursor repeated and the listing stopped.
 	CursorLoop bool
 	// TTLMs and CacheScope are the first page's caching hints, if present.
@@ -195,6 +211,12 @@ type ToolList struct {
 	// Raw holds the raw result object of each page.
 	Raw []json.RawMessage
 }
+
+// Default tool caps of a listing (Config.MaxPageTools, Config.MaxTools).
+const (
+	DefaultMaxPageTools = 10_000
+	DefaultMaxTools     = 100_000
+)
 
 // Complete reports whether the listing reached the end (not capped, no loop).
 func (l ToolList) Complete() bool { return !l.Capped && !l.CursorLoop }

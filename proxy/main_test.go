@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
+	"github.com/mcpdrill/mcpdrill/internal/reap"
+	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
 	"github.com/mcpdrill/mcpdrill/internal/relay"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -24,6 +26,7 @@ import (
 const roleEnv = "MCPDRILL_PROXY_ROLE"
 
 func TestMain(m *testing.M) {
+	reaptest.Run()
 	if role := os.Getenv(roleEnv); role != "" {
 		storeAllFrames = os.Getenv("MCPDRILL_STORE_ALL") != "" // bench modes *-store
 		stop := startRoleProfile(role)
@@ -34,6 +37,11 @@ func TestMain(m *testing.M) {
 	// A race-enabled process sleeps a second before it exits; the tests
 	// start many of this binary's roles and wait for each to end.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	// As the CLI does: orphans re-parent here, and must be reaped here.
+	if err := reap.Subreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/pipes"
+	"github.com/mcpdrill/mcpdrill/internal/reap"
 )
 
 // StdioOptions configures a stdio relay.
@@ -75,6 +76,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	cmd.Env, cmd.Dir = o.Env, o.Dir
 	cmd.Stdin, cmd.Stdout = childIn, childOut
 	cmd.Stderr = o.Stderr
+	reap.Mark(cmd)
 	if err := cmd.Start(); err != nil {
 		for _, f := range []*os.File{childIn, toChild, fromChild, childOut} {
 			f.Close()
@@ -146,8 +148,10 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 			done = true
 		}
 	}
-	// A grandchild may still hold the server's stdout: do not wait forever
-	// for its EOF.
+	// End what the server left behind, a grandchild in a session of its
+	// own included (see package reap). One that still holds the server's
+	// stdout and survived: do not wait forever for its EOF.
+	reap.End(cmd, o.Grace)
 	select {
 	case <-s2cDone:
 	case <-time.After(o.Grace):

@@ -14,18 +14,34 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdrill/mcpdrill/internal/reap"
+	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
 )
 
 // The test binary doubles as every stdio fixture server: with MCPDRILL_FAKE
 // set, TestMain runs that fake instead of the tests.
 func TestMain(m *testing.M) {
+	reaptest.Run()
 	if mode := os.Getenv("MCPDRILL_FAKE"); mode != "" {
+		if mode == "orphan" { // legacy, after leaving a setsid grandchild behind
+			if err := reaptest.SpawnFromEnv(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			mode = "legacy"
+		}
 		if mode == "sdk" {
 			runSDKStdio()
 			os.Exit(0)
 		}
 		runFake(mode, os.Stdin, os.Stdout)
 		os.Exit(0)
+	}
+	// As the CLI does: orphans re-parent here, and must be reaped here.
+	if err := reap.Subreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
@@ -83,6 +99,7 @@ type fakeMsg struct {
 //	stubborn        legacy, ignores stdin EOF and SIGTERM
 //	flood           legacy, floods stdout with notifications and noise
 //	paged / loop / endless   tools/list pagination variants
+//	orphan          legacy, after starting a setsid grandchild (package reaptest)
 func runFake(mode string, in io.Reader, out io.Writer) {
 	w := bufio.NewWriter(out)
 	send := func(v any) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/reap"
 )
 
 // Shutdown timing for stdio children (variables so tests can shorten them).
@@ -77,6 +78,7 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Dir = cfg.Dir
 	ownProcessGroup(cmd)
+	reap.Mark(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -322,7 +324,8 @@ func (s *stdioConn) notify(ctx context.Context, frame []byte, _ http.Header) (*r
 
 func (s *stdioConn) inFlight() int { return s.mux.inFlight() }
 
-// close: close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
+// close: close stdin, wait, SIGTERM the group, wait, SIGKILL the group;
+// then end what left the group (a setsid grandchild: see package reap).
 func (s *stdioConn) close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
@@ -342,6 +345,7 @@ func (s *stdioConn) close() error {
 				<-s.waitDone
 			}
 		}
+		reap.End(s.cmd, closeGrace)
 		// The child is gone; a grandchild may still hold stdout/stderr open.
 		s.out.Close()
 		s.errR.Close()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,7 +48,8 @@ func init() {
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
-			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined (default 64 MiB)"},
+			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard (default 64 MiB)"},
+			&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503 (default 256 MiB)"},
 		}, wrapGuardFlags()...),
 		Action: runWrap,
 	})
@@ -203,8 +205,21 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 	}
 	errOut := c.App.ErrWriter
 	upstream := c.String("upstream")
+	budget := c.Int64("memory-budget")
+	if budget < 0 {
+		return usageErr("--memory-budget must not be negative")
+	}
+	if budget == 0 {
+		budget = proxy.DefaultMemoryBudget
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Freed bodies are garbage until a collection: without a limit
+		// the heap may grow to twice what the budget holds.
+		debug.SetMemoryLimit(budget + 128<<20)
+	}
 	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: upstream, AllowOrigins: c.StringSlice("allow-origin"),
-		OnError: func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
+		MemoryBudget: budget,
+		OnError:      func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
 	if err != nil {
 		// The proxy's refusal quotes the upstream whole.
 		msg := strings.ReplaceAll(err.Error(), strconv.Quote(upstream), strconv.Quote(redact.URL(upstream)))

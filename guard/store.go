@@ -341,21 +341,38 @@ func (s *Store) reconcile(now time.Time) error {
 	if same || mark.size == 0 {
 		return nil
 	}
-	// Events are small: the last complete line lies in the last 64 KiB.
-	off := max(0, mark.size-64<<10)
-	tail := make([]byte, mark.size-off)
-	if _, err := f.ReadAt(tail, off); err != nil {
+	end, err := lastLineEnd(f, mark.size)
+	if err != nil {
 		return fmt.Errorf("guard: audit log: %w", err)
 	}
-	if tail[len(tail)-1] != '\n' {
-		end := int64(bytes.LastIndexByte(tail, '\n') + 1) // 0 when none
-		if err := f.Truncate(off + end); err != nil {
+	var torn *Event
+	if end < mark.size {
+		// A torn last line, of any length: cut it, and say so in the log.
+		head := make([]byte, min(mark.size-end, 4<<10))
+		if _, err := f.ReadAt(head, end); err != nil {
+			return fmt.Errorf("guard: audit log: %w", err)
+		}
+		if err := f.Truncate(end); err != nil {
 			return fmt.Errorf("guard: audit log: cut a torn last line: %w", err)
 		}
 		if err := f.Sync(); err != nil {
 			return fmt.Errorf("guard: audit log: %w", err)
 		}
-		tail = tail[:end]
+		if m := tornServer.FindSubmatch(head); m != nil && ValidServerName(string(m[1])) == nil {
+			torn = &Event{Time: now, Actor: "mcpdrill", Server: string(m[1]), Action: ActionRollback, Rule: RuleOf(ActionRollback),
+				Note: fmt.Sprintf("a torn audit line of %d bytes (an append cut short) was cut from the log", mark.size-end)}
+		}
+	}
+	// Events are small: the last complete line lies in the last 64 KiB.
+	off := max(0, end-64<<10)
+	tail := make([]byte, end-off)
+	if _, err := f.ReadAt(tail, off); err != nil {
+		return fmt.Errorf("guard: audit log: %w", err)
+	}
+	if torn != nil {
+		if err := s.appendAudit(torn); err != nil {
+			return err
+		}
 	}
 	if last := bytes.TrimSpace(tail[bytes.LastIndexByte(tail[:max(0, len(tail)-1)], '\n')+1:]); len(last) > 0 {
 		var ev Event
@@ -381,6 +398,28 @@ func (s *Store) reconcile(now time.Time) error {
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// tornServer finds the server an event's torn line was about.
+var tornServer = regexp.MustCompile(`"server":"([^"\\]{1,200})"`)
+
+// lastLineEnd returns the offset just past the last newline among the
+// first size bytes of f (0 when there is none), reading back from the end
+// in 64 KiB steps: a torn line may be of any length.
+func lastLineEnd(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		off := max(0, end-int64(len(buf)))
+		b := buf[:end-off]
+		if _, err := f.ReadAt(b, off); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+		end = off
+	}
+	return 0, nil
 }
 
 func sameRecord(a, b *Record) bool {

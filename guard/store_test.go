@@ -464,3 +464,37 @@ func TestStoreDeletedRecordIsNotFirstUse(t *testing.T) {
 		t.Fatalf("a new server: %+v %v", r, err)
 	}
 }
+
+// TestStoreCutsALongTornLine (F6): a torn append longer than the 64 KiB
+// the recovery used to look at is cut whole, the cut is marked in the
+// log, and the log reads cleanly after it.
+func TestStoreCutsALongTornLine(t *testing.T) {
+	dir := t.TempDir()
+	st := mustOpen(t, dir)
+	if _, _, err := st.Observe("srv", mustSet(t, toolsA), PostureDiscovery, "proxy", t0); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, AuditFile)
+	before, _ := os.ReadFile(p)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"time":"2026-12-01T00:00:00Z","actor":"proxy","server":"srv","action":"drift","note":"` + strings.Repeat("n", 200<<10))
+	f.Close()
+	if _, _, err := mustOpen(t, dir).Quarantine("srv", "", "alice", t1); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(p)
+	if !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), "nnnn") {
+		t.Fatalf("the torn line was not cut whole (%d bytes before, %d after)", len(before), len(after))
+	}
+	evs, err := st.Audit("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acts []Action
+	for _, e := range evs {
+		acts = append(acts, e.Action)
+	}
+	if fmt.Sprint(acts) != fmt.Sprint([]Action{ActionFirstUse, ActionRollback, ActionQuarantine}) || !strings.Contains(evs[1].Note, "torn") {
+		t.Fatalf("audit %v (%+v)", acts, evs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -53,9 +54,6 @@ type HTTP struct {
 	upstream *url.URL
 	allow    map[string]bool
 	client   *http.Client
-	// h1 carries POSTs to a plain-http upstream when the default client is
-	// in use (h1conn.go); nil otherwise.
-	h1      *h1Pool
 	onError func(error)
 	budget  *byteBudget
 
@@ -121,9 +119,6 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			IdleConnTimeout:     90 * time.Second,
 			DialContext:         dial,
 		}}
-		if u.Scheme == "http" {
-			h.h1 = newH1Pool(hostPort(u), dial)
-		}
 	}
 	return h, nil
 }
@@ -225,14 +220,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			send = a.Bytes
 		case faults.Drop, faults.Withhold:
 			if f.Kind == faults.KindRequest {
-				watchClient(w)
 				<-r.Context().Done() // the request vanished: the client waits
 				return
 			}
 			w.WriteHeader(http.StatusAccepted)
 			return
 		case faults.Delay:
-			watchClient(w)
 			if !sleepCtx(r.Context(), a.Delay) {
 				return
 			}
@@ -261,7 +254,6 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jsonReply := strings.HasPrefix(ct, "application/json") && r.Method == http.MethodPost
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
-		watchClient(w)
 		h.relayEvents(w, r, resp)
 	case jsonReply && !h.eng.inert():
 		// When no rule that can still fire could match this reply (by the
@@ -278,7 +270,6 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Not examined (or nothing can change): stream it through as it
 		// comes.
 		if resp.ContentLength < 0 {
-			watchClient(w) // possibly a stream
 		}
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
@@ -421,19 +412,38 @@ func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http
 	if rd != nil {
 		req.ContentLength = int64(len(body))
 	}
-	if h.h1 != nil && slow == nil && r.Method == http.MethodPost && req.Header.Get("Expect") == "" {
-		return h.h1.do(req)
-	}
 	return h.client.Do(req)
 }
 
-// hostPort is u's host with the scheme's default port when it has none.
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
+// Serve serves the proxy on ln with net/http until ctx is done (then it
+// closes ln and every connection and returns nil) or ln fails.
+func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second, // a client that never finishes its headers
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          log.New(errorWriter{h.onError}, "", 0),
 	}
-	return net.JoinHostPort(u.Hostname(), "80")
+	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stop()
+	err := srv.Serve(ln)
+	if ctx.Err() != nil || errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return fmt.Errorf("proxy: serve: %w", err)
 }
+
+// errorWriter hands net/http's error log lines to onError (nil: dropped).
+type errorWriter struct{ onError func(error) }
+
+func (e errorWriter) Write(p []byte) (int, error) {
+	if e.onError != nil {
+		e.onError(errors.New(strings.TrimSpace(string(p))))
+	}
+	return len(p), nil
+}
+
 
 type slowReader struct {
 	b     []byte
@@ -557,10 +567,8 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 		w.Header().Del("Content-Type")
 		w.WriteHeader(http.StatusAccepted)
 	case faults.Withhold:
-		watchClient(w)
 		<-r.Context().Done()
 	case faults.Delay:
-		watchClient(w)
 		if !sleepCtx(r.Context(), a.Delay) {
 			return
 		}
@@ -572,7 +580,6 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 	case faults.Slow:
 		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 		w.WriteHeader(resp.StatusCode)
-		watchClient(w)
 		dribble(r.Context(), w, out, a.Chunk, a.Gap)
 	case faults.Close, faults.Kill:
 		panic(http.ErrAbortHandler)
@@ -581,16 +588,6 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 
 func flush(w http.ResponseWriter) { _ = http.NewResponseController(w).Flush() }
 
-// watchClient asks the server to watch the client's connection from now
-// on, so that the request's context ends when the client leaves: called
-// before a wait that only the client's departure ends (a withheld reply, a
-// delay, a stream). net/http's server always watches; the proxy's own
-// ([HTTP.Serve]) only when asked, which saves a goroutine per exchange.
-func watchClient(w http.ResponseWriter) {
-	if cw, ok := w.(interface{ watchClient() }); ok {
-		cw.watchClient()
-	}
-}
 
 func dribble(ctx context.Context, w http.ResponseWriter, b []byte, chunk int, gap time.Duration) {
 	for len(b) > 0 {

@@ -1,5 +1,0 @@
-//go:build race
-
-package rawconn
-
-const raceEnabled = true

@@ -54,8 +54,8 @@ type HTTP struct {
 	upstream *url.URL
 	allow    map[string]bool
 	client   *http.Client
-	onError func(error)
-	budget  *byteBudget
+	onError  func(error)
+	budget   *byteBudget
 
 	// streams are the clients' open GET event streams, into which the
 	// proxy writes notifications of its own (Push).
@@ -444,7 +444,6 @@ func (e errorWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-
 type slowReader struct {
 	b     []byte
 	chunk int
@@ -587,7 +586,6 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 }
 
 func flush(w http.ResponseWriter) { _ = http.NewResponseController(w).Flush() }
-
 
 func dribble(ctx context.Context, w http.ResponseWriter, b []byte, chunk int, gap time.Duration) {
 	for len(b) > 0 {

@@ -7,7 +7,6 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"sync"
 	"sync/atomic"
@@ -16,20 +15,12 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
-// ToolsListHook sees every server→client response to tools/list before any
-// fault applies (the seam for guard mode). It returns the bytes to deliver
-// (raw itself when unchanged). An error makes the proxy deliver a JSON-RPC
-// error with the error's text instead: fail closed.
-type ToolsListHook func(raw []byte) ([]byte, error)
-
 // Config is what both transports share.
 type Config struct {
 	// Plan is the fault plan; nil or empty relays without faults.
 	Plan *faults.Plan
 	// Recorder receives every fault that fired; nil records nothing.
 	Recorder Recorder
-	// OnToolsList, when set, intercepts tools/list responses.
-	OnToolsList ToolsListHook
 	// Guard, when set, pins the server's tool set (guard mode, guard.go).
 	Guard *Guard
 	// MaxFrame caps one frame (0: jsonrpc.DefaultMaxFrame). Longer frames
@@ -97,11 +88,11 @@ func newEngine(cfg Config) *engine {
 
 // passive reports whether the engine never changes or inspects traffic.
 func (e *engine) passive() bool {
-	return e.dec.Empty() && e.cfg.OnToolsList == nil && e.cfg.Guard == nil
+	return e.dec.Empty() && e.cfg.Guard == nil
 }
 
 // mayChange reports whether the proxy could do anything but forward a
-// frame travelling in dir: a guard or a tools/list hook sees it, or a rule
+// frame travelling in dir: a guard sees it, or a rule
 // of the plan may still fire there ([faults.Decider.MayFire]). It looks at
 // no frame and no roll. Once false it stays false (counters only grow), so
 // a pump may then forward frames as they arrive and account for each one
@@ -111,9 +102,9 @@ func (e *engine) mayChange(dir faults.Direction) bool {
 }
 
 // sees reports whether every frame in dir must be stored whatever the
-// plan: a guard or a tools/list hook looks at it (or a test stores all).
-func (e *engine) sees(dir faults.Direction) bool {
-	return e.storeOnly || e.cfg.Guard != nil || (e.cfg.OnToolsList != nil && dir == faults.ToClient)
+// plan: a guard looks at it (or a test stores all).
+func (e *engine) sees(faults.Direction) bool {
+	return e.storeOnly || e.cfg.Guard != nil
 }
 
 // inert reports whether nothing can change in either direction any more:
@@ -244,7 +235,6 @@ func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Fram
 		e.correlate(&f, seq)
 	}
 	var hooked []byte
-	var hookErr error
 	if g := e.cfg.Guard; g != nil {
 		out, a, done := g.screen(e, &f, pk, err)
 		if done { // answered or swallowed by the guard: no fault applies
@@ -253,17 +243,6 @@ func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Fram
 		}
 		if out != nil {
 			hooked, f.Raw = out, out
-		}
-	}
-	if hooked == nil && e.cfg.OnToolsList != nil && dir == faults.ToClient && f.Method == "tools/list" && (f.Kind == faults.KindResponse) {
-		hooked, hookErr = e.cfg.OnToolsList(raw)
-		if hookErr != nil {
-			hooked, _ = jsonrpc.NewErrorResponse(json.RawMessage(f.ID), &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: hookErr.Error()})
-		}
-		if !bytes.Equal(hooked, raw) {
-			f.Raw = hooked
-		} else {
-			hooked = nil
 		}
 	}
 	d := e.dec.Decide(&f)

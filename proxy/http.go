@@ -211,35 +211,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.noteHTTP(r, h.target(r).String())
 		}
 		f, a := h.eng.process(faults.ToServer, bytes.TrimSpace(body))
-		if a.Reply != nil {
-			writeJSONBody(w, a.Reply)
+		p := &requestPort{h: h, w: w, r: r, request: f.Kind == faults.KindRequest, send: body}
+		execute(&f, a, p)
+		if p.done {
 			return
 		}
-		switch a.Kind {
-		case faults.Replace:
-			send = a.Bytes
-		case faults.Drop, faults.Withhold:
-			if f.Kind == faults.KindRequest {
-				<-r.Context().Done() // the request vanished: the client waits
-				return
-			}
-			w.WriteHeader(http.StatusAccepted)
-			return
-		case faults.Delay:
-			if !sleepCtx(r.Context(), a.Delay) {
-				return
-			}
-			send = a.Out(f.Raw)
-		case faults.Duplicate:
-			if resp, err := h.forward(r, send, nil); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		case faults.Slow:
-			slow = &a
-		case faults.Close, faults.Kill:
-			panic(http.ErrAbortHandler)
-		}
+		send, slow = p.send, p.slow
 	}
 	resp, err := h.forward(r, send, slow)
 	if err != nil {
@@ -276,6 +253,68 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		copyBody(w, resp.Body, resp.ContentLength)
 	}
 }
+
+// requestPort is a client POST's port: what is left to send upstream
+// (send, dribbled when slow), unless done (answered or abandoned here).
+type requestPort struct {
+	h       *HTTP
+	w       http.ResponseWriter
+	r       *http.Request
+	request bool
+	send    []byte
+	sent    bool // deliver was called: a second call duplicates
+	slow    *faults.Action
+	done    bool
+}
+
+func (p *requestPort) forward() {}
+
+func (p *requestPort) deliver(b []byte) {
+	if p.sent { // a duplicate: the first copy goes now, its reply unread
+		if resp, err := p.h.forward(p.r, p.send, nil); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	p.send, p.sent = b, true
+}
+
+func (p *requestPort) deliverCut(b []byte) { p.deliver(b) }
+func (p *requestPort) extra([]byte)        {}
+
+func (p *requestPort) replyBack(b []byte) {
+	writeJSONBody(p.w, b)
+	p.done = true
+}
+
+func (p *requestPort) drop() {
+	if p.done {
+		return
+	}
+	p.done = true
+	if p.request {
+		<-p.r.Context().Done() // the request vanished: the client waits
+		return
+	}
+	p.w.WriteHeader(http.StatusAccepted)
+}
+
+func (p *requestPort) withhold() { p.drop() }
+
+func (p *requestPort) delay(b []byte, d time.Duration) {
+	if !sleepCtx(p.r.Context(), d) {
+		p.done = true
+		return
+	}
+	p.send = b
+}
+
+func (p *requestPort) dribble(b []byte, chunk int, gap time.Duration) {
+	p.send, p.slow = b, &faults.Action{Kind: faults.Slow, Chunk: chunk, Gap: gap}
+}
+
+func (p *requestPort) disconnect() { panic(http.ErrAbortHandler) }
+func (p *requestPort) kill()       { panic(http.ErrAbortHandler) }
 
 // onlyWriter hides ReaderFrom: the ResponseWriter's would copy through a
 // 32 KiB buffer of its own, in more writes.
@@ -524,64 +563,92 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 		return
 	}
 	f, a := h.eng.process(faults.ToClient, trimmed)
-	if a.Reply != nil {
-		h.replyUpstream(r, a.Reply)
+	p := &replyPort{h: h, w: w, r: r, status: resp.StatusCode, body: body}
+	execute(&f, a, p)
+	p.finish()
+}
+
+// replyPort is a JSON reply body's port. What is delivered is written by
+// finish: the original body as it came, one frame in its place, or more
+// than one frame (a duplicate, an extra) as an event stream.
+type replyPort struct {
+	h      *HTTP
+	w      http.ResponseWriter
+	r      *http.Request
+	status int
+	body   []byte   // the reply as it came
+	frames [][]byte // what to deliver
+	orig   bool     // frames[0] is the frame itself, unchanged
+	done   bool     // written (or abandoned) already
+}
+
+func (p *replyPort) forward() {
+	p.frames, p.orig = append(p.frames, bytes.TrimSpace(p.body)), true
+}
+
+func (p *replyPort) deliver(b []byte) { p.frames = append(p.frames, b) }
+func (p *replyPort) extra(b []byte)   { p.frames = append(p.frames, b) }
+
+func (p *replyPort) deliverCut(b []byte) {
+	// A short body: the declared length is the original's.
+	p.w.Header().Set("Content-Length", strconv.Itoa(len(p.body)))
+	p.w.WriteHeader(p.status)
+	_, _ = p.w.Write(b)
+	flush(p.w)
+	panic(http.ErrAbortHandler)
+}
+
+func (p *replyPort) replyBack(b []byte) { p.h.replyUpstream(p.r, b) }
+
+func (p *replyPort) drop() {
+	p.done = true
+	p.w.Header().Del("Content-Length")
+	p.w.Header().Del("Content-Type")
+	p.w.WriteHeader(http.StatusAccepted)
+}
+
+func (p *replyPort) withhold() {
+	p.done = true
+	<-p.r.Context().Done()
+}
+
+func (p *replyPort) delay(b []byte, d time.Duration) {
+	if !sleepCtx(p.r.Context(), d) {
+		p.done = true
+		return
 	}
-	out := a.Out(f.Raw)
-	asEvents := func(frames ...[]byte) {
-		w.Header().Del("Content-Length")
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(resp.StatusCode)
-		for _, fr := range frames {
-			writeData(w, nil, fr)
+	p.frames = append(p.frames, b)
+}
+
+func (p *replyPort) dribble(b []byte, chunk int, gap time.Duration) {
+	p.done = true
+	p.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	p.w.WriteHeader(p.status)
+	dribble(p.r.Context(), p.w, b, chunk, gap)
+}
+
+func (p *replyPort) disconnect() { panic(http.ErrAbortHandler) }
+func (p *replyPort) kill()       { panic(http.ErrAbortHandler) }
+
+// finish writes what was delivered.
+func (p *replyPort) finish() {
+	switch {
+	case p.done || len(p.frames) == 0:
+	case len(p.frames) == 1 && p.orig:
+		p.w.WriteHeader(p.status)
+		_, _ = p.w.Write(p.body)
+	case len(p.frames) == 1:
+		p.w.Header().Set("Content-Length", strconv.Itoa(len(p.frames[0])))
+		p.w.WriteHeader(p.status)
+		_, _ = p.w.Write(p.frames[0])
+	default:
+		p.w.Header().Del("Content-Length")
+		p.w.Header().Set("Content-Type", "text/event-stream")
+		p.w.WriteHeader(p.status)
+		for _, fr := range p.frames {
+			writeData(p.w, nil, fr)
 		}
-		flush(w)
-	}
-	switch a.Kind {
-	case faults.Forward:
-		if a.Extra != nil {
-			asEvents(f.Raw, a.Extra)
-			return
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = w.Write(body)
-	case faults.Replace:
-		if a.Cut {
-			// A short body: the declared length is the original's.
-			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-			w.WriteHeader(resp.StatusCode)
-			_, _ = w.Write(a.Bytes)
-			flush(w)
-			panic(http.ErrAbortHandler)
-		}
-		if a.Extra != nil {
-			asEvents(out, a.Extra)
-			return
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		w.WriteHeader(resp.StatusCode)
-		_, _ = w.Write(out)
-	case faults.Drop:
-		w.Header().Del("Content-Length")
-		w.Header().Del("Content-Type")
-		w.WriteHeader(http.StatusAccepted)
-	case faults.Withhold:
-		<-r.Context().Done()
-	case faults.Delay:
-		if !sleepCtx(r.Context(), a.Delay) {
-			return
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		w.WriteHeader(resp.StatusCode)
-		_, _ = w.Write(out)
-	case faults.Duplicate:
-		asEvents(out, out)
-	case faults.Slow:
-		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-		w.WriteHeader(resp.StatusCode)
-		dribble(r.Context(), w, out, a.Chunk, a.Gap)
-	case faults.Close, faults.Kill:
-		panic(http.ErrAbortHandler)
+		flush(p.w)
 	}
 }
 
@@ -845,51 +912,61 @@ func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev sseEvent, w
 		return false
 	}
 	f, a := h.eng.process(faults.ToClient, ev.data)
-	if a.Reply != nil {
-		h.replyUpstream(r, a.Reply)
-	}
-	out := a.Out(f.Raw)
-	switch a.Kind {
-	case faults.Forward:
-		write(func() { _, _ = w.Write(ev.raw) })
-	case faults.Replace:
-		if a.Cut {
-			write(func() {
-				var b bytes.Buffer
-				for _, fl := range ev.fields {
-					b.Write(fl)
-				}
-				b.WriteString("data: ")
-				b.Write(a.Bytes)
-				_, _ = w.Write(b.Bytes())
-			})
-			panic(http.ErrAbortHandler)
-		}
-		write(func() { writeData(w, ev.fields, out) })
-	case faults.Drop:
-	case faults.Withhold:
-		return true
-	case faults.Delay:
-		cp := append([]byte(nil), out...)
-		timers.Add(1)
-		time.AfterFunc(a.Delay, func() {
-			defer timers.Done()
-			write(func() { writeData(w, ev.fields, cp) })
-		})
-	case faults.Duplicate:
-		write(func() { writeData(w, ev.fields, out); writeData(w, ev.fields, out) })
-	case faults.Slow:
-		var b bytes.Buffer
-		writeData(&b, ev.fields, out)
-		write(func() { dribble(r.Context(), w, b.Bytes(), a.Chunk, a.Gap) })
-	case faults.Close, faults.Kill:
-		panic(http.ErrAbortHandler)
-	}
-	if a.Extra != nil {
-		write(func() { writeData(w, nil, a.Extra) })
-	}
-	return false
+	p := &eventPort{h: h, w: w, r: r, ev: ev, write: write, timers: timers}
+	execute(&f, a, p)
+	return p.held
 }
+
+// eventPort is an SSE event's port; write serialises writes to the stream
+// (timers write too).
+type eventPort struct {
+	h      *HTTP
+	w      http.ResponseWriter
+	r      *http.Request
+	ev     sseEvent
+	write  func(func())
+	timers *sync.WaitGroup
+	held   bool // a reply was withheld: the stream stays open, silent
+}
+
+func (p *eventPort) forward()         { p.write(func() { _, _ = p.w.Write(p.ev.raw) }) }
+func (p *eventPort) deliver(b []byte) { p.write(func() { writeData(p.w, p.ev.fields, b) }) }
+func (p *eventPort) extra(b []byte)   { p.write(func() { writeData(p.w, nil, b) }) }
+
+func (p *eventPort) deliverCut(b []byte) {
+	p.write(func() {
+		var buf bytes.Buffer
+		for _, fl := range p.ev.fields {
+			buf.Write(fl)
+		}
+		buf.WriteString("data: ")
+		buf.Write(b)
+		_, _ = p.w.Write(buf.Bytes())
+	})
+	panic(http.ErrAbortHandler)
+}
+
+func (p *eventPort) replyBack(b []byte) { p.h.replyUpstream(p.r, b) }
+func (p *eventPort) drop()              {}
+func (p *eventPort) withhold()          { p.held = true }
+
+func (p *eventPort) delay(b []byte, d time.Duration) {
+	cp := append([]byte(nil), b...)
+	p.timers.Add(1)
+	time.AfterFunc(d, func() {
+		defer p.timers.Done()
+		p.write(func() { writeData(p.w, p.ev.fields, cp) })
+	})
+}
+
+func (p *eventPort) dribble(b []byte, chunk int, gap time.Duration) {
+	var buf bytes.Buffer
+	writeData(&buf, p.ev.fields, b)
+	p.write(func() { dribble(p.r.Context(), p.w, buf.Bytes(), chunk, gap) })
+}
+
+func (p *eventPort) disconnect() { panic(http.ErrAbortHandler) }
+func (p *eventPort) kill()       { panic(http.ErrAbortHandler) }
 
 // rewriteEndpoint makes the legacy transport's endpoint URL point at the
 // proxy: an upstream URL becomes a path the client resolves against us.

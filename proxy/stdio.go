@@ -261,7 +261,7 @@ func (s *stdioSession) disconnect() {
 //
 // Three modes, from cheapest:
 //   - copy: nothing can change in either direction ([engine.inert]: no
-//     plan, or no rule can fire any more, and no guard or hook): a plain
+//     plan, or no rule can fire any more, and no guard): a plain
 //     byte copy, like the relay;
 //   - stream (cut-through): nothing can change in this direction
 //     ([engine.mayChange] is false): bytes are forwarded as they arrive and
@@ -492,42 +492,46 @@ func (s *stdioSession) frame(dir faults.Direction, line []byte, dst, back *sink)
 // (with its terminator, if any).
 func (s *stdioSession) execute(dir faults.Direction, f faults.Frame, a faults.Action, line []byte, dst, back *sink) {
 	body := bytes.TrimRight(line, "\r\n")
-	if a.Reply != nil {
-		back.write(a.Reply, newline)
-	}
 	term := line[len(body):] // the line's own terminator, else a newline
 	if len(term) == 0 {
 		term = newline
 	}
-	switch a.Kind {
-	case faults.Forward:
-		dst.write(line)
-	case faults.Replace:
-		dst.write(a.Bytes, term)
-	case faults.Drop, faults.Withhold:
-	case faults.Duplicate:
-		out := a.Out(f.Raw)
-		dst.write(out, term, out, term)
-	case faults.Delay:
-		out := append(append([]byte(nil), a.Out(f.Raw)...), term...)
-		s.delays.Add(1)
-		time.AfterFunc(a.Delay, func() {
-			defer s.delays.Done()
-			dst.write(out)
-		})
-	case faults.Slow:
-		out := append(append([]byte(nil), a.Out(f.Raw)...), term...)
-		dst.slow(out, a.Chunk, a.Gap)
-	case faults.Close:
-		s.disconnect()
-	case faults.Kill:
-		// The server dies here: nothing it wrote after this frame arrives.
-		_ = s.cmd.Process.Kill()
-		s.disconnect()
-	}
-	if a.Extra != nil {
-		dst.write(a.Extra, newline)
-	}
+	execute(&f, a, &linePort{s: s, line: line, term: term, dst: dst, back: back})
+}
+
+// linePort is a stdio line's port: dst is where it goes, back its sender.
+type linePort struct {
+	s         *stdioSession
+	line      []byte
+	term      []byte
+	dst, back *sink
+}
+
+func (p *linePort) forward()            { p.dst.write(p.line) }
+func (p *linePort) deliver(b []byte)    { p.dst.write(b, p.term) }
+func (p *linePort) deliverCut(b []byte) { p.dst.write(b, p.term) } // the newline ends the cut frame
+func (p *linePort) extra(b []byte)      { p.dst.write(b, newline) }
+func (p *linePort) replyBack(b []byte)  { p.back.write(b, newline) }
+func (p *linePort) drop()               {}
+func (p *linePort) withhold()           {}
+func (p *linePort) disconnect()         { p.s.disconnect() }
+func (p *linePort) dribble(b []byte, chunk int, gap time.Duration) {
+	p.dst.slow(append(append([]byte(nil), b...), p.term...), chunk, gap)
+}
+
+func (p *linePort) delay(b []byte, d time.Duration) {
+	out := append(append([]byte(nil), b...), p.term...)
+	p.s.delays.Add(1)
+	time.AfterFunc(d, func() {
+		defer p.s.delays.Done()
+		p.dst.write(out)
+	})
+}
+
+// kill ends the server here: nothing it wrote after this frame arrives.
+func (p *linePort) kill() {
+	_ = p.s.cmd.Process.Kill()
+	p.s.disconnect()
 }
 
 // newline ends a frame the proxy writes; sinks never modify what they write.

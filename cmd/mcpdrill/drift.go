@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -321,23 +323,19 @@ func driftCaptureAction(c *cli.Context) error {
 	for _, u := range obs.Unreadable {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), u.Reason)
 	}
-	var w io.Writer = c.App.Writer
 	path := c.String("output")
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return usageErr("create %s: %v", path, err)
-		}
-		defer f.Close()
-		w = f
+	if path == "-" {
+		return writeJSON(c.App.Writer, capt)
 	}
-	if err := writeJSON(w, capt); err != nil {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, capt); err != nil {
 		return err
 	}
-	if path != "-" {
-		fmt.Fprintf(c.App.ErrWriter, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
-			len(capt.Tools), len(capt.Canaries), capt.Fingerprint, path)
+	if err := outfile.Write(path, buf.Bytes(), 0o644); err != nil {
+		return usageErr("-o: %w", err)
 	}
+	fmt.Fprintf(c.App.ErrWriter, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
+		len(capt.Tools), len(capt.Canaries), capt.Fingerprint, path)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -168,7 +169,7 @@ func studyReport(c *cli.Context) error {
 		return exitErr(exitInternal, err)
 	}
 	for name, b := range map[string][]byte{"SUMMARY.md": md.Bytes(), "index.html": page.Bytes()} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := outfile.Write(filepath.Join(dir, name), b, 0o644); err != nil {
 			return exitErr(exitInternal, err)
 		}
 	}
@@ -191,28 +192,15 @@ func readResults(path string) (*studies.Results, error) {
 	return r, nil
 }
 
-// writeOutput writes b to path ("-" is stdout) through a temporary file, so
-// an interrupted run never leaves half a results.json.
+// writeOutput writes b to path ("-" is stdout) with outfile.Write: a
+// regular file is replaced atomically, so an interrupted run never leaves
+// half a results.json; a device or FIFO is written to as it is.
 func writeOutput(c *cli.Context, path string, b []byte) error {
 	if path == "-" || path == "" {
 		_, err := c.App.Writer.Write(b)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".results-*.json")
-	if err != nil {
-		return exitErr(exitInternal, err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return exitErr(exitInternal, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return exitErr(exitInternal, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := outfile.Write(path, b, 0o644); err != nil {
 		return exitErr(exitInternal, err)
 	}
 	return nil

@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"internal/schema":             {},
 	"internal/target":             {},
 	"internal/inputfile":          {},
+	"internal/outfile":            {},
 	"internal/testbed":            {"internal/jsonrpc"},
 	"internal/mcp":                {"internal/jsonrpc", "internal/reap"},
 	"internal/telemetry":          {"internal/jsonrpc", "report"},

@@ -154,6 +154,10 @@ func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
 		s.find(RuleVersionNeg, "", "/error/code", fmt.Sprintf("an unknown revision was refused with %d instead of -32022", msg.Error.Code))
 		s.check(RuleVersionNeg, CheckFail, "")
 	default:
+		if reason, cut := cutShort(ctx); cut {
+			s.cutCheck(RuleVersionNeg, reason, "no answer before the scan ended")
+			return
+		}
 		s.check(RuleVersionNeg, CheckNotEstablished, "no answer: "+errText(err))
 	}
 }
@@ -161,6 +165,10 @@ func (s *scanner) versionNegotiation(ctx context.Context, modern bool) {
 // secondConnection lists tools on a fresh session and compares the sets.
 func (s *scanner) secondConnection(ctx context.Context) {
 	c2, err := mcp.Connect(ctx, s.cfg)
+	if reason, cut := cutShort(ctx); cut && err != nil {
+		s.cutCheck(RuleToolSetStable, reason, "the second connection was cut short")
+		return
+	}
 	if err != nil {
 		s.find(RuleIncomplete, "", "", "the second connection failed ("+errText(err)+"): tool-set stability not established")
 		s.check(RuleToolSetStable, CheckNotEstablished, "second connection failed")
@@ -168,6 +176,10 @@ func (s *scanner) secondConnection(ctx context.Context) {
 	}
 	defer c2.Close()
 	l2, err := c2.ListTools(ctx)
+	if reason, cut := cutShort(ctx); cut && err != nil {
+		s.cutCheck(RuleToolSetStable, reason, "the second listing was cut short")
+		return
+	}
 	if err != nil || l2.Capped || s.list.Capped {
 		s.find(RuleIncomplete, "", "", "a complete tool list was not obtained twice: tool-set stability not established")
 		s.check(RuleToolSetStable, CheckNotEstablished, "")

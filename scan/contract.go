@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,8 +13,11 @@ import (
 )
 
 // contracts assesses every listed tool's outputSchema and records the
-// schema-level conformance checks.
-func (s *scanner) contracts() {
+// schema-level conformance checks. Each schema is assessed under the scan's
+// context and its own synthesis budget (schema.Budget defaults): one that
+// needs more is unassessed (MCP-OUT-UNASSESSED, stopped_by "budget"); once
+// the context has ended, the remaining ones are not established.
+func (s *scanner) contracts(ctx context.Context) {
 	if !s.listed && len(s.list.Tools) == 0 {
 		return
 	}
@@ -25,10 +30,20 @@ func (s *scanner) contracts() {
 			tr.OutputContract = string(schema.ContractNone)
 			s.find(RuleNoOutputSchema, t.Name, "/outputSchema", "declares no outputSchema")
 		default:
-			a := schema.Assess(t.OutputSchema)
+			// Not started, or stopped part-way by the scan's context: either
+			// way not established.
+			if reason, cut := cutShort(ctx); cut {
+				tr.cutContract(reason)
+				break
+			}
+			a := schema.AssessContext(ctx, t.OutputSchema, schema.Budget{})
+			if a.StoppedBy == schema.StoppedDeadline || a.StoppedBy == schema.StoppedCanceled {
+				tr.cutContract(a.StoppedBy)
+				break
+			}
 			tr.OutputContract = string(a.Contract)
 			tr.Instances, tr.Leaves, tr.LeavesRejected, tr.Wrapped, tr.Reason = a.Instances, a.Leaves, a.LeavesRejected, a.Wrapped, a.Reason
-			tr.LeavesSampled = a.LeavesCapped
+			tr.LeavesSampled, tr.StoppedBy = a.LeavesCapped, a.StoppedBy
 			switch a.Contract {
 			case schema.ContractInvalid:
 				bad[RuleSchemaInvalid] = true
@@ -62,7 +77,7 @@ func (s *scanner) contracts() {
 			}
 		}
 		s.rep.Tools = append(s.rep.Tools, tr)
-		s.inputSchema(t, bad)
+		s.inputSchema(ctx, t, bad)
 	}
 	s.names(bad)
 	for _, id := range []string{RuleSchemaInvalid, RuleInputSchemaType} {
@@ -75,7 +90,14 @@ func (s *scanner) contracts() {
 	}
 }
 
-func (s *scanner) inputSchema(t mcp.Tool, bad map[string]bool) {
+// cutContract records an output contract the scan's context (reason) kept
+// from being assessed: undetermined, not graded.
+func (tr *ToolReport) cutContract(reason string) {
+	tr.OutputContract, tr.Undetermined, tr.StoppedBy = string(schema.ContractVacuous), true, reason
+	tr.Reason = notEstablished(reason, "the output contract was not assessed before the scan ended")
+}
+
+func (s *scanner) inputSchema(ctx context.Context, t mcp.Tool, bad map[string]bool) {
 	if isAbsent(t.InputSchema) {
 		bad[RuleInputSchemaType] = true
 		s.find(RuleInputSchemaType, t.Name, "/inputSchema", "inputSchema is missing")
@@ -87,7 +109,13 @@ func (s *scanner) inputSchema(t mcp.Tool, bad map[string]bool) {
 		bad[RuleInputSchemaType] = true
 		s.find(RuleInputSchemaType, t.Name, "/inputSchema/type", "inputSchema is not a schema of type \"object\"")
 	}
-	if _, err := schema.Compile(t.InputSchema); err != nil {
+	switch _, err := schema.CompileContext(ctx, t.InputSchema, schema.Budget{}); {
+	case err == nil:
+	case errors.Is(err, schema.ErrBudget):
+		s.find(RuleIncomplete, t.Name, "/inputSchema", "compiling the inputSchema exceeded the synthesis budget: whether it compiles was not established")
+	case ctx.Err() != nil:
+		// Cut short by the scan's context: nothing established, nothing graded.
+	default:
 		bad[RuleSchemaInvalid] = true
 		s.find(RuleSchemaInvalid, t.Name, "/inputSchema", "inputSchema does not compile: "+err.Error())
 	}

@@ -118,6 +118,10 @@ type PlannedCall struct {
 	// Violations counts outputSchema violations.
 	Violations int    `json:"violations,omitempty"`
 	Detail     string `json:"detail,omitempty"`
+	// Reason is set when the run's own deadline ("deadline") or
+	// cancellation ("canceled") cut the call (or its argument synthesis)
+	// short: nothing about the server is claimed then.
+	Reason string `json:"reason,omitempty"`
 
 	tool mcp.Tool
 }
@@ -134,8 +138,18 @@ const (
 )
 
 // PlanInvocation resolves the named tools against tools (declared or
-// listed) and generates their arguments. Nothing is sent.
+// listed) and generates their arguments. Nothing is sent. It is
+// PlanInvocationContext without a context.
 func PlanInvocation(o InvokeOptions, cls target.Classification, tools []mcp.Tool, against string) (*Invocation, []report.Finding) {
+	return PlanInvocationContext(context.Background(), o, cls, tools, against)
+}
+
+// PlanInvocationContext is PlanInvocation under ctx: each tool's arguments
+// are synthesized under ctx and the default schema.Budget. An inputSchema
+// that needs more gets no arguments (no_arguments, "synthesis budget
+// exceeded"); once ctx has ended, the remaining calls get none either and
+// carry Reason, with no finding.
+func PlanInvocationContext(ctx context.Context, o InvokeOptions, cls target.Classification, tools []mcp.Tool, against string) (*Invocation, []report.Finding) {
 	inv := &Invocation{Target: cls, Seed: o.Seed, ResolvedAgainst: against, Calls: []PlannedCall{}}
 	var fs []report.Finding
 	byName := map[string]mcp.Tool{}
@@ -161,8 +175,17 @@ func PlanInvocation(o InvokeOptions, cls target.Classification, tools []mcp.Tool
 			continue
 		}
 		pc.tool = t
-		args, err := generateArgs(t.InputSchema, o.Seed)
-		if err != nil {
+		args, err := generateArgs(ctx, t.InputSchema, o.Seed)
+		reason, cut := cutShort(ctx)
+		switch {
+		case err != nil && cut:
+			pc.Outcome, pc.Reason = OutcomeNoArguments, reason
+			pc.Detail = notEstablished(reason, "argument synthesis was cut short")
+		case errors.Is(err, schema.ErrBudget):
+			pc.Outcome, pc.Detail = OutcomeNoArguments, err.Error()
+			fs = append(fs, report.Finding{Rule: RuleCallNoArgsCreated, Severity: report.SeverityWarn, Tool: name, Pointer: "/inputSchema",
+				Message: "no arguments could be generated from the declared inputSchema (synthesis budget exceeded); not invoked"})
+		case err != nil:
 			pc.Outcome, pc.Detail = OutcomeNoArguments, err.Error()
 			fs = append(fs, report.Finding{Rule: RuleCallNoArgsCreated, Severity: report.SeverityWarn, Tool: name, Pointer: "/inputSchema",
 				Message: "no arguments could be generated from the declared inputSchema; not invoked"})
@@ -174,13 +197,13 @@ func PlanInvocation(o InvokeOptions, cls target.Classification, tools []mcp.Tool
 	return inv, fs
 }
 
-// generateArgs synthesizes the first valid instance of an inputSchema (an
-// absent schema takes {}).
-func generateArgs(raw json.RawMessage, seed uint64) (json.RawMessage, error) {
+// generateArgs synthesizes, under ctx and the default budget, the first
+// valid instance of an inputSchema (an absent schema takes {}).
+func generateArgs(ctx context.Context, raw json.RawMessage, seed uint64) (json.RawMessage, error) {
 	if isAbsent(raw) {
 		return json.RawMessage(`{}`), nil
 	}
-	insts, err := schema.Synthesize(raw, schema.SynthOptions{Seed: seed, MaxInstances: 1})
+	insts, err := schema.SynthesizeContext(ctx, raw, schema.SynthOptions{Seed: seed, MaxInstances: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +233,13 @@ func ExecuteInvocation(ctx context.Context, c *mcp.Client, inv *Invocation, tr *
 		}
 		mark := tr.Mark()
 		msg, err := c.Call(ctx, "tools/call", map[string]any{"name": pc.Tool, "arguments": pc.Arguments})
+		if reason, cut := cutShort(ctx); cut && err != nil {
+			pc.Outcome, pc.Reason = OutcomeNotCompleted, reason
+			pc.Detail = notEstablished(reason, "the call was cut short before a reply")
+			continue
+		}
 		call := lastCall(tr.Since(mark), "", false)
-		for _, f := range checkReply(pc, rev, msgOrHTTP(msg, err)) {
+		for _, f := range checkReply(ctx, pc, rev, msgOrHTTP(msg, err)) {
 			call.Stamp(&f)
 			fs = append(fs, f)
 		}
@@ -241,8 +269,9 @@ func msgOrHTTP(msg *jsonrpc.Message, err error) callReply {
 	return callReply{result: msg.Result}
 }
 
-// checkReply records a call's outcome and grades it.
-func checkReply(pc *PlannedCall, rev string, r callReply) []report.Finding {
+// checkReply records a call's outcome and grades it; the result is checked
+// against the outputSchema under ctx and the default schema budget.
+func checkReply(ctx context.Context, pc *PlannedCall, rev string, r callReply) []report.Finding {
 	find := func(rule string, ptr, msg string) report.Finding {
 		return report.Finding{Rule: rule, Severity: severityOf(rule), Tool: pc.Tool, Pointer: ptr, Message: msg}
 	}
@@ -284,11 +313,23 @@ func checkReply(pc *PlannedCall, rev string, r callReply) []report.Finding {
 		return append(fs, find(RuleCallOutputSchema, "", "structuredContent could not be decoded as JSON"))
 	}
 	if declared {
-		sc, err := schema.Compile(pc.tool.OutputSchema)
-		if err != nil {
+		sc, err := schema.CompileContext(ctx, pc.tool.OutputSchema, schema.Budget{})
+		var vs []schema.Violation
+		if err == nil {
+			vs = sc.Violations(value)
+			if stop := sc.Stopped(); stop != nil {
+				err = stop
+			}
+		}
+		switch {
+		case errors.Is(err, schema.ErrBudget):
+			pc.Detail = "checking the result against the outputSchema exceeded the synthesis budget; the result was not checked"
+		case err != nil && ctx.Err() != nil:
+			reason, _ := cutShort(ctx)
+			pc.Reason, pc.Detail = reason, notEstablished(reason, "the result was not checked against the outputSchema")
+		case err != nil:
 			pc.Detail = "the declared outputSchema does not compile; the result was not checked"
-		} else {
-			vs := sc.Violations(value)
+		default:
 			pc.Violations = len(vs)
 			for _, v := range vs {
 				ptr := v.Pointer
@@ -351,7 +392,7 @@ func (s *scanner) invoke(ctx context.Context) {
 	if len(s.opts.Invoke.Tools) == 0 {
 		return
 	}
-	inv, fs := PlanInvocation(s.opts.Invoke, s.classification(), s.list.Tools, "listed")
+	inv, fs := PlanInvocationContext(ctx, s.opts.Invoke, s.classification(), s.list.Tools, "listed")
 	s.rep.Invocation = inv
 	s.rep.Findings = append(s.rep.Findings, fs...)
 	if !s.opts.Invoke.Execute || !s.listed {

@@ -202,6 +202,14 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 		return p
 	}
 	msg, err := e.send(ctx)
+	if reason, cut := cutShort(ctx); cut && err != nil {
+		// The scan's own deadline ended the wait: nothing is known of the
+		// server's answer.
+		established := false
+		p.Verdict, p.Established, p.Reason = VerdictSkipped, &established, reason
+		p.Detail = notEstablished(reason, "the probe was cut short before a reply")
+		return p
+	}
 	o := classify(msg, err)
 	if o.verdict == VerdictCrash && s.cfg.URL == "" && errors.Is(err, mcp.ErrServerExited) {
 		// A crashed stdio server would turn every later probe into a crash too:

@@ -85,6 +85,10 @@ type ToolReport struct {
 	// corruption" because enforcement could not be decided (see Reason).
 	Undetermined bool   `json:"undetermined,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	// StoppedBy says why an undetermined assessment stopped before its
+	// verdict: "budget" (the schema needs more than the synthesis budget),
+	// "deadline" (the scan's deadline ended it), "canceled".
+	StoppedBy string `json:"stopped_by,omitempty"`
 }
 
 // Verdict classifies how a server answered a probe.
@@ -120,6 +124,11 @@ type Probe struct {
 	Expected string `json:"expected"`
 	Tool     string `json:"tool,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	// Established is false (and Reason says why: "deadline", "canceled")
+	// for a probe the scan itself cut short before the server answered; its
+	// Verdict is then skipped and it is not graded. Absent otherwise.
+	Established *bool  `json:"established,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // CheckStatus is the outcome of a conformance check.
@@ -138,6 +147,9 @@ type Check struct {
 	ID     string      `json:"id"`
 	Status CheckStatus `json:"status"`
 	Detail string      `json:"detail,omitempty"`
+	// Reason is set on a not_established check the scan itself cut short:
+	// "deadline" or "canceled".
+	Reason string `json:"reason,omitempty"`
 }
 
 // Scores are per-axis figures in [0,1]; nil means the axis had nothing to

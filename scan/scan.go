@@ -189,7 +189,7 @@ func (s *scanner) run(ctx context.Context) {
 	}
 	s.rep.Established = s.listed
 
-	s.contracts()
+	s.contracts(ctx)
 	s.conformance(ctx)
 	s.probes(ctx)
 	if !s.opts.SkipSecondConnection && s.listed {
@@ -315,8 +315,10 @@ func (s *scanner) frameCap() int {
 	return jsonrpc.DefaultMaxFrame
 }
 
-// finish sorts everything and computes the scores.
+// finish names what the deadline cut short, sorts everything and computes
+// the scores.
 func (s *scanner) finish() {
+	s.cutSummary()
 	r := s.rep
 	slices.SortFunc(r.Tools, func(a, b ToolReport) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(r.Conformance, func(a, b Check) int { return cmp.Compare(a.ID, b.ID) })

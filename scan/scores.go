@@ -18,7 +18,10 @@ func ScoresOf(r *Report) Scores {
 			sc.Enforceable++
 		case "vacuous":
 			sc.Declared++
-			sc.Vacuous++
+			if t.StoppedBy != ReasonDeadline && t.StoppedBy != ReasonCanceled {
+				// Cut short by the scan, not graded.
+				sc.Vacuous++
+			}
 		case "invalid":
 			sc.Declared++
 			sc.Invalid++

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -50,10 +51,17 @@ type Assessment struct {
 	Branches  int `json:"branches"`
 	Uncovered int `json:"uncovered"`
 	// Undetermined is set when enforcement could not be decided either way
-	// (no instance could be synthesized, or a branch stayed uncovered while
-	// every corruption tried was rejected); Contract is then vacuous in the
-	// sense "not shown to reject corruption".
+	// (no instance could be synthesized, a branch stayed uncovered while
+	// every corruption tried was rejected, or the work stopped: see
+	// StoppedBy); Contract is then vacuous in the sense "not shown to reject
+	// corruption".
 	Undetermined bool `json:"undetermined,omitempty"`
+	// StoppedBy is set when the assessment stopped before its verdict:
+	// StoppedBudget (the schema needs more work or generated data than the
+	// Budget allows), StoppedDeadline or StoppedCanceled (the context
+	// ended). Undetermined is then set. A stop during the per-leaf stage
+	// only samples it (LeavesCapped) and leaves StoppedBy empty.
+	StoppedBy string `json:"stopped_by,omitempty"`
 	// FormatDependent is set when the verdict is enforceable only because
 	// "format" is asserted: with format as an annotation (the default of
 	// many validators for 2019-09 and later) the corruption would pass.
@@ -121,12 +129,28 @@ var wrapMarkers = []string{"x-fastmcp-wrap-result"}
 //     LeavesCapped is set and the figures are an even sample.
 //  8. FormatDependent: enforceable, but a copy compiled without format
 //     assertion accepts a corrupted payload.
+//
+// Assess is AssessContext without a context, with the default Budget.
 func Assess(outputSchema json.RawMessage) Assessment {
+	return AssessContext(context.Background(), outputSchema, Budget{})
+}
+
+// AssessContext is Assess under ctx and b: steps 3 to 8 share one Budget
+// (see Budget). When it runs out or ctx ends before the verdict, the
+// assessment is Undetermined (vacuous, not established) with StoppedBy and
+// a reason saying so; when that happens during the per-leaf stage, the
+// verdict stands and the per-leaf figures are a sample (LeavesCapped).
+func AssessContext(ctx context.Context, outputSchema json.RawMessage, b Budget) Assessment {
+	return assess(outputSchema, newMeter(ctx, b))
+}
+
+// assess is AssessContext with its work charged to m.
+func assess(outputSchema json.RawMessage, m *meter) Assessment {
 	raw := bytes.TrimSpace(outputSchema)
 	if len(raw) == 0 || string(raw) == "null" {
 		return Assessment{Contract: ContractNone, Reason: "no outputSchema declared"}
 	}
-	s, err := Compile(raw)
+	s, err := CompileOpts(raw, Options{AssertFormat: true, meter: m})
 	if err != nil {
 		return Assessment{Contract: ContractInvalid, Reason: "outputSchema does not compile", CompileError: err.Error()}
 	}
@@ -183,15 +207,23 @@ func Assess(outputSchema json.RawMessage) Assessment {
 		}
 		return a
 	}
+	stopped := func(stage string) Assessment {
+		err := m.stopped()
+		a.Undetermined, a.StoppedBy = true, stopCause(err)
+		a.Instances, a.Leaves, a.LeavesRejected = 0, 0, 0
+		if a.StoppedBy == StoppedBudget {
+			return finish(ContractVacuous, fmt.Sprintf("synthesis budget exceeded %s (%s); enforcement not established", stage, budgetPart(err)))
+		}
+		return finish(ContractVacuous, fmt.Sprintf("stopped %s (%s); enforcement not established", stage, a.StoppedBy))
+	}
+	if res.stop != nil {
+		return stopped("while synthesizing instances")
+	}
 	if a.Instances == 0 {
 		a.Undetermined = true
 		return finish(ContractVacuous, "no valid instance could be synthesized ("+res.firstNote()+"); enforcement not established")
 	}
 
-	a.leafChecks(res.instances, judge)
-	if a.LeavesCapped {
-		notes = append(notes, fmt.Sprintf("per-leaf check stopped after %s (work budget)", plural(a.Leaves, "single-leaf corruption")))
-	}
 	corruptible, accepted := 0, 0
 	var corrupted []any
 	for _, in := range res.instances {
@@ -204,6 +236,34 @@ func Assess(outputSchema json.RawMessage) Assessment {
 		if judge.Validate(c) == nil {
 			accepted++
 		}
+		if m.stopped() != nil {
+			return stopped("while validating corrupted payloads")
+		}
+	}
+	// Format dependence only matters for an enforceable verdict; it is
+	// decided before the per-leaf stage, which may spend the rest of the
+	// budget.
+	if corruptible > 0 && accepted == 0 && len(unc) == 0 {
+		if nf := noFormat(); nf != nil {
+			for _, c := range corrupted {
+				accepts := nf.Validate(c) == nil
+				if m.stopped() != nil {
+					return stopped("while checking format dependence")
+				}
+				if accepts {
+					a.FormatDependent = true
+					break
+				}
+			}
+		}
+	}
+	a.leafChecks(res.instances, judge, m)
+	if a.LeavesCapped {
+		why := "work budget"
+		if err := m.stopped(); err != nil && stopCause(err) != StoppedBudget {
+			why = stopCause(err)
+		}
+		notes = append(notes, fmt.Sprintf("per-leaf check stopped after %s (%s)", plural(a.Leaves, "single-leaf corruption"), why))
 	}
 	skipped := ""
 	if n := a.Instances - corruptible; n > 0 && corruptible > 0 {
@@ -222,14 +282,6 @@ func Assess(outputSchema json.RawMessage) Assessment {
 	if res.capped {
 		notes = append(notes, fmt.Sprintf("instance cap of %d reached", assessMaxInstances))
 	}
-	if nf := noFormat(); nf != nil {
-		for _, c := range corrupted {
-			if nf.Validate(c) == nil {
-				a.FormatDependent = true
-				break
-			}
-		}
-	}
 	reason := fmt.Sprintf("corrupted payload rejected for all %s", plural(corruptible, "instance")) + skipped
 	if a.FormatDependent {
 		reason += " (only because format is asserted)"
@@ -243,8 +295,8 @@ const leafWorkBudget = 150000
 
 // leafChecks corrupts one leaf at a time and validates. Instances are
 // visited round-robin (leaf 0 of every instance, then leaf 1…) so that, when
-// the work budget runs out, every branch has been sampled alike.
-func (a *Assessment) leafChecks(insts []synthInstance, judge *Schema) {
+// the work budget (or m) runs out, every branch has been sampled alike.
+func (a *Assessment) leafChecks(insts []synthInstance, judge *Schema, m *meter) {
 	type item struct {
 		value  any
 		leaves []string
@@ -279,8 +331,14 @@ func (a *Assessment) leafChecks(insts []synthInstance, judge *Schema) {
 			if !ok {
 				continue
 			}
+			rejected := judge.Validate(c) != nil
+			if m.stopped() != nil {
+				// Cut short: this validation's answer does not count.
+				a.LeavesCapped = true
+				return
+			}
 			a.Leaves++
-			if judge.Validate(c) != nil {
+			if rejected {
 				a.LeavesRejected++
 			}
 		}

@@ -47,6 +47,10 @@ type Options struct {
 	MaxDepth int
 	// MaxBytes bounds the size of the raw document. Default DefaultMaxBytes.
 	MaxBytes int
+
+	// meter, when set, is charged for every pattern match the validator
+	// makes (synthesis and assessment compile with their budget's meter).
+	meter *meter
 }
 
 func (o Options) withDefaults() Options {
@@ -176,7 +180,15 @@ func compileDoc(doc any, o Options) (*Schema, error) {
 	}
 	c.UseLoader(refuseLoader{})
 	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
-		re, err := compileECMA(s)
+		var (
+			re  jsonschema.Regexp
+			err error
+		)
+		if o.meter != nil {
+			re, err = newMatcher(s, o.meter)
+		} else {
+			re, err = compileECMA(s)
+		}
 		if err == nil {
 			return re, nil
 		}

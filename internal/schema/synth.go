@@ -1,11 +1,11 @@
 package schema
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -22,6 +22,9 @@ type SynthOptions struct {
 	// optional properties are left out and arrays are kept at minItems, so
 	// recursive schemas bottom out. Default 24.
 	MaxDepth int
+	// Budget bounds the work and the generated data of the whole
+	// synthesis (every attempt and instance); see Budget.
+	Budget Budget
 }
 
 const (
@@ -65,12 +68,26 @@ var ErrNoInstance = errors.New("schema: no valid instance could be synthesized")
 // optional properties) are made per branch before giving up on it.
 // Identical instances are returned once. ErrNoInstance (with the first
 // reason) is returned when nothing validates.
+//
+// Synthesize is SynthesizeContext without a context.
 func Synthesize(raw json.RawMessage, o SynthOptions) ([]any, error) {
-	s, err := Compile(raw)
+	return SynthesizeContext(context.Background(), raw, o)
+}
+
+// SynthesizeContext is Synthesize under ctx and o.Budget: when the budget
+// runs out it returns an error wrapping ErrBudget, and when ctx ends one
+// wrapping ctx's error; nothing is returned then, not even the instances
+// already found.
+func SynthesizeContext(ctx context.Context, raw json.RawMessage, o SynthOptions) ([]any, error) {
+	m := newMeter(ctx, o.Budget)
+	s, err := CompileOpts(raw, Options{AssertFormat: true, meter: m})
 	if err != nil {
 		return nil, err
 	}
 	res := synthesize(s, nil, o)
+	if res.stop != nil {
+		return nil, res.stop
+	}
 	if len(res.instances) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoInstance, res.firstNote())
 	}
@@ -100,6 +117,9 @@ type synthResult struct {
 	overlapped map[branch]bool // only reachable by values that also match another oneOf branch
 	notes      []string
 	capped     bool
+	// stop is set when the budget's meter stopped the synthesis (budget
+	// exhausted or context ended); the result is then incomplete.
+	stop error
 }
 
 func (r *synthResult) firstNote() string {
@@ -138,7 +158,9 @@ func (r *synthResult) note(s string) {
 // synthesize runs the branch-covering generation. relaxed, when not nil,
 // is the oneOf-as-anyOf schema: a branch whose only candidates fail the
 // strict schema but pass the relaxed one is "overlapped" (every value it
-// could produce is claimed by another branch as well).
+// could produce is claimed by another branch as well). The work is charged
+// to s's meter (none when s was compiled without one); when it stops,
+// res.stop says why and the generation ends.
 func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 	if o.MaxInstances <= 0 {
 		o.MaxInstances = defaultMaxInstances
@@ -147,12 +169,16 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 		o.MaxDepth = defaultSynthDepth
 	}
 	res := &synthResult{points: map[string]int{}, covered: map[branch]bool{}, overlapped: map[branch]bool{}}
-	cache := map[string]*regexp.Regexp{}
+	m := s.opts.meter
+	cache := map[string]*matcher{}
 	queue := []map[string]int{{}}
 	tried := map[branch]bool{}
 	seen := map[string]bool{}
 	runs := 0
 	for len(queue) > 0 {
+		if res.stop = m.stopped(); res.stop != nil {
+			break
+		}
 		if len(res.instances) >= o.MaxInstances || runs >= 4*o.MaxInstances+8 {
 			res.capped = true
 			break
@@ -169,12 +195,20 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 				res.points[p] = max(res.points[p], n)
 			}
 			last = g
-			if !ok {
+			// Validating costs about as much as generating did.
+			if !ok || !m.step(int64(synthBudget-g.budget)) {
+				if m.stopped() != nil {
+					break
+				}
 				res.note(g.failure)
 				continue
 			}
 			g.value = v
 			vs := s.Violations(v)
+			if m.stopped() != nil {
+				// The validation was cut short: its answer means nothing.
+				break
+			}
 			if len(vs) == 0 {
 				if len(cs) > 0 && seen[string(Canonical(v))] {
 					// Valid but already known: another attempt may
@@ -194,6 +228,9 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 			if relaxed != nil && overlap == nil && relaxed.Validate(v) == nil {
 				overlap = g
 			}
+		}
+		if res.stop = m.stopped(); res.stop != nil {
+			break
 		}
 		if accepted == nil && dup != nil {
 			accepted = dup
@@ -276,16 +313,18 @@ type gen struct {
 	maxDepth  int
 	refActive map[string]int
 	failure   string
-	cache     map[string]*regexp.Regexp
+	cache     map[string]*matcher
 	value     any
+	m         *meter // the whole synthesis' budget (nil: unbounded)
 }
 
-func newGen(s *Schema, forced map[string]int, attempt int, o SynthOptions, cache map[string]*regexp.Regexp) *gen {
+func newGen(s *Schema, forced map[string]int, attempt int, o SynthOptions, cache map[string]*matcher) *gen {
 	return &gen{
 		root: s.doc, draft: s.draft, forced: forced,
 		used: map[string]int{}, npoints: map[string]int{},
 		attempt: attempt, seed: o.Seed, minimal: attempt == 3 || attempt == 4,
 		budget: synthBudget, maxDepth: o.MaxDepth, refActive: map[string]int{}, cache: cache,
+		m: s.opts.meter,
 	}
 }
 
@@ -499,6 +538,10 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 		g.failf("generation budget exhausted")
 		return nil, false
 	}
+	if !g.m.step(1) {
+		g.failf("synthesis budget exceeded")
+		return nil, false
+	}
 	if depth > g.maxDepth {
 		g.failf("values nested deeper than %d", g.maxDepth)
 		return nil, false
@@ -524,7 +567,7 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 	declared := declaredTypes(c)
 	for _, p := range c.parts {
 		if cv, ok := p.m["const"]; ok {
-			return deepCopy(cv), true
+			return g.copyValue(cv)
 		}
 	}
 	for _, p := range c.parts {
@@ -543,7 +586,7 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 			return nil, false
 		}
 		k := (int(g.seed%uint64(len(fit))) + g.attempt + idx) % len(fit)
-		return deepCopy(fit[k]), true
+		return g.copyValue(fit[k])
 	}
 
 	t, ok := g.pickType(c, declared)
@@ -663,6 +706,42 @@ func (g *gen) pickType(c *conj, declared []string) (string, bool) {
 		return "number", true
 	}
 	return "string", true
+}
+
+// copyValue copies a schema value (const, enum member) into the instance,
+// charging its size to the budget: a large const repeated in an array
+// costs what it weighs.
+func (g *gen) copyValue(v any) (any, bool) {
+	nodes, bytes := valueSize(v, 0)
+	if !g.m.step(nodes) || !g.m.take(bytes) {
+		g.failf("synthesis budget exceeded")
+		return nil, false
+	}
+	return deepCopy(v), true
+}
+
+// valueSize counts the nodes of a decoded value and the bytes of its
+// strings and keys.
+func valueSize(v any, depth int) (nodes, bytes int64) {
+	nodes = 1
+	if depth > MaxJSONDepth {
+		return nodes, bytes
+	}
+	switch t := v.(type) {
+	case string:
+		bytes += int64(len(t))
+	case map[string]any:
+		for k, e := range t {
+			n, b := valueSize(e, depth+1)
+			nodes, bytes = nodes+n, bytes+b+int64(len(k))
+		}
+	case []any:
+		for _, e := range t {
+			n, b := valueSize(e, depth+1)
+			nodes, bytes = nodes+n, bytes+b
+		}
+	}
+	return nodes, bytes
 }
 
 func deepCopy(v any) any {

@@ -2,19 +2,19 @@ package schema
 
 import (
 	"fmt"
-	"regexp"
 	"regexp/syntax"
 	"slices"
 	"unicode/utf8"
 )
 
-// regexp returns the compiled pattern, or nil when Go's engine cannot run
-// it (ECMA-only syntax: such patterns are not asserted by Compile either).
-func (g *gen) regexp(pat string) *regexp.Regexp {
+// regexp returns the compiled pattern, its matches charged to the budget,
+// or nil when Go's engine cannot run it (ECMA-only syntax: such patterns
+// are not asserted by Compile either).
+func (g *gen) regexp(pat string) *matcher {
 	if re, ok := g.cache[pat]; ok {
 		return re
 	}
-	re, err := compileECMA(pat)
+	re, err := newMatcher(pat, g.m)
 	if err != nil {
 		re = nil
 	}
@@ -48,12 +48,15 @@ func (g *gen) genString(c *conj, idx int) (any, bool) {
 		g.failf("minLength above %d at %q", maxSynthString, c.parts[0].loc)
 		return nil, false
 	}
-	if ex, ok := formatExample(format, idx); ok && g.stringFits(ex, pats, minL, maxL) {
-		return ex, true
+	s, ok := formatExample(format, idx)
+	if !ok || !g.stringFits(s, pats, minL, maxL) {
+		if s, ok = g.stringFor(pats, minL, maxL, idx); !ok {
+			g.failf("no string found for the pattern at %q", c.parts[0].loc)
+			return nil, false
+		}
 	}
-	s, ok := g.stringFor(pats, minL, maxL, idx)
-	if !ok {
-		g.failf("no string found for the pattern at %q", c.parts[0].loc)
+	if !g.m.take(int64(len(s))) {
+		g.failf("synthesis budget exceeded")
 		return nil, false
 	}
 	return s, true
@@ -105,7 +108,11 @@ func (g *gen) stringFor(pats []string, minL, maxL, idx int) (string, bool) {
 		for _, t := range targets {
 			for v := range 3 {
 				rg := &rxGen{target: t, variant: v + int(g.seed%7), offset: idx}
-				if !rg.gen(tree, 0) {
+				built := rg.gen(tree, 0)
+				if !g.m.step(int64(len(rg.out) + 1)) {
+					return "", false
+				}
+				if !built {
 					continue
 				}
 				s := string(rg.out)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -590,6 +591,53 @@ func deepSchema(depth int) []byte {
 		b = append(b, close...)
 	}
 	return b
+}
+
+// synthBombProperties is the number of required properties of the
+// `synth-bomb` schema: about 27 KB of JSON.
+const synthBombProperties = 300
+
+// synthBombPattern is cheap to satisfy but costs Go's linear engine about
+// 2,000 instructions per byte matched: the inner repetition expands to a
+// thousand optional classes.
+const synthBombPattern = `^(x|y)*(?:[a-z]{0,100}){0,10}$`
+
+func synthBombTools(Options, bool) []tool {
+	bomb := okTool("bomb", "Its inputSchema and outputSchema require hundreds of long strings with a costly pattern.")
+	bomb.inputRaw = synthBombSchema(synthBombProperties)
+	bomb.output = bomb.inputRaw
+	bomb.run = func(_ callEnv, a map[string]any) toolResult {
+		for i := range synthBombProperties {
+			if _, ok := a["p"+strconv.Itoa(i)].(string); !ok {
+				return errResult("missing or non-string argument p%d", i)
+			}
+		}
+		return toolResult{text: "ok"}
+	}
+	return []tool{echoTool(echoDesc, false), bomb}
+}
+
+// synthBombSchema is an object schema with n required string properties
+// p0…, each of minLength 3000 and the synthBombPattern.
+func synthBombSchema(n int) json.RawMessage {
+	pat, _ := json.Marshal(synthBombPattern)
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"string","minLength":3000,"pattern":%s}`, i, pat)
+	}
+	b.WriteString(`},"required":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d"`, i)
+	}
+	b.WriteString(`]}`)
+	return json.RawMessage(b.String())
 }
 
 func badSchemaTools(Options, bool) []tool {

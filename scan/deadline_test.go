@@ -1,0 +1,176 @@
+package scan
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+)
+
+// scanWithin runs a scan and fails the test if Run has not returned within
+// the deadline plus grace: the deadline is a wall.
+func scanWithin(t *testing.T, cfg mcp.Config, o Options, grace time.Duration) *Report {
+	t.Helper()
+	type result struct {
+		r   *Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := Run(context.Background(), cfg, o)
+		done <- result{r, err}
+	}()
+	wall := time.NewTimer(o.Deadline + grace)
+	defer wall.Stop()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		return res.r
+	case <-wall.C:
+		t.Fatalf("scan still running %v after its %v deadline", grace, o.Deadline)
+		return nil
+	}
+}
+
+func toolReport(r *Report, name string) (ToolReport, bool) {
+	for _, tr := range r.Tools {
+		if tr.Name == name {
+			return tr, true
+		}
+	}
+	return ToolReport{}, false
+}
+
+// F1 (issue 21): a tool list of ~27 KB whose schema requires 300 strings of
+// minLength 3000 under a pattern Go's engine matches slowly used to keep the
+// scan busy for minutes past --deadline 20s. Now the schema is unassessed
+// with its reason, within its synthesis budget, long before the deadline;
+// with --invoke-tool the plan gets no arguments for the same reason.
+func TestSynthBombStaysWithinBudget(t *testing.T) {
+	transports := []struct {
+		name string
+		cfg  func(t *testing.T) mcp.Config
+	}{
+		{"stdio", func(t *testing.T) mcp.Config { return stdioConfig(t, testbed.Options{Profile: "synth-bomb"}) }},
+		{"http", func(t *testing.T) mcp.Config { return httpConfig(t, testbed.Options{Profile: "synth-bomb"}, "/mcp") }},
+	}
+	for _, tc := range transports {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{ToolVersion: "test", Deadline: 20 * time.Second, SkipSecondConnection: true,
+				Invoke: InvokeOptions{Tools: []string{"bomb"}}}
+			r := scanWithin(t, tc.cfg(t), o, 5*time.Second)
+			tr, ok := toolReport(r, "bomb")
+			if !ok {
+				t.Fatalf("tool bomb not listed: %v", rules(r))
+			}
+			if !tr.Undetermined || !strings.Contains(tr.Reason, "synthesis budget exceeded") {
+				t.Errorf("bomb: undetermined %v, reason %q", tr.Undetermined, tr.Reason)
+			}
+			if tr.StoppedBy != "budget" {
+				t.Errorf("bomb: stopped_by %q, want budget", tr.StoppedBy)
+			}
+			unassessed := false
+			for _, f := range r.Findings {
+				if f.Rule == RuleUnassessed && f.Tool == "bomb" && strings.Contains(f.Message, "synthesis budget exceeded") {
+					unassessed = true
+				}
+			}
+			if !unassessed {
+				t.Errorf("no %s finding for bomb naming the budget: %+v", RuleUnassessed, r.Findings)
+			}
+			if r.Invocation == nil || len(r.Invocation.Calls) != 1 {
+				t.Fatalf("invocation plan: %+v", r.Invocation)
+			}
+			if c := r.Invocation.Calls[0]; c.Outcome != OutcomeNoArguments || !strings.Contains(c.Detail, "synthesis budget exceeded") || len(c.Arguments) != 0 {
+				t.Errorf("bomb plan: outcome %q, detail %q, %d bytes of arguments", c.Outcome, c.Detail, len(c.Arguments))
+			}
+			if tr, ok := toolReport(r, "echo"); !ok || tr.OutputContract != "enforceable" {
+				t.Errorf("echo beside the bomb: %+v", tr)
+			}
+		})
+	}
+}
+
+// F11 (issue 21): a server that answers every request after a delay, under a
+// deadline shorter than the whole scan. Probes the deadline cut short used
+// to be graded as the server's timeouts ("expected -32700, got timeout").
+// Now they are not established (deadline), not graded, and one finding
+// names them; the scan returns at its deadline.
+func TestDeadlineCutsAreNotServerFaults(t *testing.T) {
+	const delay, deadline = 300 * time.Millisecond, 1500 * time.Millisecond
+	slow := testbed.Options{Profile: "flood", Delay: delay, Reply: "json"}
+	transports := []struct {
+		name string
+		cfg  func(t *testing.T) mcp.Config
+	}{
+		{"stdio", func(t *testing.T) mcp.Config { return stdioConfig(t, slow) }},
+		{"http", func(t *testing.T) mcp.Config { return httpConfig(t, slow, "/mcp") }},
+	}
+	for _, tc := range transports {
+		t.Run(tc.name, func(t *testing.T) {
+			r := scanWithin(t, tc.cfg(t), Options{ToolVersion: "test", Deadline: deadline}, 3*time.Second)
+			if !r.Established {
+				t.Skipf("the inventory did not complete within %v on this machine: %v", deadline, r.Findings)
+			}
+			cut := 0
+			for _, p := range r.Probes {
+				if p.Verdict == VerdictTimeout {
+					t.Errorf("probe %s graded as a server timeout: %+v", p.Name, p)
+				}
+				if p.Established != nil {
+					cut++
+					if *p.Established || p.Reason != ReasonDeadline || p.Verdict != VerdictSkipped || p.Conformant {
+						t.Errorf("probe %s cut by the deadline: %+v", p.Name, p)
+					}
+				}
+			}
+			if cut == 0 {
+				t.Fatalf("no probe was cut by a %v deadline with a %v server: %+v", deadline, delay, r.Probes)
+			}
+			for _, f := range r.Findings {
+				if strings.HasPrefix(f.Rule, "MCP-ERR-") && strings.Contains(f.Message, "got timeout") {
+					t.Errorf("a probe cut by the deadline was blamed on the server: %+v", f)
+				}
+			}
+			summary := false
+			for _, f := range r.Findings {
+				if f.Rule == RuleIncomplete && strings.Contains(f.Message, "cut short by the scan deadline") {
+					summary = true
+				}
+			}
+			if !summary {
+				t.Errorf("no finding names what the deadline cut short: %+v", r.Findings)
+			}
+			for _, c := range r.Conformance {
+				if c.Reason != "" && c.Status != CheckNotEstablished {
+					t.Errorf("check %s cut by the deadline graded %s", c.ID, c.Status)
+				}
+			}
+		})
+	}
+}
+
+// Cut-short probes are not counted by the error scores: only answered ones
+// are graded.
+func TestScoresSkipDeadlineCuts(t *testing.T) {
+	no := false
+	r := &Report{Probes: []Probe{
+		{Name: "unknown_method", Verdict: VerdictJSONRPCError, Conformant: true},
+		{Name: "malformed_json", Verdict: VerdictSkipped, Established: &no, Reason: ReasonDeadline},
+	}, Tools: []ToolReport{
+		{Name: "a", OutputContract: "vacuous", Undetermined: true, StoppedBy: ReasonDeadline},
+		{Name: "b", OutputContract: "vacuous", Undetermined: true, StoppedBy: "budget"},
+	}}
+	sc := ScoresOf(r)
+	if sc.ErrorConformance == nil || *sc.ErrorConformance != 1 {
+		t.Errorf("error conformance %v, want 1 (the cut probe is not graded)", sc.ErrorConformance)
+	}
+	if sc.Vacuous != 1 || sc.Declared != 2 {
+		t.Errorf("vacuous %d declared %d: a contract the deadline cut is declared, not graded vacuous", sc.Vacuous, sc.Declared)
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
 // HTTPOptions configures the Streamable HTTP (and legacy HTTP+SSE) proxy.
@@ -100,7 +101,7 @@ func (h *HTTP) addStream(push func([]byte)) (remove func()) {
 func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(o.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("proxy: upstream must be an http(s) URL, got %q", o.Upstream)
+		return nil, fmt.Errorf("proxy: upstream must be an http(s) URL with a host, got %q", redact.URL(o.Upstream))
 	}
 	h := &HTTP{eng: newEngine(o.Config), upstream: u, allow: map[string]bool{}, client: o.Client, onError: o.OnError,
 		budget: newByteBudget(o.MemoryBudget)}

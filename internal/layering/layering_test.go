@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"faults":                      {"internal/jsonrpc", "internal/schema"},
 	"drift":                       {"internal/jsonrpc", "internal/mcp", "internal/reap", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/schema", "internal/target", "internal/telemetry", "report"},
-	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/schema", "internal/target", "internal/telemetry", "report"},
+	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/fixtures/sdkserver": {},

@@ -3,8 +3,6 @@ package studies
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -40,8 +40,16 @@ type Options struct {
 	Progress func(Event)
 	// Now is the clock for Meta (default time.Now).
 	Now func() time.Time
-	// LookupEnv resolves ${NAME} (default os.LookupEnv).
+	// LookupEnv resolves ${NAME} and ${env:NAME} (default os.LookupEnv).
 	LookupEnv func(string) (string, bool)
+	// Workspace is ${workspaceFolder} (default: the repository holding
+	// servers.json, else its directory; see clientconfig.Workspace).
+	Workspace string
+	// UserHome is ${userHome} (default os.UserHomeDir).
+	UserHome string
+	// Inputs are the values of ${input:ID}; a server that needs one not
+	// given fails as a configuration error.
+	Inputs map[string]string
 	// Scan replaces scan.Run (tests).
 	Scan ScanFunc
 	// TempDir is the parent of each server's scratch directory (default
@@ -91,6 +99,17 @@ func (o *Options) defaults() {
 	if o.Scan == nil {
 		o.Scan = scan.Run
 	}
+	if o.UserHome == "" {
+		o.UserHome, _ = os.UserHomeDir()
+	}
+}
+
+// workspace is ${workspaceFolder} for spec.
+func (o *Options) workspace(spec *Spec) string {
+	if o.Workspace != "" {
+		return o.Workspace
+	}
+	return clientconfig.Workspace(spec.Dir)
 }
 
 // Run scans every server of spec (or of one shard) and returns the results.
@@ -205,42 +224,52 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (_ Row, sm Serv
 			return failedRow(row, FailInternal, err.Error()), sm
 		}
 	}
-	cl := cleaner(vars)
-
-	x := expander{lookup: vars.lookup(o.LookupEnv)}
+	x := clientconfig.NewExpander(clientconfig.Resolver{
+		LookupEnv: o.LookupEnv,
+		Vars:      vars.vars(),
+		Workspace: o.workspace(spec),
+		UserHome:  o.UserHome,
+		Inputs:    o.Inputs,
+		Declared:  spec.Inputs,
+	})
+	t := e.Resolve(x, spec.Dir)
 	cfg := mcp.Config{
-		URL:            x.do(e.URL),
+		URL:            t.URL,
+		Command:        t.Command,
+		Env:            t.Env,
+		Headers:        t.Headers,
 		Protocol:       e.Protocol,
 		RequestTimeout: o.RequestTimeout,
 		ClientName:     "mcpdrill",
 		ClientVersion:  o.ToolVersion,
 		Dir:            work,
 	}
-	if e.Command != "" {
-		cfg.Command = append([]string{resolvePath(x.do(e.Command), spec.Dir)}, x.all(e.Args)...)
-		cfg.Env = x.env(e.Env)
-		if e.Cwd != "" {
-			cfg.Dir = resolveDir(x.do(e.Cwd), spec.Dir)
-		}
-	}
-	if len(e.Headers) > 0 {
-		cfg.Headers = http.Header{}
-		for _, k := range sortedKeys(e.Headers) {
-			cfg.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), x.do(e.Headers[k]))
-		}
+	if t.Dir != "" {
+		cfg.Dir = t.Dir
 	}
 	var launchArgv, launchEnv []string
 	launchDir := work
 	if e.Launch != nil {
-		launchArgv = append([]string{resolvePath(x.do(e.Launch.Command), spec.Dir)}, x.all(e.Launch.Args)...)
-		launchEnv = x.env(e.Launch.Env)
+		launchArgv = append([]string{clientconfig.ResolvePath(x.Expand(e.Launch.Command), spec.Dir)}, x.All(e.Launch.Args)...)
+		launchEnv = clientconfig.ExpandEnv(x, e.Launch.Env)
 		if e.Launch.Cwd != "" {
-			launchDir = resolveDir(x.do(e.Launch.Cwd), spec.Dir)
+			launchDir = clientconfig.ResolveDir(x.Expand(e.Launch.Cwd), spec.Dir)
 		}
 	}
-	if len(x.missing) > 0 {
-		return failedRow(row, FailConfig, "environment variable(s) not set: "+strings.Join(x.missing, ", ")), sm
+	if err := x.Err(); err != nil {
+		return failedRow(row, FailConfig, err.Error()), sm
 	}
+	// What a placeholder resolved to, and every environment and header
+	// value, is masked wherever the server's words are recorded; the
+	// study's own variables are not secret, and are named by the cleaner.
+	secrets := append(t.Secrets, x.Secrets()...)
+	for _, kv := range launchEnv {
+		_, v, _ := strings.Cut(kv, "=")
+		secrets = append(secrets, v)
+	}
+	secrets = slices.DeleteFunc(secrets, func(v string) bool { return v == vars.Port || v == vars.SpecDir || v == vars.WorkDir })
+	mask, clean := redact.Values(secrets), cleaner(vars)
+	cl := func(s string) string { return mask(clean(s)) }
 
 	deadline := o.Deadline
 	if e.Launch != nil {
@@ -284,54 +313,6 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (_ Row, sm Serv
 		sm.Stderr = cleanLines(rep.Meta.Stderr, cl)
 	}
 	return rowFromReport(row, rep, cl), sm
-}
-
-// expander expands ${NAME} across an entry and collects missing names.
-type expander struct {
-	lookup  func(string) (string, bool)
-	missing []string
-}
-
-func (x *expander) do(s string) string {
-	out, miss := Expand(s, x.lookup)
-	for _, m := range miss {
-		if !slices.Contains(x.missing, m) {
-			x.missing = append(x.missing, m)
-		}
-	}
-	return out
-}
-
-func (x *expander) all(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = x.do(s)
-	}
-	return out
-}
-
-func (x *expander) env(m map[string]string) []string {
-	var out []string
-	for _, k := range sortedKeys(m) {
-		out = append(out, k+"="+x.do(m[k]))
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func resolveDir(p, dir string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(dir, p)
 }
 
 // cleaner returns a function that replaces the run-dependent parts of a

@@ -7,20 +7,15 @@
 package studies
 
 import (
-	"bytes"
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
@@ -33,22 +28,16 @@ type Spec struct {
 	Hash string
 	// Servers are the entries sorted by name.
 	Servers []Entry
+	// Inputs are the VS Code inputs the file declares (${input:ID}).
+	Inputs []clientconfig.Input
 }
 
-// Entry is one server of servers.json. The client keys (command, args, env,
-// cwd, url, headers, type, disabled) mean what they mean to MCP clients; the
-// study keys (package, sdk, protocol, launch) are ignored by clients.
+// Entry is one server of servers.json: a client configuration's entry
+// (command, args, env, cwd, url, headers, type, disabled mean what they
+// mean to MCP clients) and the study keys (package, sdk, protocol,
+// variant_of, launch), which clients ignore.
 type Entry struct {
-	Name    string            `json:"-"`
-	Type    string            `json:"type,omitempty"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	// Disabled entries are kept as skipped rows.
-	Disabled bool `json:"disabled,omitempty"`
+	clientconfig.Server
 
 	// Package is the pinned package the server comes from, "name@version".
 	Package string `json:"package,omitempty"`
@@ -78,14 +67,6 @@ type Launch struct {
 	Ready string `json:"ready,omitempty"`
 }
 
-// Transport is "http" for URL entries and "stdio" otherwise.
-func (e Entry) Transport() string {
-	if e.URL != "" {
-		return "http"
-	}
-	return "stdio"
-}
-
 // ReadyTimeout is the launch readiness bound (30s when unset).
 func (l *Launch) ReadyTimeout() time.Duration {
 	if l == nil || l.Ready == "" {
@@ -98,108 +79,39 @@ func (l *Launch) ReadyTimeout() time.Duration {
 	return d
 }
 
-// ParseSpec parses servers.json bytes. dir is the file's directory. Both the
-// "mcpServers" (Claude, Cursor) and "servers" (VS Code) top-level keys are
-// accepted; other top-level keys are ignored.
+// ParseSpec parses servers.json bytes (clientconfig.Parse: "mcpServers" or
+// VS Code's "servers", comments allowed) and the study keys of each entry.
+// dir is the file's directory.
 func ParseSpec(data []byte, dir string) (*Spec, error) {
-	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&top); err != nil {
+	c, err := clientconfig.Parse(data, dir)
+	if err != nil {
 		return nil, fmt.Errorf("servers.json: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("servers.json: trailing data after the top-level object")
+	if len(c.Servers) == 0 {
+		return nil, fmt.Errorf("servers.json: %s is empty", c.Key)
 	}
-	raw, ok := top["mcpServers"]
-	if other, both := top["servers"]; both {
-		if ok {
-			return nil, errors.New(`servers.json: give "mcpServers" or "servers", not both`)
-		}
-		raw, ok = other, true
-	}
-	if !ok {
-		return nil, errors.New(`servers.json: no "mcpServers" object`)
-	}
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("servers.json: mcpServers: %w", err)
-	}
-	if entries == nil {
-		return nil, errors.New("servers.json: mcpServers is not an object")
-	}
-	if name, dup := repeatedKey(raw); dup {
-		return nil, fmt.Errorf("servers.json: server %q is given twice (a JSON parser would keep only the last)", name)
-	}
-	sum := sha256.Sum256(data)
-	s := &Spec{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:])}
-	for name, r := range entries {
+	s := &Spec{Dir: dir, Hash: c.Hash, Inputs: c.Inputs}
+	for _, srv := range c.Servers {
 		var e Entry
-		if err := json.Unmarshal(r, &e); err != nil {
-			return nil, fmt.Errorf("servers.json: server %q: %w", name, err)
+		if err := json.Unmarshal(srv.Raw, &e); err != nil {
+			return nil, fmt.Errorf("servers.json: server %q: %w", srv.Name, err)
 		}
-		e.Name = name
+		e.Server = srv
 		if err := e.validate(); err != nil {
-			return nil, fmt.Errorf("servers.json: server %q: %w", name, err)
+			return nil, fmt.Errorf("servers.json: server %q: %w", srv.Name, err)
 		}
 		s.Servers = append(s.Servers, e)
 	}
-	if len(s.Servers) == 0 {
-		return nil, errors.New("servers.json: mcpServers is empty")
-	}
-	slices.SortFunc(s.Servers, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
 	return s, nil
 }
 
-// repeatedKey reports the first member name that repeats in the JSON
-// object obj (which has already been decoded once, so it is valid).
-func repeatedKey(obj json.RawMessage) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		k, _ := t.(string)
-		if seen[k] {
-			return k, true
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
-		}
-	}
-	return "", false
-}
-
+// validate checks the study keys (clientconfig checked the client ones).
 func (e Entry) validate() error {
 	switch {
-	case strings.TrimSpace(e.Name) == "":
-		return errors.New("empty server name")
-	case len(e.Name) > 200 || strings.ContainsAny(e.Name, "\x00\r\n"):
-		return errors.New("server name too long or contains a control character")
-	case e.Command == "" && e.URL == "":
-		return errors.New(`give "command" or "url"`)
-	case e.Command != "" && e.URL != "":
-		return errors.New(`give "command" or "url", not both`)
 	case e.Launch != nil && e.URL == "":
 		return errors.New(`"launch" needs "url"`)
 	case e.Launch != nil && e.Launch.Command == "":
 		return errors.New(`"launch" needs a "command"`)
-	case len(e.Headers) > 0 && e.URL == "":
-		return errors.New(`"headers" need "url"`)
-	}
-	switch e.Type {
-	case "", "stdio", "http", "streamable-http", "streamableHttp", "sse":
-	default:
-		return fmt.Errorf("unknown type %q", e.Type)
-	}
-	if (e.Type == "stdio") != (e.URL == "") && e.Type != "" {
-		return fmt.Errorf("type %q does not match the entry (command vs url)", e.Type)
 	}
 	if e.Launch != nil {
 		if e.Launch.Ready != "" {
@@ -227,85 +139,24 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Vars are the study's own expansion variables; ${NAME} in a command,
-// argument, environment value, header value, cwd or URL is replaced by them
-// first and by the process environment otherwise.
+// Vars are the study's own expansion variables: ${SPEC_DIR}, ${WORK_DIR}
+// and ${PORT} in a command, argument, environment value, header value, cwd
+// or URL are replaced by them before the environment is consulted (see
+// clientconfig.Resolver for every placeholder).
 type Vars struct {
 	SpecDir string
 	WorkDir string
 	Port    string
 }
 
-func (v Vars) lookup(env func(string) (string, bool)) func(string) (string, bool) {
-	return func(k string) (string, bool) {
-		switch k {
-		case "SPEC_DIR":
-			return v.SpecDir, v.SpecDir != ""
-		case "WORK_DIR":
-			return v.WorkDir, v.WorkDir != ""
-		case "PORT":
-			return v.Port, v.Port != ""
-		}
-		if env == nil {
-			return "", false
-		}
-		return env(k)
-	}
-}
-
-// Expand replaces every ${NAME} (NAME a shell-style identifier) using lookup
-// and reports the names that were not found. A bare $ and any other text are
-// kept as they are.
-func Expand(s string, lookup func(string) (string, bool)) (string, []string) {
-	if !strings.Contains(s, "${") {
-		return s, nil
-	}
-	var b strings.Builder
-	var missing []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		j := strings.IndexByte(s[i+2:], '}')
-		if j < 0 || !isIdent(s[i+2:i+2+j]) {
-			b.WriteString(s[:i+2])
-			s = s[i+2:]
-			continue
-		}
-		name := s[i+2 : i+2+j]
-		b.WriteString(s[:i])
-		if v, ok := lookup(name); ok {
-			b.WriteString(v)
-		} else if !slices.Contains(missing, name) {
-			missing = append(missing, name)
-		}
-		s = s[i+3+j:]
-	}
-	return b.String(), missing
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
+// vars is v as clientconfig.Resolver.Vars; an empty one is not set (so
+// ${PORT} without a launch is an ordinary variable).
+func (v Vars) vars() map[string]string {
+	m := map[string]string{}
+	for k, val := range map[string]string{"SPEC_DIR": v.SpecDir, "WORK_DIR": v.WorkDir, "PORT": v.Port} {
+		if val != "" {
+			m[k] = val
 		}
 	}
-	return true
-}
-
-// resolvePath makes a relative path that names a location (it contains a
-// slash) absolute against dir; a bare program name is left for PATH lookup.
-func resolvePath(p, dir string) string {
-	if p == "" || filepath.IsAbs(p) || !strings.ContainsRune(p, '/') {
-		return p
-	}
-	return filepath.Join(dir, p)
+	return m
 }

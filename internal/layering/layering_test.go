@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"internal/schema":             {},
 	"internal/target":             {},
 	"internal/inputfile":          {},
+	"internal/clientconfig":       {},
 	"internal/outfile":            {},
 	"internal/testbed":            {"internal/jsonrpc"},
 	"internal/mcp":                {"internal/jsonrpc", "internal/reap"},
@@ -30,7 +31,7 @@ var allowed = map[string][]string{
 	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"proxy":                       {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report"},
 	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report"},
-	"studies":                     {"drift", "faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
+	"studies":                     {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/fixtures/sdkserver": {},
 }
 

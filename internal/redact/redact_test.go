@@ -163,3 +163,25 @@ func FuzzArgv(f *testing.F) {
 		}
 	})
 }
+
+func TestValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []string
+		in     string
+		want   string
+	}{
+		{"none", nil, "a secret-value here", "a secret-value here"},
+		{"plain", []string{"s3cr3t-value"}, "token s3cr3t-value, again s3cr3t-value", "token REDACTED, again REDACTED"},
+		{"short values are left", []string{"1", "on", "abc"}, "1 on abc", "1 on abc"},
+		{"JSON-escaped form", []string{`pa"ss\word`}, `{"v":"pa\"ss\\word"} pa"ss\word`, `{"v":"REDACTED"} REDACTED`},
+		{"longest first", []string{"abcd", "abcdefgh"}, "abcdefgh abcd", "REDACTED REDACTED"},
+		{"duplicates", []string{"same-value", "same-value"}, "same-value", "REDACTED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Values(tc.values)(tc.in); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,298 @@
+// Package clientconfig reads the MCP server configurations that MCP clients
+// keep (Claude Desktop, Cursor and Claude Code's "mcpServers", VS Code's
+// "servers" with its "inputs"), resolves the placeholders each client
+// defines (see Resolver), and knows where each client keeps its files on
+// Linux, macOS and Windows (see Locations).
+//
+// A study's servers.json is such a file with a few keys of its own; the
+// studies package reads those from Server.Raw.
+package clientconfig
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrNoServers is matched (errors.Is) by Parse's error for a file that has
+// no server object at all ("mcpServers", "servers" or VS Code settings'
+// "mcp.servers").
+var ErrNoServers = errors.New(`no "mcpServers" (or "servers") object`)
+
+// Config is a parsed client configuration file.
+type Config struct {
+	// Dir is the directory the file lives in; relative commands and
+	// working directories are resolved against it.
+	Dir string
+	// Hash is "sha256:" and the hex digest of the file's bytes.
+	Hash string
+	// Key names the object the servers came from: "mcpServers",
+	// "servers" or "mcp.servers".
+	Key string
+	// Servers are the entries sorted by name.
+	Servers []Server
+	// Inputs are the values VS Code prompts for (${input:ID}).
+	Inputs []Input
+}
+
+// Server is one entry of a configuration. The keys mean what they mean to
+// MCP clients; other keys are left in Raw.
+type Server struct {
+	Name    string            `json:"-"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Disabled entries are kept; what to do with them is the caller's.
+	Disabled bool `json:"disabled,omitempty"`
+	// Raw is the entry's JSON object as written (comments removed).
+	Raw json.RawMessage `json:"-"`
+}
+
+// Input is one of VS Code's "inputs": a value the client asks the user for.
+type Input struct {
+	ID          string `json:"id"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+	Password    bool   `json:"password,omitempty"`
+}
+
+// Transport is "http" for URL entries and "stdio" otherwise (an "sse"
+// entry is HTTP too; the client detects the legacy transport itself).
+func (s Server) Transport() string {
+	if s.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// Get returns the server named name.
+func (c *Config) Get(name string) (Server, bool) {
+	i := slices.IndexFunc(c.Servers, func(s Server) bool { return s.Name == name })
+	if i < 0 {
+		return Server{}, false
+	}
+	return c.Servers[i], true
+}
+
+// Names lists the servers' names, sorted.
+func (c *Config) Names() []string {
+	out := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Parse parses a configuration file's bytes; dir is the file's directory.
+// JSON with comments and trailing commas (as VS Code writes) is accepted.
+// The servers come from the top-level "mcpServers" (Claude Desktop, Cursor,
+// Claude Code) or "servers" (VS Code's mcp.json) object, or from "mcp" in a
+// VS Code settings.json; other top-level keys are ignored. A file with no
+// servers object is ErrNoServers; an empty one parses, with no servers.
+func Parse(data []byte, dir string) (*Config, error) {
+	clean := stripJSONC(data)
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	if err := dec.Decode(&top); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the top-level object")
+	}
+	if top == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	key, raw, inputs, err := serversObject(top)
+	if err != nil {
+		return nil, err
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if entries == nil {
+		return nil, fmt.Errorf("%s is not an object", key)
+	}
+	if name, dup := repeatedKey(raw); dup {
+		return nil, fmt.Errorf("server %q is given twice (a JSON parser would keep only the last)", name)
+	}
+	sum := sha256.Sum256(data)
+	c := &Config{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:]), Key: key}
+	if len(inputs) > 0 && string(inputs) != "null" {
+		if err := json.Unmarshal(inputs, &c.Inputs); err != nil {
+			return nil, fmt.Errorf("inputs: %w", err)
+		}
+	}
+	for name, r := range entries {
+		s := Server{Name: name, Raw: r}
+		if err := json.Unmarshal(r, &s); err != nil {
+			return nil, fmt.Errorf("server %q: %w", name, err)
+		}
+		s.Name, s.Raw = name, r
+		if err := s.validate(); err != nil {
+			return nil, fmt.Errorf("server %q: %w", name, err)
+		}
+		c.Servers = append(c.Servers, s)
+	}
+	slices.SortFunc(c.Servers, func(a, b Server) int { return cmp.Compare(a.Name, b.Name) })
+	return c, nil
+}
+
+// serversObject finds the servers object (and VS Code's inputs) in a
+// parsed top level.
+func serversObject(top map[string]json.RawMessage) (key string, servers, inputs json.RawMessage, err error) {
+	mcpServers, hasMCP := top["mcpServers"]
+	vscode, hasVSCode := top["servers"]
+	switch {
+	case hasMCP && hasVSCode:
+		return "", nil, nil, errors.New(`give "mcpServers" or "servers", not both`)
+	case hasMCP:
+		return "mcpServers", mcpServers, top["inputs"], nil
+	case hasVSCode:
+		return "servers", vscode, top["inputs"], nil
+	}
+	// A VS Code settings.json: {"mcp": {"servers": {...}, "inputs": [...]}}.
+	if nested, ok := top["mcp"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(nested, &m) == nil {
+			if s, ok := m["servers"]; ok {
+				return "mcp.servers", s, m["inputs"], nil
+			}
+		}
+	}
+	return "", nil, nil, ErrNoServers
+}
+
+// repeatedKey reports the first member name that repeats in the JSON
+// object obj (which has already been decoded once, so it is valid).
+func repeatedKey(obj json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// Types are the values of "type" clients write: stdio, http (VS Code,
+// Claude Code), sse, and older spellings of Streamable HTTP.
+var Types = []string{"stdio", "http", "streamable-http", "streamableHttp", "sse"}
+
+func (s Server) validate() error {
+	switch {
+	case strings.TrimSpace(s.Name) == "":
+		return errors.New("empty server name")
+	case len(s.Name) > 200 || strings.ContainsAny(s.Name, "\x00\r\n"):
+		return errors.New("server name too long or contains a control character")
+	case s.Command == "" && s.URL == "":
+		return errors.New(`give "command" or "url"`)
+	case s.Command != "" && s.URL != "":
+		return errors.New(`give "command" or "url", not both`)
+	case len(s.Headers) > 0 && s.URL == "":
+		return errors.New(`"headers" need "url"`)
+	}
+	if s.Type != "" && !slices.Contains(Types, s.Type) {
+		return fmt.Errorf("unknown type %q", s.Type)
+	}
+	if s.Type != "" && (s.Type == "stdio") != (s.URL == "") {
+		return fmt.Errorf("type %q does not match the entry (command vs url)", s.Type)
+	}
+	return nil
+}
+
+// stripJSONC turns JSON with comments and trailing commas into JSON: each
+// comment and each trailing comma becomes spaces (line breaks are kept), so
+// offsets and line numbers stay those of the file.
+func stripJSONC(b []byte) []byte {
+	if !bytes.Contains(b, []byte("/")) && !bytes.Contains(b, []byte(",")) {
+		return b
+	}
+	out := bytes.Clone(b)
+	blank := func(i, j int) {
+		for k := i; k < j; k++ {
+			if out[k] != '\n' && out[k] != '\r' {
+				out[k] = ' '
+			}
+		}
+	}
+	// Comments first, so that a comment between a comma and a bracket does
+	// not hide the trailing comma.
+	outsideStrings(out, func(i int) int {
+		switch {
+		case bytes.HasPrefix(out[i:], []byte("//")):
+			j := bytes.IndexByte(out[i:], '\n')
+			if j < 0 {
+				j = len(out) - i
+			}
+			blank(i, i+j)
+			return i + j - 1
+		case bytes.HasPrefix(out[i:], []byte("/*")):
+			end := len(out)
+			if j := bytes.Index(out[i+2:], []byte("*/")); j >= 0 {
+				end = i + 2 + j + 2
+			}
+			blank(i, end)
+			return end - 1
+		}
+		return i
+	})
+	outsideStrings(out, func(i int) int {
+		if out[i] != ',' {
+			return i
+		}
+		j := i + 1
+		for j < len(out) && strings.IndexByte(" \t\r\n", out[j]) >= 0 {
+			j++
+		}
+		if j < len(out) && (out[j] == '}' || out[j] == ']') {
+			out[i] = ' '
+		}
+		return i
+	})
+	return out
+}
+
+// outsideStrings calls f at each byte of b that is not inside a JSON
+// string; f returns the index of the last byte it dealt with.
+func outsideStrings(b []byte, f func(i int) int) {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		default:
+			i = f(i)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package clientconfig
+
+import (
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Target is a server entry with its placeholders expanded: what to start,
+// or where to connect.
+type Target struct {
+	// Command is the stdio server's argv; Env its extra KEY=VALUE entries,
+	// sorted by key; Dir its working directory ("" when the entry names
+	// none).
+	Command []string
+	Env     []string
+	Dir     string
+	// URL and Headers are an HTTP server's.
+	URL     string
+	Headers http.Header
+	// Secrets are the values no output may show: those placeholders took
+	// from the environment and from inputs, and every environment and
+	// header value of the entry.
+	Secrets []string
+}
+
+// Resolve expands the entry with x. dir is the configuration's directory:
+// a relative command that names a location (it holds a slash) and a
+// relative cwd are resolved against it; a bare program name is left for
+// PATH. The caller checks x.Err before using the target.
+func (s Server) Resolve(x *Expander, dir string) Target {
+	var t Target
+	if s.Command != "" {
+		t.Command = append([]string{ResolvePath(x.Expand(s.Command), dir)}, x.All(s.Args)...)
+		t.Env = ExpandEnv(x, s.Env)
+		if s.Cwd != "" {
+			t.Dir = ResolveDir(x.Expand(s.Cwd), dir)
+		}
+	}
+	t.URL = x.Expand(s.URL)
+	if len(s.Headers) > 0 {
+		t.Headers = http.Header{}
+		for _, k := range sortedKeys(s.Headers) {
+			v := x.Expand(s.Headers[k])
+			t.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), v)
+			t.Secrets = appendNew(t.Secrets, v)
+		}
+	}
+	for _, kv := range t.Env {
+		_, v, _ := strings.Cut(kv, "=")
+		t.Secrets = appendNew(t.Secrets, v)
+	}
+	for _, v := range x.Secrets() {
+		t.Secrets = appendNew(t.Secrets, v)
+	}
+	t.Secrets = slices.DeleteFunc(t.Secrets, func(v string) bool { return v == "" })
+	return t
+}
+
+// Argv is the entry's command line as written (placeholders unexpanded),
+// for display.
+func (s Server) Argv() []string {
+	if s.Command == "" {
+		return nil
+	}
+	return append([]string{s.Command}, s.Args...)
+}
+
+// ExpandEnv expands an environment map into KEY=VALUE entries sorted by key.
+func ExpandEnv(x *Expander, m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, k+"="+x.Expand(m[k]))
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ResolvePath makes a relative path that names a location (it contains a
+// slash) absolute against dir; a bare program name is left for PATH lookup.
+func ResolvePath(p, dir string) string {
+	if p == "" || filepath.IsAbs(p) || !strings.ContainsAny(p, "/"+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// ResolveDir makes a relative directory absolute against dir.
+func ResolveDir(p, dir string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// RepoRoot is the nearest directory at or above dir that holds .git, or ""
+// when there is none. It, or else the configuration's own directory, is a
+// configuration's default ${workspaceFolder} (see Workspace).
+func RepoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// Workspace is the ${workspaceFolder} of a configuration in dir when the
+// user names none: the repository holding it, else dir itself.
+func Workspace(dir string) string {
+	if root := RepoRoot(dir); root != "" {
+		return root
+	}
+	return dir
+}

@@ -222,7 +222,8 @@ rules:
 		{Frame{Dir: ToClient, Kind: KindResponse, Method: "tools/list"}, 0, false},
 		{Frame{Dir: ToClient, Kind: KindError, Method: "tools/call", Tool: "search"}, 0, false},
 		{Frame{Dir: ToServer, Kind: KindRequest, Method: "tools/call", Tool: "search"}, 0, false},
-		{Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/initialized"}, 1, true},
+		{Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/cancelled"}, 1, true},
+		{Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/initialized"}, 1, false}, // lifecycle
 		{Frame{Dir: ToClient, Kind: KindNotification, Method: "notifications/progress"}, 1, false},
 	}
 	for i, c := range cases {

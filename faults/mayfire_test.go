@@ -174,8 +174,11 @@ func TestMayFireAtMatchAll(t *testing.T) {
 // enough that each random rule matches some of them and misses others.
 var (
 	exactKinds   = []Kind{KindRequest, KindNotification, KindResponse, KindError, KindBatch, KindInvalid}
-	exactMethods = []string{"tools/call", "tools/list", "ping"}
-	exactTools   = []string{"a", "b", "c"}
+	exactMethods = []string{"tools/call", "tools/list", "ping", "initialize", "notifications/initialized", "notifications/progress", "other"}
+	// exactGlobs are method patterns with a `*`, which match lifecycle
+	// methods without naming them, and one that names initialize.
+	exactGlobs = []string{"*", "notifications/*", "initiali?e"}
+	exactTools = []string{"a", "b", "c"}
 )
 
 // decideNext decides a random candidate as the next frame in dir.
@@ -203,8 +206,11 @@ func randomPlan(rng *rand.Rand, kinds []Kind, methods, tools []string) *Plan {
 	p := &Plan{Seed: rng.Uint64(), Session: "s"}
 	for n := 1 + rng.IntN(4); n > 0; n-- {
 		r := Rule{Fault: FaultDrop, Direction: Direction(rng.IntN(3)), Probability: []float64{0, 0.2, 0.5, 1}[rng.IntN(4)]}
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(4) {
+		case 0, 1:
 			r.Methods = []string{methods[rng.IntN(len(methods))]}
+		case 2:
+			r.Methods = []string{exactGlobs[rng.IntN(len(exactGlobs))]}
 		}
 		if rng.IntN(3) == 0 {
 			r.Tool = tools[rng.IntN(len(tools))]
@@ -331,6 +337,9 @@ func TestCouldMatch(t *testing.T) {
 		{"invalid frames carry nothing", "fault: drop\n    direction: any\n    kinds: [invalid]\n    method: \"*\"", ToServer, nil, true},
 		{"invalid frames, a method", "fault: drop\n    direction: any\n    kinds: [invalid]\n    method: ping", ToServer, nil, false},
 		{"an uncorrelated response matches a bare rule", "fault: corrupt", ToClient, nil, true},
+		{"a pending initialize is exempt", "fault: corrupt\n    method: \"i*\"", ToClient, []Target{{Method: "initialize"}}, false},
+		{"a pending initialize, named", "fault: corrupt\n    method: initialize", ToClient, []Target{{Method: "initialize"}}, true},
+		{"a pending ping, bare rule, only uncorrelated replies", "fault: corrupt\n    method: \"?*\"", ToClient, []Target{{Method: "ping"}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -339,5 +348,58 @@ func TestCouldMatch(t *testing.T) {
 				t.Errorf("CouldMatch = %v, want %v (rule %+v)", got, c.want, p.Rules[0])
 			}
 		})
+	}
+}
+
+// TestLifecycleExempt: handshake and liveness frames (and the responses to
+// such requests, matched by their request's method) are left alone by
+// every rule that does not name their method; a rule that names one
+// faults it.
+func TestLifecycleExempt(t *testing.T) {
+	cases := []struct {
+		name string
+		rule string
+		f    Frame
+		want bool
+	}{
+		{"initialize reply, bare corrupt", "fault: corrupt", Frame{Dir: ToClient, Kind: KindResponse, Method: "initialize"}, false},
+		{"initialize reply, bare timeout", "fault: timeout", Frame{Dir: ToClient, Kind: KindResponse, Method: "initialize"}, false},
+		{"tools/call reply, bare corrupt", "fault: corrupt", Frame{Dir: ToClient, Kind: KindResponse, Method: "tools/call", Tool: "x"}, true},
+		{"uncorrelated reply, bare corrupt", "fault: corrupt", Frame{Dir: ToClient, Kind: KindResponse}, true},
+		{"ping reply", "fault: error", Frame{Dir: ToClient, Kind: KindResponse, Method: "ping"}, false},
+		{"ping request from the server", "fault: drop", Frame{Dir: ToClient, Kind: KindRequest, Method: "ping"}, false},
+		{"initialized notification", "fault: drop\n    direction: c2s", Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/initialized"}, false},
+		{"server/discover reply", "fault: malformed", Frame{Dir: ToClient, Kind: KindResponse, Method: "server/discover"}, false},
+		{"star does not name it", "fault: corrupt\n    method: \"*\"", Frame{Dir: ToClient, Kind: KindResponse, Method: "initialize"}, false},
+		{"notifications/* does not name it", "fault: drop\n    direction: c2s\n    method: notifications/*", Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/initialized"}, false},
+		{"notifications/* still matches others", "fault: drop\n    direction: c2s\n    method: notifications/*", Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/cancelled"}, true},
+		{"named", "fault: corrupt\n    method: initialize", Frame{Dir: ToClient, Kind: KindResponse, Method: "initialize"}, true},
+		{"named among others", "fault: timeout\n    methods: [tools/call, ping]", Frame{Dir: ToClient, Kind: KindResponse, Method: "ping"}, true},
+		{"named by ? and a class", "fault: drop\n    direction: c2s\n    method: notifications/initiali[sz]e?", Frame{Dir: ToServer, Kind: KindNotification, Method: "notifications/initialized"}, true},
+		{"named by flags --only", "", Frame{Dir: ToClient, Kind: KindResponse, Method: "initialize"}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p *Plan
+			if c.rule == "" {
+				var err error
+				if p, err = PlanFromFlags(FlagOptions{Faults: []string{"corrupt"}, Only: []string{"initialize"}}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				p = mustPlan(t, "rules:\n  - "+c.rule+"\n")
+			}
+			if got := p.Rules[0].Matches(&c.f); got != c.want {
+				t.Errorf("Matches(%+v) = %v, want %v", c.f, got, c.want)
+			}
+			if got := p.NewDecider().Decide(&c.f).Fire; got != c.want {
+				t.Errorf("Decide(%+v).Fire = %v, want %v", c.f, got, c.want)
+			}
+		})
+	}
+	for _, m := range []string{"tools/call", "tools/list", "notifications/cancelled", "initialize/x", ""} {
+		if IsLifecycle(m) {
+			t.Errorf("IsLifecycle(%q)", m)
+		}
 	}
 }

@@ -36,7 +36,9 @@ type Rule struct {
 
 	Direction Direction
 	// Methods are globs (path.Match) on the frame's method; a response is
-	// matched by its request's method. Empty matches every frame.
+	// matched by its request's method. Empty matches every frame but the
+	// lifecycle ones ([IsLifecycle]), which only a pattern that names them
+	// matches ([Rule.NamesMethod]).
 	Methods []string
 	// Tool is a glob on the tools/call tool name (request and response).
 	// Empty matches every frame, including frames with no tool.
@@ -71,7 +73,39 @@ func (r *Rule) Matches(f *Frame) bool {
 	if r.Tool != "" && (f.Tool == "" || !globMatch(r.Tool, f.Tool)) {
 		return false
 	}
+	if IsLifecycle(f.Method) && !r.NamesMethod(f.Method) {
+		return false
+	}
 	return true
+}
+
+// IsLifecycle reports whether method is one of the messages a session
+// cannot start or stay alive without: initialize, notifications/initialized,
+// ping and server/discover (the modern era's handshake; no other era sends
+// it). A frame with such a method, or a response to such a request, is
+// exempt from every rule that does not name the method ([Rule.NamesMethod]),
+// so that a plan built for tool traffic never breaks the handshake.
+func IsLifecycle(method string) bool {
+	switch method {
+	case "initialize", "notifications/initialized", "ping", "server/discover":
+		return true
+	}
+	return false
+}
+
+// NamesMethod reports whether one of the rule's method patterns names
+// method: matches it without a `*`. "initialize", "pin?" and
+// "notifications/initiali[sz]ed" name their methods; "*", "notifications/*"
+// and an empty method list do not.
+//
+// A pattern with a `*` that matches a lifecycle method also matches a
+// method that is not one (the `*` stretches, or stands for itself in a
+// class), so the exemption never leaves a rule that no frame can match:
+// [Decider.MayFireAt] stays exact.
+func (r *Rule) NamesMethod(method string) bool {
+	return slices.ContainsFunc(r.Methods, func(m string) bool {
+		return !strings.Contains(m, "*") && globMatch(m, method)
+	})
 }
 
 func globMatch(pattern, s string) bool {

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -31,9 +36,13 @@ func init() {
 			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
 			"       at the listen address (same path as the upstream's).\n\n" +
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
-			"traffic give the same faults on the same messages; --log records the plan, then each fault, as JSON\n" +
-			"lines, and --plan LOG decides the same faults again.\n" +
-			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.",
+			"traffic give the same faults on the same messages; --log appends the session's plan, then each fault,\n" +
+			"as JSON lines, and --plan LOG decides the same faults again (the log's last session, or the last one\n" +
+			"named by --session). Each injected fault is also one line on stderr (--quiet: none).\n" +
+			"Lifecycle messages (initialize, notifications/initialized, ping, server/discover, and the replies\n" +
+			"to them) are left alone unless a rule names them by method (--only initialize).\n" +
+			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.\n\n" +
+			wrapExitCodesHelp,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
 			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "probability each fault fires on a matching message, in [0,1]"},
@@ -41,15 +50,16 @@ func init() {
 			&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
 			&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
 			&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON), or the --log of an earlier run to decide the same faults again; excludes --faults"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision (default: random, printed on stderr)"},
-			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision (default: the plan's, or \"default\")"},
-			&cli.StringFlag{Name: "log", Usage: "write the plan, then every injected fault, to `FILE` as JSON lines"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision", DefaultText: "random, printed on stderr"},
+			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision; with --plan LOG, also the session of the log to replay (default: the plan's, or \"default\"; for a log, its last session)"},
+			&cli.StringFlag{Name: "log", Usage: "append this session to `FILE` as JSON lines: its plan, then every injected fault"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not print a line on stderr for each injected fault"},
 			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1)"},
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
-			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard (default 64 MiB)"},
-			&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503 (default 256 MiB)"},
+			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard", DefaultText: "64 MiB"},
+			&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503", DefaultText: "256 MiB"},
 		}, wrapGuardFlags()...),
 		Action: runWrap,
 	})
@@ -65,7 +75,7 @@ func runWrap(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
 	}
 	if path := c.String("log"); path != "" {
-		f, err := os.Create(path)
+		f, err := openLog(path)
 		if err != nil {
 			return usageErr("--log: %v", err)
 		}
@@ -82,6 +92,9 @@ func runWrap(c *cli.Context) error {
 				fmt.Fprintln(c.App.ErrWriter, "mcpdrill wrap: event log:", err)
 			}
 		}()
+	}
+	if plan != nil && !c.Bool("quiet") {
+		cfg.Recorder = &faultNotices{w: c.App.ErrWriter, next: cfg.Recorder}
 	}
 	if cfg.Guard, err = wrapGuard(c); err != nil {
 		return err
@@ -114,6 +127,7 @@ func runWrap(c *cli.Context) error {
 		return exitErr(exitUnreachable, err)
 	}
 	if code != 0 {
+		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: the server exited with status %d; wrap exits with it\n", code)
 		return exitErr(code, nil)
 	}
 	return nil
@@ -131,8 +145,9 @@ func wrapPlan(c *cli.Context) (*faults.Plan, error) {
 		if err != nil {
 			return nil, usageErr("--plan: %v", err)
 		}
-		// An event log of an earlier run is a plan too: its first line.
-		p, isLog, err := proxy.PlanFromLog(data)
+		// An event log of an earlier run is a plan too: a session's first
+		// line.
+		p, isLog, err := planFromLog(data, c.String("session"))
 		if !isLog {
 			p, err = faults.ParsePlan(data)
 		}
@@ -221,9 +236,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 		MemoryBudget: budget,
 		OnError:      func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
 	if err != nil {
-		// The proxy's refusal quotes the upstream whole.
-		msg := strings.ReplaceAll(err.Error(), strconv.Quote(upstream), strconv.Quote(redact.URL(upstream)))
-		return usageErr("%s", strings.ReplaceAll(msg, upstream, redact.URL(upstream)))
+		return usageErr("--upstream: %v", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -236,4 +249,136 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 		return exitErr(exitInternal, err)
 	}
 	return nil
+}
+
+// wrapExitCodesHelp is wrap's EXIT CODES block: once the server runs, its
+// status is wrap's.
+const wrapExitCodesHelp = `EXIT CODES:
+   stdio: the server's own exit status once it has started (128+N when a signal N ended it; a
+   status other than 0 is announced on stderr), or
+   2  usage error (nothing was started)
+   3  the server could not be started
+   HTTP: 0 after SIGINT or SIGTERM, 2 usage error, 4 internal error`
+
+// faultNotices is the Recorder of `wrap`: it prints one stderr line for
+// each injected fault (rule, fault, action, direction, kind, method, tool
+// and id, never a payload byte) and hands the event on to next, the --log
+// recorder (nil: none).
+type faultNotices struct {
+	mu   sync.Mutex
+	w    io.Writer
+	next proxy.Recorder
+}
+
+// Record prints e's line, then records it in next.
+func (n *faultNotices) Record(e proxy.Event) {
+	line := faultNotice(e)
+	n.mu.Lock()
+	fmt.Fprintln(n.w, line)
+	n.mu.Unlock()
+	if n.next != nil {
+		n.next.Record(e)
+	}
+}
+
+// faultNotice is the stderr line for one injected fault. Method, tool and
+// id come from the traffic: they are quoted (control characters escaped)
+// and cut to noticeMax characters.
+func faultNotice(e proxy.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcpdrill wrap: fault %s (rule %s): %s on %s %s #%d", e.Fault, noticeText(e.RuleName), e.Action, e.Dir, e.Kind, e.Index)
+	if !e.Applied {
+		b.WriteString(" (not applied)")
+	}
+	if e.Method != "" {
+		b.WriteString(", method " + noticeText(e.Method))
+	}
+	if e.Tool != "" {
+		b.WriteString(", tool " + noticeText(e.Tool))
+	}
+	if len(e.ID) > 0 {
+		b.WriteString(", id " + noticeID(e.ID))
+	}
+	return b.String()
+}
+
+// noticeMax is the most characters of a method, tool or id a notice shows.
+const noticeMax = 64
+
+// noticeText quotes s, cut to noticeMax characters.
+func noticeText(s string) string {
+	if r := []rune(s); len(r) > noticeMax {
+		s = string(r[:noticeMax]) + "…"
+	}
+	return strconv.QuoteToGraphic(s)
+}
+
+// noticeID shows a JSON-RPC id: a number as it is, a string quoted.
+func noticeID(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return noticeText(s)
+	}
+	if n := string(raw); len(n) <= noticeMax && strings.Trim(n, "0123456789+-.eE") == "" {
+		return n
+	}
+	return "(unprintable)"
+}
+
+// openLog opens the --log file for appending, so that each session adds
+// its records after the earlier ones. A file whose last line was cut short
+// (a session killed mid-write) is ended first, so the new session's first
+// record starts a line of its own.
+func openLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		last := make([]byte, 1)
+		if r, err := os.Open(path); err == nil {
+			_, err = r.ReadAt(last, st.Size()-1)
+			r.Close()
+			if err == nil && last[0] != '\n' {
+				if _, err := f.Write([]byte("\n")); err != nil {
+					f.Close()
+					return nil, err
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// planFromLog reads the plan of one session of an event log that --log
+// wrote: each session starts with a plan line (see proxy.NewJSONLog), and
+// the one chosen is the last, or with session not empty the last whose
+// plan has that session name. isLog is false when data does not start
+// with a plan line (a plan file, say).
+func planFromLog(data []byte, session string) (p *faults.Plan, isLog bool, err error) {
+	if _, isLog, err = proxy.PlanFromLog(data); !isLog || err != nil {
+		return nil, isLog, err
+	}
+	var names []string
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"plan"`)) {
+			continue // an event line
+		}
+		lp, ok, err := proxy.PlanFromLog(line)
+		if err != nil {
+			return nil, true, fmt.Errorf("line %d: %w", n+1, err)
+		}
+		if !ok {
+			continue
+		}
+		names = append(names, lp.Session)
+		if session == "" || lp.Session == session {
+			p = lp
+		}
+	}
+	if p == nil {
+		slices.Sort(names)
+		return nil, true, fmt.Errorf("no session %q in the log (its sessions: %s)", session, strings.Join(slices.Compact(names), ", "))
+	}
+	return p, true, nil
 }

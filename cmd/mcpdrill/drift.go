@@ -66,7 +66,7 @@ is reduced to a value-tolerant fingerprint: outcome, content kind, structure has
 and nesting, values dropped), size bucket (empty, small < 1 KiB, medium < 64 KiB, large) and,
 for errors, a normalised error signature. No tool result value and no header value is written.
 
-` + exitCodesHelp,
+` + exitCodes("", true),
 				Flags: append(captureLimitFlags(),
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the capture to `FILE` (- for stdout); required"},
 				),

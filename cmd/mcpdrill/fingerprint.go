@@ -22,7 +22,7 @@ canonical JSON (sorted keys, normalised numbers) and sorted by name, so key orde
 order do not matter (METHODOLOGY.md defines it exactly). With --tools, one line per tool
 follows: its own fingerprint and name. A capture file or any manifest shape is accepted.
 
-` + exitCodesHelp,
+` + exitCodes("", true),
 		Flags: append(targetFlags(),
 			&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
 			&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},

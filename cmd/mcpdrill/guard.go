@@ -33,7 +33,8 @@ func init() {
 			"baseline (discovery posture) or waits for approval (strict posture); a later listing that differs\n" +
 			"fails closed (its tools are withheld and calls refused) until an operator reviews and approves it.\n" +
 			"Statuses: verified (served), changed, pending, quarantined (all withheld). Every transition and\n" +
-			"operator action is appended to DIR/audit.jsonl.\n\n" + exitCodesHelp,
+			"operator action is appended to DIR/audit.jsonl.\n\n" +
+			exitCodes("a shown server is withheld (status), or the tool sets differ (diff)", true),
 		Subcommands: []*cli.Command{
 			{
 				Name: "status", Usage: "show each server's status (exit 1 when a shown server is withheld)", ArgsUsage: "[SERVER]",

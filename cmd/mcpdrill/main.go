@@ -23,9 +23,6 @@ const (
 	exitInternal    = 4
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
-
 // commands is filled by each command's file in its init function, so that
 // commands can be added without editing this file.
 var commands []*cli.Command
@@ -49,12 +46,33 @@ func usageErr(format string, a ...any) error {
 	return exitErr(exitUsage, fmt.Errorf(format, a...))
 }
 
-const exitCodesHelp = `EXIT CODES:
+// exitCodesHelp is the EXIT CODES block of a command with --fail-on.
+var exitCodesHelp = exitCodes("findings at or above --fail-on (default: error)", true)
+
+// exitCodes returns a command's EXIT CODES help block: 0; 1 meaning one,
+// unless one is empty (the command never exits 1); 2; 3 when the command
+// reaches a server; 4.
+func exitCodes(one string, reaches bool) string {
+	b := "EXIT CODES:\n   0  ok\n"
+	if one != "" {
+		b += "   1  " + one + "\n"
+	}
+	b += "   2  usage error\n"
+	if reaches {
+		b += "   3  target unreachable or protocol refused\n"
+	}
+	return b + "   4  internal error"
+}
+
+// appExitCodesHelp ends the top-level help: which code means what, and
+// where each applies.
+const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    0  ok
-   1  findings at or above --fail-on (default: error)
+   1  findings: at or above --fail-on (scan, drift), a withheld server or a changed tool set (guard)
    2  usage error
    3  target unreachable or protocol refused
-   4  internal error`
+   4  internal error
+   wrap exits with its server's status`
 
 func newApp() *cli.App {
 	slices.SortFunc(commands, func(a, b *cli.Command) int { return cmp.Compare(a.Name, b.Name) })
@@ -63,7 +81,8 @@ func newApp() *cli.App {
 		Usage:                 "fault-inject, scan and pin MCP servers",
 		Version:               version,
 		Commands:              commands,
-		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitCodesHelp + "\n",
+		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + appExitCodesHelp + "\n",
+		EnableBashCompletion:  true,
 		ExitErrHandler:        func(*cli.Context, error) {},
 		// Header and environment values may contain commas: a repeated flag
 		// is the only list separator.

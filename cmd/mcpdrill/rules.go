@@ -26,7 +26,7 @@ func init() {
 A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its kind
 (CHG-PROPERTY-REMOVED).
 
-` + exitCodesHelp,
+` + exitCodes("", false),
 		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"}},
 		Action: rulesAction,
 	})

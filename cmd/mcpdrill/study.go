@@ -35,7 +35,7 @@ func init() {
 					"included; rows are sorted by name. Exit 0 when the study completed, whatever the servers did.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write results.json to `FILE` (- for stdout)"},
-					&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once (default: number of CPUs)"},
+					&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once", DefaultText: "number of CPUs"},
 					&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "per-server deadline for the whole scan"},
 					&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
 					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th)"},

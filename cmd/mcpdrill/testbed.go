@@ -33,7 +33,7 @@ func init() {
 			&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
 			&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
-			&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N` (default per profile)"},
+			&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N`", DefaultText: "per profile"},
 			&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
 			&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
 			&cli.IntFlag{Name: "huge-bytes", Hidden: true},

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "completion",
+		Usage:     "print a shell completion script for bash, zsh or fish",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
+			"  bash: source <(mcpdrill completion bash)             (in ~/.bashrc)\n" +
+			"  zsh:  source <(mcpdrill completion zsh)              (in ~/.zshrc, after compinit)\n" +
+			"  fish: mcpdrill completion fish > ~/.config/fish/completions/mcpdrill.fish\n" +
+			"bash and zsh ask mcpdrill for the candidates each time; fish's script lists them, so write it again\n" +
+			"after an upgrade.",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErr("completion: name one shell: bash, zsh or fish")
+			}
+			script, err := completionScript(c.App, c.Args().First())
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(c.App.Writer, script)
+			return err
+		},
+	})
+}
+
+// completionScript returns the completion script of app for shell. The
+// bash and zsh scripts follow urfave/cli's autocomplete scripts (MIT): they
+// run the command line typed so far with --generate-bash-completion.
+func completionScript(app *cli.App, shell string) (string, error) {
+	switch shell {
+	case "bash":
+		return strings.ReplaceAll(bashCompletion, "PROG", app.Name), nil
+	case "zsh":
+		return strings.ReplaceAll(zshCompletion, "PROG", app.Name), nil
+	case "fish":
+		s, err := app.ToFishCompletion()
+		if err != nil {
+			return "", exitErr(exitInternal, fmt.Errorf("fish completion: %w", err))
+		}
+		return s, nil
+	}
+	return "", usageErr("completion: unknown shell %q (want bash, zsh or fish)", shell)
+}
+
+const bashCompletion = `# bash completion for PROG: source <(PROG completion bash)
+_PROG_complete() {
+  local cur words cword
+  if declare -F _init_completion >/dev/null 2>&1; then
+    _init_completion -n "=:" || return
+  else
+    COMPREPLY=()
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+  local request=("${words[@]:0:$cword}")
+  [[ "$cur" == -* ]] && request+=("$cur")
+  local opts
+  opts=$("${request[@]}" --generate-bash-completion 2>/dev/null)
+  COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
+}
+complete -o bashdefault -o default -F _PROG_complete PROG
+`
+
+const zshCompletion = `#compdef PROG
+# zsh completion for PROG: source <(PROG completion zsh), after compinit
+_PROG_complete() {
+  local -a opts
+  local cur=${words[-1]}
+  if [[ "$cur" == -* ]]; then
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion 2>/dev/null)}")
+  else
+    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
+  fi
+  if [[ "${opts[1]}" != "" ]]; then
+    _describe 'values' opts
+  else
+    _files
+  fi
+}
+compdef _PROG_complete PROG
+`

@@ -433,20 +433,40 @@ func Release(r *Record, actor string, now time.Time) (Record, *Event, error) {
 }
 
 // Explain is the refusal text for a server whose tools are not served: it
-// names the status and the commands to review it.
-func Explain(server string, r *Record) string {
-	q := shellQuote(server)
+// names the status and the commands to review it. It is ExplainIn a store
+// the commands find without --dir.
+func Explain(server string, r *Record) string { return ExplainIn("", server, r) }
+
+// ExplainIn is [Explain] for the store in dir: each suggested command
+// names it with --dir, unless dir is empty.
+func ExplainIn(dir, server string, r *Record) string {
+	cmd := func(verb string) string { return "`" + Command(dir, verb, server) + "`" }
 	switch StatusOf(r) {
 	case StatusChanged:
-		return fmt.Sprintf("mcpdrill guard: server %q is changed: its tool set drifted from the approved baseline, so its tools are withheld; review with `mcpdrill guard diff %s`, then `mcpdrill guard approve %s` (or `mcpdrill guard quarantine %s`)", server, q, q, q)
+		return fmt.Sprintf("mcpdrill guard: server %q is changed: its tool set drifted from the approved baseline, so its tools are withheld; review with %s, then %s (or %s)", server, cmd("diff"), cmd("approve"), cmd("quarantine"))
 	case StatusPending:
-		return fmt.Sprintf("mcpdrill guard: server %q is pending: it has no approved baseline (strict posture), so its tools are withheld; review with `mcpdrill guard diff %s`, then `mcpdrill guard approve %s`", server, q, q)
+		return fmt.Sprintf("mcpdrill guard: server %q is pending: it has no approved baseline (strict posture), so its tools are withheld; review with %s, then %s", server, cmd("diff"), cmd("approve"))
 	case StatusQuarantined:
-		return fmt.Sprintf("mcpdrill guard: server %q is quarantined by an operator, so its tools are withheld; review with `mcpdrill guard status %s` and lift it with `mcpdrill guard release %s`", server, q, q)
+		return fmt.Sprintf("mcpdrill guard: server %q is quarantined by an operator, so its tools are withheld; review with %s and lift it with %s", server, cmd("status"), cmd("release"))
 	case StatusVerified:
 		return fmt.Sprintf("mcpdrill guard: server %q is verified", server)
 	}
-	return fmt.Sprintf("mcpdrill guard: server %q has no baseline yet, so its tools are withheld until its tool set is listed; check with `mcpdrill guard status %s`", server, q)
+	return fmt.Sprintf("mcpdrill guard: server %q has no baseline yet, so its tools are withheld until its tool set is listed; check with %s", server, cmd("status"))
+}
+
+// Command is the shell command line of `mcpdrill guard VERB` for the store
+// in dir (named with --dir unless dir is empty), followed by args, each
+// quoted for a POSIX shell where it needs it: a suggestion that can be
+// pasted as it is.
+func Command(dir, verb string, args ...string) string {
+	parts := []string{"mcpdrill", "guard", verb}
+	if dir != "" {
+		parts = append(parts, "--dir", shellQuote(dir))
+	}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

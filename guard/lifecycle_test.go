@@ -260,6 +260,27 @@ func TestExplainNamesStatusAndCommands(t *testing.T) {
 	if got := Explain("a b", nil); !strings.Contains(got, "'a b'") {
 		t.Errorf("unquoted: %s", got)
 	}
+	if got := ExplainIn("/srv/my pins", "srv", rec(StatusChanged, &a, &b)); !strings.Contains(got, "`mcpdrill guard diff --dir '/srv/my pins' srv`") ||
+		!strings.Contains(got, "`mcpdrill guard approve --dir '/srv/my pins' srv`") {
+		t.Errorf("ExplainIn leaves out --dir: %s", got)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	for _, tc := range []struct {
+		dir, verb string
+		args      []string
+		want      string
+	}{
+		{"", "diff", []string{"weather"}, "mcpdrill guard diff weather"},
+		{"./pins", "diff", []string{"weather"}, "mcpdrill guard diff --dir ./pins weather"},
+		{"/a b", "approve", []string{"--fingerprint", "sha256:ab", "w"}, "mcpdrill guard approve --dir '/a b' --fingerprint sha256:ab w"},
+		{"it's", "status", nil, `mcpdrill guard status --dir 'it'\''s'`},
+	} {
+		if got := Command(tc.dir, tc.verb, tc.args...); got != tc.want {
+			t.Errorf("Command(%q, %q, %q) = %q, want %q", tc.dir, tc.verb, tc.args, got, tc.want)
+		}
+	}
 }
 
 func TestParsePosture(t *testing.T) {

@@ -84,6 +84,17 @@ func guardArgs(c *cli.Context) ([]string, *guard.Store, error) {
 	return args, st, nil
 }
 
+// hintDir is the store directory that the commands guard suggests must
+// name with --dir: the one given, unless $MCPDRILL_GUARD_DIR names it, so
+// that a suggestion pasted as it is acts on the same store.
+func hintDir(c *cli.Context) string {
+	d := c.String("dir")
+	if env := os.Getenv(guardDirEnv); env != "" && filepath.Clean(env) == filepath.Clean(d) {
+		return ""
+	}
+	return d
+}
+
 func openGuardStore(c *cli.Context) (*guard.Store, error) {
 	d := c.String("dir")
 	if d == "" {
@@ -157,7 +168,9 @@ type guardStatusRow struct {
 	Explanation string     `json:"explanation,omitempty"`
 }
 
-func statusRow(r *guard.Record) guardStatusRow {
+// statusRow is r's row of `guard status`; dir is the store its suggested
+// commands name ([hintDir]).
+func statusRow(dir string, r *guard.Record) guardStatusRow {
 	row := guardStatusRow{Server: r.Server, Status: r.Status.String(), Serves: r.Serves(), DriftAt: r.DriftAt,
 		ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt}
 	if r.Baseline != nil {
@@ -170,7 +183,7 @@ func statusRow(r *guard.Record) guardStatusRow {
 		}
 	}
 	if !row.Serves {
-		row.Explanation = guard.Explain(r.Server, r)
+		row.Explanation = guard.ExplainIn(dir, r.Server, r)
 	}
 	return row
 }
@@ -200,7 +213,7 @@ func guardStatus(c *cli.Context) error {
 	rows := make([]guardStatusRow, len(recs))
 	held := false
 	for i := range recs {
-		rows[i] = statusRow(&recs[i])
+		rows[i] = statusRow(hintDir(c), &recs[i])
 		held = held || !rows[i].Serves
 	}
 	if c.Bool("json") {
@@ -358,7 +371,7 @@ func guardDiff(c *cli.Context) error {
 				return exitErr(exitInternal, err)
 			}
 			printDescriptionChanges(w, base, cur, rep.Changes)
-			fmt.Fprintf(w, "%d change(s). To accept them: mcpdrill guard approve --fingerprint %s %s\n", len(rep.Changes), rep.Current, server)
+			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guard.Command(hintDir(c), "approve", "--fingerprint", rep.Current, server))
 		}
 	}
 	if len(rep.Changes) > 0 {
@@ -416,7 +429,7 @@ func guardRelease(c *cli.Context) error {
 	}
 	fmt.Fprintln(c.App.Writer)
 	if !r.Serves() {
-		fmt.Fprintln(c.App.Writer, guard.Explain(r.Server, r))
+		fmt.Fprintln(c.App.Writer, guard.ExplainIn(hintDir(c), r.Server, r))
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func gateFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "execute", Usage: "send the planned --invoke-tool calls (tools/call has side effects)"},
 		&cli.BoolFlag{Name: "i-know-this-is-production", Usage: "allow --execute on a target not classified local, dev or staging"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for generated tool arguments (recorded in the report)"},
-		&cli.StringFlag{Name: "otlp-endpoint", Usage: "export one span per MCP call to this OTLP/HTTP collector `URL` (e.g. http://127.0.0.1:4318); findings then carry trace_id and span_id"},
+		&cli.StringFlag{Name: "otlp-endpoint", Usage: "export one span per MCP call to this OTLP/HTTP collector `URL` (e.g. http://127.0.0.1:4318); findings then carry trace_id and span_id", DefaultText: "$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces"},
 	}
 }
 
@@ -200,8 +200,28 @@ func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
 			return g, exitErr(exitUsage, err)
 		}
 		g.tracer = tr
+	} else {
+		g.tracer = envTracer(c)
 	}
 	return g, nil
+}
+
+// envTracer is the tracer the OpenTelemetry environment asks for
+// (OTEL_EXPORTER_OTLP_ENDPOINT and its kin), nil when it asks for none. An
+// endpoint or protocol there that cannot be used is a warning, not a
+// failed run: the variables may have been set for other programs.
+func envTracer(c *cli.Context) *telemetry.Tracer {
+	ep, err := telemetry.EndpointFromEnv(os.Getenv)
+	if err == nil && ep != "" {
+		var tr *telemetry.Tracer
+		if tr, err = telemetry.New(c.Context, telemetry.Options{Endpoint: ep, ServiceVersion: version}); err == nil {
+			return tr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "warning: no spans exported: %v\n", err)
+	}
+	return nil
 }
 
 // flushTracer exports the run's spans; a collector that is down is a

@@ -18,7 +18,7 @@ import (
 // to make.
 //
 //	server:
-//	  url: https://server.example/mcp        # or: command: [node, server.js]
+//	  url: https://server.example/mcp        # or: command: node, args: [server.js]
 //	  headers: {Authorization: "Bearer ${TOKEN}"}
 //	  env: {LOG_LEVEL: quiet}
 //	canaries:
@@ -32,10 +32,40 @@ type Spec struct {
 // SpecServer names the server. ${NAME} in header and env values is replaced
 // from the environment; an unset variable is an error.
 type SpecServer struct {
-	URL     string            `yaml:"url"`
-	Command []string          `yaml:"command"`
+	URL string `yaml:"url"`
+	// Command is a stdio server's command line. It is written as in
+	// servers.json (command: node, args: [server.js]) or as one list
+	// (command: [node, server.js]); ParseSpec appends Args to it and
+	// leaves Args empty.
+	Command Argv              `yaml:"command"`
+	Args    []string          `yaml:"args"`
 	Headers map[string]string `yaml:"headers"`
 	Env     map[string]string `yaml:"env"`
+}
+
+// Argv is a command line in YAML: a string (the program alone) or a list
+// of strings (the program, then its arguments).
+type Argv []string
+
+// UnmarshalYAML reads a string or a list of strings.
+func (a *Argv) UnmarshalYAML(n *yaml.Node) error {
+	var list []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var prog string
+		if err := n.Decode(&prog); err != nil {
+			return err
+		}
+		list = []string{prog}
+	case yaml.SequenceNode:
+		if err := n.Decode(&list); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("line %d: command: want a string or a list of strings", n.Line)
+	}
+	*a = list
+	return nil
 }
 
 // Canary is one golden tool call.
@@ -60,6 +90,13 @@ func ParseSpec(b []byte, lookup func(string) (string, bool)) (Spec, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		return Spec{}, fmt.Errorf("%w: %w", ErrBadSpec, err)
+	}
+	if len(s.Server.Args) > 0 && len(s.Server.Command) == 0 {
+		return Spec{}, fmt.Errorf("%w: server.args needs server.command", ErrBadSpec)
+	}
+	s.Server.Command, s.Server.Args = append(s.Server.Command, s.Server.Args...), nil
+	if len(s.Server.Command) > 0 && strings.TrimSpace(s.Server.Command[0]) == "" {
+		return Spec{}, fmt.Errorf("%w: server.command names no program", ErrBadSpec)
 	}
 	if (s.Server.URL == "") == (len(s.Server.Command) == 0) {
 		return Spec{}, fmt.Errorf("%w: server needs exactly one of url or command", ErrBadSpec)

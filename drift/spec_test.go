@@ -2,6 +2,7 @@ package drift
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,31 @@ canaries:
 	}
 }
 
+// TestParseSpecCommand: a stdio server is written as in servers.json
+// (command and args) or as one list, and either way becomes one argv.
+func TestParseSpecCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"servers.json style", "server: {command: npx, args: [-y, some-server]}\n", []string{"npx", "-y", "some-server"}},
+		{"program alone", "server: {command: ./server}\n", []string{"./server"}},
+		{"one list", "server: {command: [node, srv.js]}\n", []string{"node", "srv.js"}},
+		{"a list and args", "server: {command: [node], args: [srv.js, --quiet]}\n", []string{"node", "srv.js", "--quiet"}},
+		{"a program with a space", "server: {command: \"/opt/my server/run\", args: [a]}\n", []string{"/opt/my server/run", "a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseSpec([]byte(tc.doc), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Config(mcp.Config{}).Command; !slices.Equal(got, tc.want) || len(s.Server.Args) != 0 {
+				t.Errorf("command %q (args %q), want %q", got, s.Server.Args, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseSpecErrors(t *testing.T) {
 	cases := map[string]string{
 		"no server":        "canaries: []\n",
@@ -49,6 +75,11 @@ func TestParseSpecErrors(t *testing.T) {
 		"unknown key":      "server: {url: http://x}\nextra: 1\n",
 		"canary no tool":   "server: {url: http://x}\ncanaries: [{args: {}}]\n",
 		"duplicate name":   "server: {url: http://x}\ncanaries: [{tool: a, name: n}, {tool: b, name: n}]\n",
+		"args alone":       "server: {args: [a]}\n",
+		"args with url":    "server: {url: http://x, args: [a]}\n",
+		"empty program":    "server: {command: \"\", args: [a]}\n",
+		"command mapping":  "server: {command: {a: b}}\n",
+		"command numbers":  "server: {command: [[a]]}\n",
 	}
 	for name, doc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -28,7 +28,7 @@ var (
 // profiles is the catalogue. Summaries say what a scan should find.
 var profiles = []Profile{
 	{Name: "good", Revisions: allRevs,
-		Summary: "conformant dual-era server: tight output schemas, correct error codes; a scan should find nothing",
+		Summary: "conformant dual-era server: tight output schemas, correct error codes; a scan finds no error or warning (its info notes name free-text fields no schema can pin down)",
 		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools}},
 	{Name: "vacuous", Revisions: allRevs,
 		Summary: "output schemas that accept anything well-typed ({type:object}, free strings, a wrapper); one $ref schema is enforceable",

@@ -267,13 +267,17 @@ func echoTool(desc string, trim bool) tool {
 
 func addTool() tool {
 	return tool{
-		name: "add", title: "Add", desc: "Add two numbers.", ann: readOnly,
+		name: "add", title: "Add", desc: "Add two numbers between -1000000 and 1000000.", ann: readOnly,
 		params: []param{
-			{name: "a", typ: "number", desc: "First addend.", required: true},
-			{name: "b", typ: "number", desc: "Second addend.", required: true},
+			{name: "a", typ: "number", desc: "First addend.", required: true, min: ptr(-1e6), max: ptr(1e6)},
+			{name: "b", typ: "number", desc: "Second addend.", required: true, min: ptr(-1e6), max: ptr(1e6)},
 		},
+		// Bounded, so that a number in the wrong place is caught: an
+		// unbounded number accepts any other number.
 		output: json.RawMessage(`{"type":"object","properties":{` +
-			`"a":{"type":"number"},"b":{"type":"number"},"sum":{"type":"number"}},` +
+			`"a":{"type":"number","minimum":-1000000,"maximum":1000000},` +
+			`"b":{"type":"number","minimum":-1000000,"maximum":1000000},` +
+			`"sum":{"type":"number","minimum":-2000000,"maximum":2000000}},` +
 			`"required":["a","b","sum"],"additionalProperties":false}`),
 		run: func(_ callEnv, a map[string]any) toolResult {
 			x, y := a["a"].(float64), a["b"].(float64)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 type junitSuites struct {
@@ -12,6 +13,8 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -20,13 +23,16 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -36,41 +42,56 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes findings as a JUnit XML report: one test suite, one test
-// case per finding (named by rule, tool and pointer). A finding at or above
-// threshold is a failure; one below it is a passing case whose message is
-// kept in system-out, so CI dashboards show the same list as the table.
-// With no findings a single passing case named suite is written.
-func WriteJUnit(w io.Writer, suite string, threshold Severity, fs []Finding) error {
-	fs = append([]Finding(nil), fs...)
-	Sort(fs)
-	s := junitSuite{Name: suite}
-	for _, f := range fs {
-		name := f.Rule
-		if f.Tool != "" {
-			name += " " + f.Tool
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+func junitTime(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// WriteJUnit writes a run as a JUnit XML report: one test suite, one test
+// case per check with its time (0 when the check was not timed on its own),
+// and one more test case for each finding no check claims. A case fails
+// when one of its findings is at or above the threshold, or when its check
+// failed without a finding; a case whose findings are all below the
+// threshold is written as <skipped> with the most serious one as its
+// message, so warnings stay visible without failing the build; a check that
+// did not run or does not apply is <skipped> with the reason. Every
+// classname is "mcpdrill.COMMAND.CLASS" with no spaces.
+func WriteJUnit(w io.Writer, o Output) error {
+	prefix := "mcpdrill." + strings.Join(strings.Fields(o.Command), "-") + "."
+	claimed := make([][]Result, len(o.Checks))
+	var rest []Result
+next:
+	for _, r := range o.sortedResults() {
+		for i, c := range o.Checks {
+			if c.Claims != nil && c.Claims(r) {
+				claimed[i] = append(claimed[i], r)
+				continue next
+			}
 		}
-		if f.Pointer != "" {
-			name += " " + f.Pointer
-		}
-		c := junitCase{Name: name, Classname: suite + "." + strings.ToLower(f.Rule)}
-		text := fmt.Sprintf("%s [%s] %s", f.Rule, f.Severity, f.Message)
-		if f.Change != "" {
-			text += " (" + f.Change + ")"
-		}
-		if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
-			c.Failure = &junitFailure{Message: f.Message, Type: string(f.Severity), Text: text}
-			s.Failures++
-		} else {
-			c.SystemOut = text
-		}
-		s.Cases = append(s.Cases, c)
+		rest = append(rest, r)
+	}
+	s := junitSuite{Name: "mcpdrill " + o.Command, Time: junitTime(o.Duration)}
+	for i, c := range o.Checks {
+		s.Cases = append(s.Cases, o.junitCase(prefix+className(c.Class), c, claimed[i]))
+	}
+	for _, r := range rest {
+		name := strings.Join(nonEmpty(r.Subject, r.Rule, r.Tool, r.Pointer), " ")
+		s.Cases = append(s.Cases, o.junitCase(prefix+"findings", Check{Name: name}, []Result{r}))
 	}
 	if len(s.Cases) == 0 {
-		s.Cases = []junitCase{{Name: suite, Classname: suite}}
+		s.Cases = []junitCase{{Name: o.Command, Classname: prefix + "run", Time: junitTime(o.Duration)}}
+	}
+	for _, c := range s.Cases {
+		switch {
+		case c.Failure != nil:
+			s.Failures++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
 	}
 	s.Tests = len(s.Cases)
-	doc := junitSuites{Name: suite, Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	doc := junitSuites{Name: s.Name, Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: s.Time, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("report: write JUnit: %w", err)
 	}
@@ -83,4 +104,62 @@ func WriteJUnit(w io.Writer, suite string, threshold Severity, fs []Finding) err
 		return fmt.Errorf("report: write JUnit: %w", err)
 	}
 	return nil
+}
+
+// junitCase decides one test case from its check and the findings it
+// claimed (sorted, most serious first).
+func (o Output) junitCase(class string, c Check, rs []Result) junitCase {
+	jc := junitCase{Name: c.Name, Classname: class, Time: junitTime(c.Time)}
+	lines := make([]string, 0, len(rs)+1)
+	if c.Failed != "" {
+		lines = append(lines, c.Failed)
+	}
+	var failing []Result
+	for _, r := range rs {
+		lines = append(lines, fmt.Sprintf("%s [%s] %s", r.Rule, r.Severity, r.Text()))
+		if o.fails(r.Severity) {
+			failing = append(failing, r)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	switch {
+	case len(failing) > 0:
+		jc.Failure = &junitFailure{Type: string(failing[0].Severity), Message: summary(failing[0], len(failing)), Text: text}
+	case c.Failed != "" && o.Threshold != "":
+		jc.Failure = &junitFailure{Type: string(SeverityError), Message: c.Failed, Text: text}
+	case c.Failed != "":
+		jc.Skipped, jc.SystemOut = &junitSkipped{Message: c.Failed}, text
+	case len(rs) > 0:
+		jc.Skipped, jc.SystemOut = &junitSkipped{Message: string(rs[0].Severity) + ": " + summary(rs[0], len(rs))}, text
+	case c.Skipped != "":
+		jc.Skipped = &junitSkipped{Message: c.Skipped}
+	}
+	return jc
+}
+
+// summary is the message of a test case: its first finding, and how many
+// more there are.
+func summary(r Result, n int) string {
+	s := r.Rule + ": " + r.Text()
+	if n > 1 {
+		s += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return s
+}
+
+func className(s string) string {
+	if s = strings.Join(strings.Fields(s), "-"); s == "" {
+		return "checks"
+	}
+	return s
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

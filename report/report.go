@@ -1,6 +1,7 @@
 // Package report holds what every mcpdrill command reports: findings, their
 // severities, the catalogue of stable rule ids, and the machine formats
-// (JSON helpers, SARIF, JUnit, Markdown) findings are written in.
+// (JSON helpers, SARIF, JUnit, GitHub workflow annotations) findings are
+// written in.
 package report
 
 import (
@@ -69,18 +70,16 @@ type Finding struct {
 
 // Sort orders findings stably: severity (most serious first), rule, tool,
 // pointer, message.
-func Sort(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if c := cmp.Compare(b.Severity.Rank(), a.Severity.Rank()); c != 0 {
-			return c
-		}
-		return cmp.Or(
-			cmp.Compare(a.Rule, b.Rule),
-			cmp.Compare(a.Tool, b.Tool),
-			cmp.Compare(a.Pointer, b.Pointer),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
+func Sort(fs []Finding) { slices.SortStableFunc(fs, compareFindings) }
+
+func compareFindings(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+		cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Tool, b.Tool),
+		cmp.Compare(a.Pointer, b.Pointer),
+		cmp.Compare(a.Message, b.Message),
+	)
 }
 
 // Fails reports whether any finding is at or above the threshold. An empty

@@ -1,9 +1,15 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
 )
 
 // SARIF 2.1.0 document, reduced to the members mcpdrill fills.
@@ -14,8 +20,14 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool              sarifTool       `json:"tool"`
+	AutomationDetails sarifAutomation `json:"automationDetails"`
+	Results           []sarifResult   `json:"results"`
+	Properties        map[string]any  `json:"properties,omitempty"`
+}
+
+type sarifAutomation struct {
+	ID string `json:"id"`
 }
 
 type sarifTool struct {
@@ -33,7 +45,14 @@ type sarifRule struct {
 	ID                   string        `json:"id"`
 	ShortDescription     sarifText     `json:"shortDescription"`
 	FullDescription      sarifText     `json:"fullDescription"`
+	Help                 sarifHelp     `json:"help"`
+	HelpURI              string        `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifDefaults `json:"defaultConfiguration"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type sarifDefaults struct {
@@ -45,16 +64,31 @@ type sarifText struct {
 }
 
 type sarifResult struct {
-	RuleID     string          `json:"ruleId"`
-	RuleIndex  int             `json:"ruleIndex"`
-	Level      string          `json:"level"`
-	Message    sarifText       `json:"message"`
-	Locations  []sarifLocation `json:"locations,omitempty"`
-	Properties map[string]any  `json:"properties,omitempty"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
-	LogicalLocations []sarifLogical `json:"logicalLocations"`
+	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
 }
 
 type sarifLogical struct {
@@ -62,6 +96,13 @@ type sarifLogical struct {
 	FullyQualifiedName string `json:"fullyQualifiedName"`
 	Kind               string `json:"kind"`
 }
+
+// SARIFMaxResults is the most results GitHub code scanning accepts in one
+// run; WriteSARIF keeps the most serious ones and counts the rest.
+const SARIFMaxResults = 25000
+
+// FingerprintKey names mcpdrill's entry in a result's partialFingerprints.
+const FingerprintKey = "mcpdrill/v1"
 
 // SARIFLevel maps a severity to a SARIF result level.
 func SARIFLevel(s Severity) string {
@@ -74,62 +115,64 @@ func SARIFLevel(s Severity) string {
 	return "note"
 }
 
-// WriteSARIF writes findings as a SARIF 2.1.0 log with one run. Rules named
-// by findings are described from the catalogue (a rule missing from it is
-// still listed, with its id as its description). Findings are written in
-// Sort order; locations are logical (tool name plus JSON pointer), since an
-// MCP server's tools have no source file.
-func WriteSARIF(w io.Writer, toolName, toolVersion string, cat Catalogue, fs []Finding) error {
-	fs = append([]Finding(nil), fs...)
-	Sort(fs)
+// digits are masked out of a message before it is fingerprinted, so a count
+// or a size in the text does not make a new alert of the same finding.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// Fingerprint identifies a result across runs: a hash of its rule, subject,
+// tool, pointer, change id and message (digits masked), never of its line or
+// its position in the report, so that it survives reordered files and
+// reordered output.
+func Fingerprint(r Result) string {
+	key := strings.Join([]string{r.Rule, r.Subject, r.Tool, r.Pointer, r.Change, digits.ReplaceAllString(r.Message, "#")}, "\x00")
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:16])
+}
+
+// artifactURI writes a location path as a SARIF artifact URI: a relative
+// URI reference for a path inside the repository, a file URI otherwise.
+func artifactURI(p string) string {
+	if path.IsAbs(p) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}
+
+// WriteSARIF writes a run's results as a SARIF 2.1.0 log with one run, in
+// the subset GitHub code scanning accepts: every result has a physical
+// location (the user's file and the line of its entry), a fingerprint, a
+// rule id listed in the run's rules, and every rule a description, help
+// text and a link into METHODOLOGY.md. A rule missing from the catalogue is
+// still listed, described by its id. Results are written in a stable order,
+// at most SARIFMaxResults of them (the most serious first).
+func WriteSARIF(w io.Writer, o Output) error {
+	rs := o.sortedResults()
+	omitted := 0
+	if len(rs) > SARIFMaxResults {
+		omitted = len(rs) - SARIFMaxResults
+		rs = rs[:SARIFMaxResults]
+	}
 	idx := map[string]int{}
-	var rules []sarifRule
-	for _, f := range fs {
-		if _, ok := idx[f.Rule]; ok {
-			continue
-		}
-		r, ok := cat.Lookup(f.Rule)
+	rules := []sarifRule{}
+	results := make([]sarifResult, 0, len(rs))
+	for _, r := range rs {
+		i, ok := idx[r.Rule]
 		if !ok {
-			r = Rule{ID: f.Rule, Severity: f.Severity, Title: f.Rule, Detail: f.Rule}
+			i = len(rules)
+			idx[r.Rule] = i
+			rules = append(rules, sarifRuleOf(o.Catalogue, r.Finding))
 		}
-		idx[f.Rule] = len(rules)
-		rules = append(rules, sarifRule{ID: r.ID, ShortDescription: sarifText{r.Title},
-			FullDescription: sarifText{r.Detail}, DefaultConfiguration: sarifDefaults{SARIFLevel(r.Severity)}})
+		results = append(results, sarifResultOf(r, i))
 	}
-	results := make([]sarifResult, 0, len(fs))
-	for _, f := range fs {
-		res := sarifResult{RuleID: f.Rule, RuleIndex: idx[f.Rule], Level: SARIFLevel(f.Severity), Message: sarifText{f.Message}}
-		if f.Tool != "" || f.Pointer != "" {
-			fq := f.Tool + f.Pointer
-			kind := "member"
-			if f.Pointer == "" {
-				kind = "function"
-			}
-			res.Locations = []sarifLocation{{LogicalLocations: []sarifLogical{{Name: f.Tool, FullyQualifiedName: fq, Kind: kind}}}}
-		}
-		props := map[string]any{}
-		if f.Change != "" {
-			props["change"] = f.Change
-		}
-		if f.Breaking != nil {
-			props["breaking"] = *f.Breaking
-		}
-		if f.Evidence != "" {
-			props["evidence"] = f.Evidence
-		}
-		if len(props) > 0 {
-			res.Properties = props
-		}
-		results = append(results, res)
+	run := sarifRun{
+		Tool:              sarifTool{Driver: sarifDriver{Name: "mcpdrill", Version: o.Version, InformationURI: RepositoryURL, Rules: rules}},
+		AutomationDetails: sarifAutomation{ID: "mcpdrill/" + strings.ReplaceAll(o.Command, " ", "-") + "/"},
+		Results:           results,
 	}
-	if rules == nil {
-		rules = []sarifRule{}
+	if omitted > 0 {
+		run.Properties = map[string]any{"omittedResults": omitted}
 	}
-	doc := sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: sarifDriver{Name: toolName, Version: toolVersion, Rules: rules}}, Results: results}},
-	}
+	doc := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -137,4 +180,55 @@ func WriteSARIF(w io.Writer, toolName, toolVersion string, cat Catalogue, fs []F
 		return fmt.Errorf("report: write SARIF: %w", err)
 	}
 	return nil
+}
+
+func sarifRuleOf(cat Catalogue, f Finding) sarifRule {
+	r, ok := cat.Lookup(f.Rule)
+	if !ok {
+		r = Rule{ID: f.Rule, Severity: f.Severity, Title: f.Rule, Detail: f.Rule}
+	}
+	help := HelpURI(r.ID)
+	text := r.Detail + "\n\n`mcpdrill rules " + r.ID + "` explains this rule."
+	md := text
+	if help != "" {
+		text += " Method: " + help
+		md += " Method: [METHODOLOGY.md](" + help + ")."
+	}
+	return sarifRule{ID: r.ID, ShortDescription: sarifText{r.Title}, FullDescription: sarifText{r.Detail},
+		Help: sarifHelp{Text: text, Markdown: md}, HelpURI: help,
+		DefaultConfiguration: sarifDefaults{SARIFLevel(r.Severity)}}
+}
+
+func sarifResultOf(r Result, ruleIndex int) sarifResult {
+	line := max(r.Location.Line, 1)
+	loc := sarifLocation{PhysicalLocation: sarifPhysical{
+		ArtifactLocation: sarifArtifact{URI: artifactURI(r.Location.Path)},
+		Region:           sarifRegion{StartLine: line},
+	}}
+	if r.Tool != "" || r.Pointer != "" {
+		kind := "member"
+		if r.Pointer == "" {
+			kind = "function"
+		}
+		loc.LogicalLocations = []sarifLogical{{Name: r.Tool, FullyQualifiedName: r.Tool + r.Pointer, Kind: kind}}
+	}
+	res := sarifResult{RuleID: r.Rule, RuleIndex: ruleIndex, Level: SARIFLevel(r.Severity), Message: sarifText{r.Text()},
+		Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(r)}}
+	props := map[string]any{}
+	if r.Subject != "" {
+		props["server"] = r.Subject
+	}
+	if r.Change != "" {
+		props["change"] = r.Change
+	}
+	if r.Breaking != nil {
+		props["breaking"] = *r.Breaking
+	}
+	if r.Evidence != "" {
+		props["evidence"] = r.Evidence
+	}
+	if len(props) > 0 {
+		res.Properties = props
+	}
+	return res
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -137,7 +138,18 @@ type Row struct {
 	Probes      []Probe        `json:"probes"`
 	Conformance []scan.Check   `json:"conformance"`
 	Findings    map[string]int `json:"findings"`
+
+	// found holds the scan's findings themselves (messages cleaned as the
+	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
+	// scanner, for the CI formats of study run; results.json keeps only
+	// the counts, so a row read back from a file has none.
+	found []report.Finding
 }
+
+// Found returns the findings of the row's scan, sorted, or the
+// MCP-STUDY-NOT-SCANNED finding of a row that was not scanned (none for a
+// row read from results.json).
+func (r Row) Found() []report.Finding { return r.found }
 
 // RowProtocol is what the session negotiated.
 type RowProtocol struct {
@@ -208,7 +220,10 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	row.Findings = map[string]int{}
 	for _, f := range r.Findings {
 		row.Findings[f.Rule]++
+		f.Message, f.Evidence = clean(f.Message), clean(f.Evidence)
+		row.found = append(row.found, f)
 	}
+	report.Sort(row.found)
 	if r.Server != (scan.Server{}) {
 		s := r.Server
 		row.Server = &s
@@ -265,6 +280,7 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 func failedRow(row Row, kind, reason string) Row {
 	row.Status, row.Failure, row.Reason = StatusFailed, kind, reason
 	row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
+	row.found = []report.Finding{{Rule: RuleNotScanned, Severity: report.SeverityError, Message: "not scanned (" + kind + "): " + reason}}
 	return row
 }
 

@@ -40,11 +40,7 @@ Subcommands "capture" and "check" add behavioural canaries (see their --help).`
 
 // driftOutputFlags are the output and gating flags shared by drift commands.
 func driftOutputFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "json", Usage: "write the report as JSON (schema_version " + drift.SchemaVersion + "); same as --format json"},
-		&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, json, sarif or junit"},
-		&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
-	}
+	return formatFlags("the report as JSON (schema_version "+drift.SchemaVersion+")", "error")
 }
 
 func init() {
@@ -104,31 +100,6 @@ func captureLimitFlags() []cli.Flag {
 	}
 }
 
-type driftOutput struct {
-	format    string
-	threshold report.Severity
-}
-
-func outputOptions(c *cli.Context) (driftOutput, error) {
-	th, err := report.ParseThreshold(c.String("fail-on"))
-	if err != nil {
-		return driftOutput{}, exitErr(exitUsage, err)
-	}
-	f := strings.ToLower(c.String("format"))
-	if c.Bool("json") {
-		if c.IsSet("format") && f != "json" {
-			return driftOutput{}, usageErr("--json and --format %s disagree", f)
-		}
-		f = "json"
-	}
-	switch f {
-	case "table", "json", "sarif", "junit":
-	default:
-		return driftOutput{}, usageErr("unknown --format %q (want table, json, sarif or junit)", f)
-	}
-	return driftOutput{format: f, threshold: th}, nil
-}
-
 func driftAction(c *cli.Context) error {
 	args, err := interspersed(c)
 	if err != nil {
@@ -154,6 +125,7 @@ func driftAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("%s: %v", manifestPath, err)
 	}
+	place := newDriftPlace(manifestPath, b, m.Tools)
 	g, err := gateOptions(c, cfg)
 	if err != nil {
 		return err
@@ -197,7 +169,7 @@ func driftAction(c *cli.Context) error {
 		}
 		if refused || cfg.URL != "" {
 			rep.SetFindings(fs)
-			if werr := writeDrift(c.App.Writer, rep, out); werr != nil {
+			if werr := writeDrift(c.App.Writer, rep, out, place); werr != nil {
 				return werr
 			}
 			return exitErr(exitUnreachable, err)
@@ -205,6 +177,7 @@ func driftAction(c *cli.Context) error {
 		return connectError(err)
 	}
 	rep.Target = drift.TargetOf(obs, headerNames(cfg.Headers))
+	place.add(obs.Tools)
 	rep.Fingerprint.Live = drift.Fingerprint(obs.Tools)
 	rep.Tools.Live = len(obs.Tools)
 	rep.Compared = true
@@ -236,7 +209,7 @@ func driftAction(c *cli.Context) error {
 		fs = append(fs, ifs...)
 	}
 	rep.SetFindings(fs)
-	if err := writeDrift(c.App.Writer, rep, out); err != nil {
+	if err := writeDrift(c.App.Writer, rep, out, place); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)
@@ -355,6 +328,7 @@ func driftCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	place := newDriftPlace(c.String("baseline"), nil, base.ToolSet())
 	var current *drift.Capture
 	live := cur
 	if cur != "" {
@@ -375,7 +349,7 @@ func driftCheckAction(c *cli.Context) error {
 				rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift check", Baseline: c.String("baseline"), Live: live,
 					Fingerprint: drift.Fingerprints{Baseline: base.Fingerprint}, Tools: drift.ToolCounts{Baseline: len(base.Tools)}}
 				rep.SetFindings([]report.Finding{drift.RefusedFinding(err)})
-				if werr := writeDrift(c.App.Writer, rep, out); werr != nil {
+				if werr := writeDrift(c.App.Writer, rep, out, place); werr != nil {
 					return werr
 				}
 				return exitErr(exitUnreachable, err)
@@ -387,7 +361,8 @@ func driftCheckAction(c *cli.Context) error {
 		Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(base.ToolSet()), Live: drift.Fingerprint(current.ToolSet())},
 		Tools:       drift.ToolCounts{Baseline: len(base.Tools), Live: len(current.Tools)}, Compared: true}
 	rep.SetFindings(drift.Check(base, current))
-	if err := writeDrift(c.App.Writer, rep, out); err != nil {
+	place.add(current.ToolSet())
+	if err := writeDrift(c.App.Writer, rep, out, place); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)
@@ -465,26 +440,53 @@ func driftExit(rep *drift.Report, threshold report.Severity) error {
 	return nil
 }
 
-func writeDrift(w io.Writer, rep *drift.Report, out driftOutput) error {
-	var err error
+// driftPlace is what a drift report's CI formats need besides the report:
+// the file its findings are attached to (the manifest or the baseline), the
+// line of each tool's entry in it, and the tools of both sides (one JUnit
+// case each).
+type driftPlace struct {
+	path  string
+	lines map[string]int
+	tools []string
+	start time.Time
+}
+
+// newDriftPlace places a report in the file at path; data is its content
+// when already read.
+func newDriftPlace(path string, data []byte, tools []drift.Tool) *driftPlace {
+	p := &driftPlace{path: path, start: time.Now()}
+	if data != nil {
+		p.lines = report.ToolLines(data)
+	} else {
+		p.lines = fileToolLines(path)
+	}
+	p.add(tools)
+	return p
+}
+
+func (p *driftPlace) add(tools []drift.Tool) {
+	for _, t := range tools {
+		if !slices.Contains(p.tools, t.Name) {
+			p.tools = append(p.tools, t.Name)
+		}
+	}
+}
+
+func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
 	switch out.format {
 	case "json":
 		return writeJSON(w, rep)
-	case "sarif":
-		cat, cerr := allRules()
-		if cerr != nil {
-			return exitErr(exitInternal, cerr)
-		}
-		err = report.WriteSARIF(w, "mcpdrill", version, cat, rep.Plain())
-	case "junit":
-		err = report.WriteJUnit(w, "mcpdrill "+rep.Command, out.threshold, rep.Plain())
-	default:
+	case "table":
 		return renderDrift(w, rep)
 	}
-	if err != nil {
-		return exitErr(exitInternal, err)
+	o := report.Output{Command: rep.Command, Threshold: out.threshold,
+		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
+	tools := slices.Sorted(slices.Values(place.tools))
+	for _, t := range tools {
+		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
 	}
-	return nil
+	_, err := writeFindings(w, out.format, o)
+	return err
 }
 
 func renderDrift(w io.Writer, rep *drift.Report) error {

@@ -68,7 +68,7 @@ func exitCodes(one string, reaches bool) string {
 // where each applies.
 const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    0  ok
-   1  findings: at or above --fail-on (scan, drift), a withheld server or a changed tool set (guard)
+   1  findings: at or above --fail-on (scan, drift, study run), a withheld server or a changed tool set (guard)
    2  usage error
    3  target unreachable or protocol refused
    4  internal error

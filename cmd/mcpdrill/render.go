@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fatih/color"
@@ -77,25 +78,41 @@ func writeJSON(w io.Writer, v any) error {
 
 // renderFindings prints findings as a table (nothing when there are none).
 func renderFindings(w io.Writer, fs []report.Finding) error {
-	if len(fs) == 0 {
+	rs := make([]report.Result, len(fs))
+	for i, f := range fs {
+		rs[i].Finding = f
+	}
+	return renderResults(w, rs)
+}
+
+// renderResults prints findings as a table, with a server column when they
+// come from several servers (a study), and a count line.
+func renderResults(w io.Writer, rs []report.Result) error {
+	if len(rs) == 0 {
 		fmt.Fprintln(w, "No findings.")
 		return nil
 	}
+	servers := slices.ContainsFunc(rs, func(r report.Result) bool { return r.Subject != "" })
 	p := newPainter(w)
-	t := newTable(w, "severity", "rule", "tool", "message")
-	for _, f := range fs {
-		msg := f.Message
-		if f.Pointer != "" && !strings.Contains(msg, f.Pointer) {
-			msg = f.Pointer + ": " + msg
+	header := []string{"severity", "rule", "tool", "message"}
+	if servers {
+		header = slices.Insert(header, 1, "server")
+	}
+	t := newTable(w, header...)
+	c := map[report.Severity]int{}
+	for _, r := range rs {
+		c[r.Severity]++
+		row := []any{p.severity(r.Severity), r.Rule, r.Tool, r.Finding.Text()}
+		if servers {
+			row = slices.Insert(row, 1, any(r.Subject))
 		}
-		if err := t.Append(p.severity(f.Severity), f.Rule, f.Tool, msg); err != nil {
+		if err := t.Append(row...); err != nil {
 			return exitErr(exitInternal, err)
 		}
 	}
 	if err := t.Render(); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	c := report.Count(fs)
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", c[report.SeverityError], c[report.SeverityWarn], c[report.SeverityInfo])
 	return nil
 }

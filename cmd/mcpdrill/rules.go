@@ -11,11 +11,12 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // ruleCatalogues are merged by "mcpdrill rules". A package that adds rules
 // adds its catalogue here.
-var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue}
+var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue, studies.Catalogue}
 
 func init() {
 	register(&cli.Command{

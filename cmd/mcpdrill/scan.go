@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,9 +29,8 @@ func init() {
 			"gets the inventory (with --header, one extra tools/list is sent with the headers stripped; header\n" +
 			"values are never printed), the WWW-Authenticate challenge and protected-resource metadata of a\n" +
 			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" + exitCodesHelp,
-		Flags: append(targetFlags(), append(gateFlags(),
-			&cli.BoolFlag{Name: "json", Usage: "write the report as JSON (schema_version " + scan.SchemaVersion + ")"},
-			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
+		Flags: append(append(targetFlags(), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(gateFlags(),
+			&cli.StringFlag{Name: "sarif-file", Usage: "attach the findings of --format sarif and github to `PATH`, a file of your repository (a manifest JSON gets each tool's line); default " + defaultScanArtifact},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
 		)...),
@@ -39,9 +39,9 @@ func init() {
 }
 
 func scanAction(c *cli.Context) error {
-	threshold, err := report.ParseThreshold(c.String("fail-on"))
+	out, err := outputOptions(c)
 	if err != nil {
-		return exitErr(exitUsage, err)
+		return err
 	}
 	cfg, err := targetConfig(c)
 	if err != nil {
@@ -70,16 +70,60 @@ func scanAction(c *cli.Context) error {
 		}
 		return exitErr(exitInternal, err)
 	}
-	out := c.App.Writer
-	if c.Bool("json") {
-		err = writeJSON(out, rep)
-	} else {
-		err = renderScan(out, rep)
-	}
-	if err != nil {
+	if err := writeScan(c.App.Writer, rep, out, c.String("sarif-file")); err != nil {
 		return err
 	}
-	return scanExit(rep, threshold)
+	return scanExit(rep, out.threshold)
+}
+
+// writeScan writes a scan report in the chosen format; the CI formats
+// attach findings to artifact (defaultScanArtifact when empty).
+func writeScan(w io.Writer, rep *scan.Report, out outputFormat, artifact string) error {
+	switch out.format {
+	case "json":
+		return writeJSON(w, rep)
+	case "table":
+		return renderScan(w, rep)
+	}
+	// The default is a path from the repository's root, wherever scan runs.
+	path, lines := defaultScanArtifact, map[string]int(nil)
+	if artifact != "" {
+		path, lines = artifactPath(artifact), fileToolLines(artifact)
+	}
+	o := report.Output{Command: "scan", Threshold: out.threshold, Checks: scanChecks(rep),
+		Results: report.Locate(rep.Findings, path, lines), Duration: time.Duration(rep.Meta.DurationMS) * time.Millisecond}
+	_, err := writeFindings(w, out.format, o)
+	return err
+}
+
+// scanChecks are the JUnit cases of a scan: each conformance check (its
+// findings share its id), each error probe (a probe's finding is of an
+// MCP-ERR-* rule and its message starts with the probe's name) and each
+// tool (every other finding about it). Checks are not timed one by one.
+func scanChecks(r *scan.Report) []report.Check {
+	var cs []report.Check
+	for _, ch := range r.Conformance {
+		id := ch.ID
+		c := report.Check{Class: "conformance", Name: id, Claims: func(x report.Result) bool { return x.Rule == id }}
+		if ch.Status == scan.CheckNotApplicable || ch.Status == scan.CheckNotEstablished {
+			c.Skipped = strings.TrimSuffix(string(ch.Status)+": "+ch.Detail, ": ")
+		}
+		cs = append(cs, c)
+	}
+	for _, p := range r.Probes {
+		name := p.Name
+		c := report.Check{Class: "probes", Name: name, Claims: func(x report.Result) bool {
+			return strings.HasPrefix(x.Rule, "MCP-ERR-") && strings.HasPrefix(x.Message, name+":")
+		}}
+		if p.Verdict == scan.VerdictSkipped {
+			c.Skipped = strings.TrimSuffix("skipped: "+p.Detail, ": ")
+		}
+		cs = append(cs, c)
+	}
+	for _, t := range r.Tools {
+		cs = append(cs, report.Check{Class: "tools", Name: t.Name, Claims: claimTool(t.Name)})
+	}
+	return cs
 }
 
 // scanExit maps a report to the exit code contract.

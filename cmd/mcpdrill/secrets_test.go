@@ -136,8 +136,8 @@ func TestPlantedSecretsNeverPrinted(t *testing.T) {
 		return out
 	}
 
-	// scan: text and JSON, both transports.
-	for _, format := range []string{"--fail-on=never", "--json"} {
+	// scan: every format, both transports.
+	for _, format := range []string{"--fail-on=never", "--json", "--format=sarif", "--format=junit", "--format=github"} {
 		run("scan http "+format, append([]string{"scan", format, "--no-second-connection", "--fail-on", "never"}, httpTarget...)...)
 		run("scan stdio "+format, append([]string{"scan", format, "--no-second-connection", "--fail-on", "never"}, stdioTarget...)...)
 	}
@@ -164,7 +164,7 @@ func TestPlantedSecretsNeverPrinted(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(`{"tools":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"table", "json", "sarif", "junit"} {
+	for _, format := range []string{"table", "json", "sarif", "junit", "github"} {
 		run("drift http "+format, append([]string{"drift", manifest, "--format", format, "--fail-on", "never"}, httpTarget...)...)
 		run("drift stdio "+format, append([]string{"drift", manifest, "--format", format, "--fail-on", "never"}, stdioTarget...)...)
 	}
@@ -182,7 +182,7 @@ func TestPlantedSecretsNeverPrinted(t *testing.T) {
 		base := filepath.Join(tmp, "base-"+tc.name+".json")
 		run("drift capture "+tc.name, "drift", "capture", spec, "-o", base)
 		lc.checkFile("drift capture "+tc.name, base)
-		for _, format := range []string{"table", "json"} {
+		for _, format := range []string{"table", "json", "sarif", "junit", "github"} {
 			run("drift check "+tc.name+" "+format, "drift", "check", "--baseline", base, "--spec", spec, "--format", format)
 		}
 	}
@@ -244,6 +244,9 @@ func TestPlantedSecretsNeverPrinted(t *testing.T) {
 	results := filepath.Join(tmp, "results.json")
 	run("study run", "study", "run", serversPath, "-o", results, "-j", "1", "--no-second-connection")
 	lc.checkFile("study results", results)
+	for _, format := range []string{"table", "sarif", "junit", "github"} {
+		run("study run "+format, "study", "run", serversPath, "-q", "--format", format, "-j", "2", "--no-second-connection")
+	}
 	var study struct {
 		Servers []struct {
 			Name, Status, URL string

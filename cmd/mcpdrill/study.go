@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
+	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -32,9 +33,16 @@ func init() {
 					"${NAME} expands from the environment; ${SPEC_DIR} is the directory of servers.json and\n" +
 					"${WORK_DIR} a scratch directory per server (also the default working directory). Relative\n" +
 					"commands with a slash resolve against ${SPEC_DIR}. Every server becomes a row, failures\n" +
-					"included; rows are sorted by name. Exit 0 when the study completed, whatever the servers did.",
+					"included; rows are sorted by name.\n\n" +
+					"--format json (the default) writes results.json to -o; any other format goes to stdout, and\n" +
+					"results.json then only to -o FILE. With --fail-on LEVEL the run exits 1 when a server could\n" +
+					"not be scanned or a finding is at or above LEVEL; by default (never) it exits 0 when the study\n" +
+					"completed, whatever the servers did.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write results.json to `FILE` (- for stdout)"},
+					&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: " + formatList + " (json is results.json)"},
+					&cli.BoolFlag{Name: "json", Usage: "write results.json; same as --format json"},
+					&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when a server was not scanned or a finding is at or above `LEVEL`: error, warn, info or never"},
 					&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once", DefaultText: "number of CPUs"},
 					&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "per-server deadline for the whole scan"},
 					&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
@@ -75,6 +83,13 @@ func studyRun(c *cli.Context) error {
 		return usageErr("study run: give exactly one servers.json")
 	}
 	path := args[0]
+	out, err := outputOptions(c)
+	if err != nil {
+		return err
+	}
+	if o := c.String("output"); out.format != "json" && c.IsSet("output") && (o == "-" || o == "") {
+		return usageErr("study run: --format %s writes to stdout: give -o FILE for results.json", out.format)
+	}
 	data, err := inputfile.Read(path)
 	if err != nil {
 		return usageErr("study run: %v", err)
@@ -107,6 +122,7 @@ func studyRun(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	start := time.Now()
 	res, err := studies.Run(ctx, spec, o)
 	if err != nil {
 		return exitErr(exitInternal, err)
@@ -115,7 +131,93 @@ func studyRun(c *cli.Context) error {
 	if err := studies.Write(&buf, res); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	return writeOutput(c, c.String("output"), buf.Bytes())
+	if dest := c.String("output"); out.format == "json" || (dest != "-" && dest != "") {
+		if err := writeOutput(c, dest, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := writeStudy(c.App.Writer, res, out, path, data, time.Since(start)); err != nil {
+		return err
+	}
+	return studyExit(res, out.threshold)
+}
+
+// studyResults places every row's findings at the row's entry in
+// servers.json, the row's name as their subject.
+func studyResults(res *studies.Results, path string, data []byte) []report.Result {
+	lines := serverEntryLines(data)
+	file := artifactPath(path)
+	var rs []report.Result
+	for _, row := range res.Servers {
+		line := max(lines[row.Name], 1)
+		for _, f := range row.Found() {
+			rs = append(rs, report.Result{Finding: f, Location: report.Location{Path: file, Line: line}, Subject: row.Name})
+		}
+	}
+	return rs
+}
+
+// writeStudy writes a finished study in a format other than json (which is
+// results.json itself, written by the caller).
+func writeStudy(w io.Writer, res *studies.Results, out outputFormat, path string, data []byte, took time.Duration) error {
+	if out.format == "json" {
+		return nil
+	}
+	rs := studyResults(res, path, data)
+	if out.format == "table" {
+		return renderStudy(w, res, rs)
+	}
+	o := report.Output{Command: "study run", Threshold: out.threshold, Results: rs, Duration: took}
+	for _, row := range res.Servers {
+		name := row.Name
+		c := report.Check{Class: "servers", Name: name, Claims: func(r report.Result) bool { return r.Subject == name },
+			Time: time.Duration(res.Meta.Servers[name].ScanMS) * time.Millisecond}
+		switch row.Status {
+		case studies.StatusFailed:
+			c.Failed = "failed (" + row.Failure + "): " + row.Reason
+		case studies.StatusSkipped:
+			c.Skipped = row.Reason
+		}
+		o.Checks = append(o.Checks, c)
+	}
+	_, err := writeFindings(w, out.format, o)
+	return err
+}
+
+// studyExit is 1 when --fail-on is set and a row failed or a finding
+// reached the level.
+func studyExit(res *studies.Results, threshold report.Severity) error {
+	if threshold == "" {
+		return nil
+	}
+	for _, row := range res.Servers {
+		if row.Status == studies.StatusFailed || report.Fails(row.Found(), threshold) {
+			return exitErr(exitFindings, nil)
+		}
+	}
+	return nil
+}
+
+// renderStudy prints one line per server, then every finding with its
+// server.
+func renderStudy(w io.Writer, res *studies.Results, rs []report.Result) error {
+	t := newTable(w, "server", "status", "tools", "errors", "warnings", "info", "reason")
+	for _, row := range res.Servers {
+		c := report.Count(row.Found())
+		status := row.Status
+		if row.Failure != "" {
+			status += " (" + row.Failure + ")"
+		}
+		if err := t.Append(row.Name, status, fmt.Sprint(len(row.Tools)), fmt.Sprint(c[report.SeverityError]),
+			fmt.Sprint(c[report.SeverityWarn]), fmt.Sprint(c[report.SeverityInfo]), row.Reason); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	fmt.Fprintln(w)
+	return renderResults(w, rs)
 }
 
 func studyMerge(c *cli.Context) error {

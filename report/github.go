@@ -1,0 +1,52 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// annotationLevel maps a severity to a GitHub workflow command.
+func annotationLevel(s Severity) string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarn:
+		return "warning"
+	}
+	return "notice"
+}
+
+// escapeData escapes a workflow command's message as the Actions runner
+// reads it back: %, CR and LF.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as a
+// message, and also ':' and ',', which end a value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// WriteAnnotations writes a run's results as GitHub Actions workflow
+// commands, one line each (::error, ::warning or ::notice by severity, with
+// file, line and the rule id as title), in a stable order, then one plain
+// summary line. The runner turns each into an annotation on the file.
+func WriteAnnotations(w io.Writer, o Output) error {
+	rs := o.sortedResults()
+	for _, r := range rs {
+		props := []string{"file=" + escapeProperty(r.Location.Path), fmt.Sprintf("line=%d", max(r.Location.Line, 1)), "title=" + escapeProperty(r.Rule)}
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(r.Severity), strings.Join(props, ","), escapeData(r.Text())); err != nil {
+			return fmt.Errorf("report: write annotations: %w", err)
+		}
+	}
+	c := map[Severity]int{}
+	for _, r := range rs {
+		c[r.Severity]++
+	}
+	if _, err := fmt.Fprintf(w, "mcpdrill %s: %d error(s), %d warning(s), %d info\n", o.Command, c[SeverityError], c[SeverityWarn], c[SeverityInfo]); err != nil {
+		return fmt.Errorf("report: write annotations: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// ToolLines finds where each tool is declared in a manifest or a drift
+// capture (a tools/list result, a bare tools array, a JSON-RPC response
+// frame): the 1-based line of the opening brace of the object, in a "tools"
+// array or the top-level array, whose "name" is the tool. The first entry of
+// a name wins. A file that is not JSON yields what was read before the fault.
+func ToolLines(data []byte) map[string]int {
+	out := map[string]int{}
+	walkJSON(data, func(path []string, obj int64, name string) {
+		n := len(path)
+		if n >= 2 && path[n-1] == "name" && path[n-2] == "[]" && (n == 2 || path[n-3] == "tools") {
+			if _, seen := out[name]; !seen {
+				out[name] = lineAt(data, obj)
+			}
+		}
+	}, nil)
+	return out
+}
+
+// MemberLines finds the line of each member of the top-level object's
+// member key (a servers.json's "mcpServers"): the line of the member's name.
+func MemberLines(data []byte, key string) map[string]int {
+	out := map[string]int{}
+	walkJSON(data, nil, func(path []string, member string, at int64) {
+		if len(path) == 1 && path[0] == key {
+			if _, seen := out[member]; !seen {
+				out[member] = lineAt(data, at)
+			}
+		}
+	})
+	return out
+}
+
+// lineAt is the 1-based line of byte offset off.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+// walkJSON reads data token by token. str is called for each string value
+// with its path (member names, "[]" for array elements) and the offset of
+// the object holding it; member for each member name with the path of its
+// object and the offset of the name.
+func walkJSON(data []byte, str func(path []string, obj int64, s string), member func(path []string, name string, at int64)) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var path []string
+	var objs []int64
+	// value reads the value that starts with tok.
+	var value func(tok json.Token) bool
+	value = func(tok json.Token) bool {
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				objs = append(objs, dec.InputOffset()-1)
+				for dec.More() {
+					k, err := dec.Token()
+					if err != nil {
+						return false
+					}
+					name, _ := k.(string)
+					if member != nil {
+						member(path, name, dec.InputOffset()-1)
+					}
+					path = append(path, name)
+					v, err := dec.Token()
+					if err != nil || !value(v) {
+						return false
+					}
+					path = path[:len(path)-1]
+				}
+				objs = objs[:len(objs)-1]
+			case '[':
+				path = append(path, "[]")
+				for dec.More() {
+					v, err := dec.Token()
+					if err != nil || !value(v) {
+						return false
+					}
+				}
+				path = path[:len(path)-1]
+			}
+			_, err := dec.Token() // the closing delimiter
+			return err == nil
+		case string:
+			if str != nil && len(objs) > 0 {
+				str(slices.Clip(path), objs[len(objs)-1], t)
+			}
+		}
+		return true
+	}
+	if tok, err := dec.Token(); err == nil {
+		value(tok)
+	}
+}

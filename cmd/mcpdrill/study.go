@@ -37,7 +37,8 @@ func init() {
 					"--format json (the default) writes results.json to -o; any other format goes to stdout, and\n" +
 					"results.json then only to -o FILE. With --fail-on LEVEL the run exits 1 when a server could\n" +
 					"not be scanned or a finding is at or above LEVEL; by default (never) it exits 0 when the study\n" +
-					"completed, whatever the servers did.",
+					"completed, whatever the servers did.\n\n" +
+					exitCodes("with --fail-on LEVEL: a server not scanned, or a finding at or above LEVEL (default: never)", false),
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write results.json to `FILE` (- for stdout)"},
 					&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: " + formatList + " (json is results.json)"},

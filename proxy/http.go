@@ -146,9 +146,13 @@ func copyHeaders(dst, src http.Header) {
 // originOK accepts requests with no Origin, a loopback Origin, or an
 // allowed one: a browser page elsewhere must not drive a local server
 // through the proxy (DNS rebinding).
-func (h *HTTP) originOK(r *http.Request) bool {
+func (h *HTTP) originOK(r *http.Request) bool { return originAllowed(h.allow, r) }
+
+// originAllowed reports whether r's Origin, if any, is a loopback origin
+// or one of allow (DNS-rebinding protection).
+func originAllowed(allow map[string]bool, r *http.Request) bool {
 	o := r.Header.Get("Origin")
-	if o == "" || h.allow[strings.TrimRight(o, "/")] {
+	if o == "" || allow[strings.TrimRight(o, "/")] {
 		return true
 	}
 	u, err := url.Parse(o)
@@ -457,13 +461,16 @@ func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http
 
 // Serve serves the proxy on ln with net/http until ctx is done (then it
 // closes ln and every connection and returns nil) or ln fails.
-func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
+func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error { return serve(ctx, ln, h, h.onError) }
+
+// serve serves handler on ln with net/http until ctx is done.
+func serve(ctx context.Context, ln net.Listener, handler http.Handler, onError func(error)) error {
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           handler,
 		ReadHeaderTimeout: 30 * time.Second, // a client that never finishes its headers
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          log.New(errorWriter{h.onError}, "", 0),
+		ErrorLog:          log.New(errorWriter{onError}, "", 0),
 	}
 	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
 	defer stop()

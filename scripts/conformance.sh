@@ -2,7 +2,9 @@
 # Runs the official MCP conformance suite (npm @modelcontextprotocol/conformance, server mode, pinned in
 # testdata/conformance with the Node 22 it needs) against the Go SDK's conformance everything-server
 # (stateful Streamable HTTP), once directly and once through `mcpdrill wrap --listen --upstream` with no
-# faults, and compares the two.
+# faults, and compares the two. A third run serves the same server over stdio through the bridge
+# (`mcpdrill wrap --listen ADDR -- everything-server`), so the suite, which takes a URL only, tests a
+# stdio server; its score is compared with the direct one, scenario by scenario.
 #
 # Exit status: 0 when both runs score the same, scenario by scenario, and the direct run reaches the
 # baseline; 1 when they differ or the direct run is below the baseline; 2 when the setup fails (missing
@@ -115,6 +117,20 @@ done
 [ -n "$wrap_port" ] && wait_port "$wrap_pid" "$wrap_port" || die "mcpdrill wrap did not start: $(tail -n 3 "$WORK/wrap.log")"
 PROXIED="http://127.0.0.1:$wrap_port/mcp"
 
+echo "== start mcpdrill wrap --listen as a bridge to the everything-server over stdio"
+"$WORK/mcpdrill" wrap --listen 127.0.0.1:0 ${CONFORMANCE_WRAP_FLAGS:-} -- "$WORK/everything-server" >"$WORK/bridge.out" 2>"$WORK/bridge.log" &
+bridge_pid=$!
+PIDS+=("$bridge_pid")
+bridge_port=""
+for i in $(seq 1 100); do
+	kill -0 "$bridge_pid" 2>/dev/null || break
+	bridge_port=$(sed -n 's|^mcpdrill wrap: listening on http://127\.0\.0\.1:\([0-9][0-9]*\) .*|\1|p' "$WORK/bridge.log" | head -n 1)
+	[ -n "$bridge_port" ] && break
+	sleep 0.1
+done
+[ -n "$bridge_port" ] && wait_port "$bridge_pid" "$bridge_port" || die "the bridge did not start: $(tail -n 3 "$WORK/bridge.log")"
+BRIDGED="http://127.0.0.1:$bridge_port/mcp"
+
 # run_suite NAME URL: runs the suite, keeps its output in $WORK/NAME.txt and per-check results under
 # $WORK/NAME/, and writes the summary block (one line per scenario, then the total) to $WORK/NAME.summary.
 run_suite() {
@@ -150,18 +166,21 @@ cd "$WORK"
 start=$(date +%s)
 run_suite direct "$UPSTREAM"
 run_suite wrap "$PROXIED"
+run_suite bridge "$BRIDGED"
 elapsed=$(($(date +%s) - start))
 
 score() { sed -n 's/^Total: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/$1.summary"; }
 read -r direct_pass direct_fail <<<"$(score direct)"
 read -r wrap_pass wrap_fail <<<"$(score wrap)"
+read -r bridge_pass bridge_fail <<<"$(score bridge)"
 direct_total=$((direct_pass + direct_fail))
 wrap_total=$((wrap_pass + wrap_fail))
 
 echo
 echo "direct:             $direct_pass/$direct_total checks passed ($(grep -c '^✓' "$WORK/direct.summary" || true)/$(($(wc -l <"$WORK/direct.summary") - 1)) scenarios)"
 echo "through mcpdrill:   $wrap_pass/$wrap_total checks passed ($(grep -c '^✓' "$WORK/wrap.summary" || true)/$(($(wc -l <"$WORK/wrap.summary") - 1)) scenarios)"
-echo "suite time:         ${elapsed}s for both runs"
+echo "stdio, bridged:     $bridge_pass/$((bridge_pass + bridge_fail)) checks passed ($(grep -c '^✓' "$WORK/bridge.summary" || true)/$(($(wc -l <"$WORK/bridge.summary") - 1)) scenarios)"
+echo "suite time:         ${elapsed}s for the three runs"
 
 status=0
 if ! diff -u "$WORK/direct.summary" "$WORK/wrap.summary" >"$WORK/summary.diff"; then
@@ -170,13 +189,21 @@ if ! diff -u "$WORK/direct.summary" "$WORK/wrap.summary" >"$WORK/summary.diff"; 
 	sed -n '3,$p' "$WORK/summary.diff"
 	status=1
 fi
+# The bridge serves the same server over stdio: every scenario must score the same as the server's own
+# HTTP mode (its DNS-rebinding answer is the bridge's Origin check then).
+if ! diff -u "$WORK/direct.summary" "$WORK/bridge.summary" >"$WORK/bridge.diff"; then
+	echo
+	echo "FAIL: the stdio server through the bridge scores differently (- direct over HTTP, + stdio through the bridge):"
+	sed -n '3,$p' "$WORK/bridge.diff"
+	status=1
+fi
 if [ "$direct_pass" -lt "$BASELINE" ]; then
 	echo
 	echo "FAIL: the direct run passed $direct_pass checks, below the baseline of $BASELINE"
 	status=1
 fi
 if [ "$status" -ne 0 ]; then
-	for name in direct wrap; do
+	for name in direct wrap bridge; do
 		echo
 		echo "failed or warned checks, $name:"
 		failed_checks "$name" | sed 's/^/  /'
@@ -185,6 +212,6 @@ if [ "$status" -ne 0 ]; then
 	echo "mcpdrill wrap stderr:"
 	sed 's/^/  /' "$WORK/wrap.log"
 else
-	echo "OK: same score through mcpdrill wrap as direct"
+	echo "OK: same score through mcpdrill wrap as direct, and for the stdio server through the bridge"
 fi
 exit "$status"

@@ -34,7 +34,9 @@ func init() {
 		ArgsUsage: "[-- SERVER COMMAND...]",
 		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
 			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
-			"       at the listen address (same path as the upstream's).\n\n" +
+			"       at the listen address (same path as the upstream's).\n" +
+			"Bridge: `mcpdrill wrap --listen 127.0.0.1:7070 -- server argv...` serves a stdio server as Streamable\n" +
+			"       HTTP on /mcp (one server process per session), so URL-only clients can test it.\n\n" +
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
 			"traffic give the same faults on the same messages; --log appends the session's plan, then each fault,\n" +
 			"as JSON lines, and --plan LOG decides the same faults again (the log's last session, or the last one\n" +
@@ -54,7 +56,7 @@ func init() {
 			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision; with --plan LOG, also the session of the log to replay (default: the plan's, or \"default\"; for a log, its last session)"},
 			&cli.StringFlag{Name: "log", Usage: "append this session to `FILE` as JSON lines: its plan, then every injected fault"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not print a line on stderr for each injected fault"},
-			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1)"},
+			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1), in front of --upstream, or of a stdio server command given after -- (one process per session)"},
 			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
@@ -105,8 +107,8 @@ func runWrap(c *cli.Context) error {
 	defer stop()
 
 	if c.String("listen") != "" || c.String("upstream") != "" {
-		if c.Args().Len() > 0 {
-			return usageErr("wrap: give either a server command or --listen/--upstream, not both")
+		if c.Args().Len() > 0 && c.String("upstream") != "" {
+			return usageErr("wrap: give either a server command or --upstream, not both")
 		}
 		return wrapHTTP(ctx, c, cfg)
 	}
@@ -203,8 +205,12 @@ func randomSeed() uint64 {
 }
 
 func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
-	if c.String("upstream") == "" || c.String("listen") == "" {
-		return usageErr("wrap: HTTP mode needs both --listen and --upstream")
+	if c.String("listen") == "" {
+		return usageErr("wrap: HTTP mode needs --listen")
+	}
+	bridge := c.Args().Len() > 0 // --listen ADDR -- CMD: a stdio server served over HTTP
+	if !bridge && c.String("upstream") == "" {
+		return usageErr("wrap: --listen needs --upstream URL, or a stdio server command after --")
 	}
 	addr := c.String("listen")
 	if !strings.Contains(addr, ":") {
@@ -231,6 +237,28 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
 		// Freed bodies are garbage until a collection: without a limit
 		// the heap may grow to twice what the budget holds.
 		debug.SetMemoryLimit(budget + 128<<20)
+	}
+	if bridge {
+		if cfg.Guard != nil {
+			return usageErr("wrap: --guard pins one server process; with --listen and a command every session starts its own")
+		}
+		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: c.Args().Slice(), Stderr: os.Stderr,
+			AllowOrigins: c.StringSlice("allow-origin"),
+			OnError:      func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
+		if err != nil {
+			return usageErr("wrap: %v", err)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return usageErr("--listen: %v", err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s over stdio, one process per session\n", ln.Addr(), redact.Command(c.Args().Slice()))
+		sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		if err := b.Serve(sctx, ln); err != nil {
+			return exitErr(exitInternal, err)
+		}
+		return nil
 	}
 	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: upstream, AllowOrigins: c.StringSlice("allow-origin"),
 		MemoryBudget: budget,

@@ -1,0 +1,530 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+)
+
+// BridgeOptions configures a Streamable HTTP front for a stdio server.
+type BridgeOptions struct {
+	// Config applies to every session as it does over stdio: the plan's
+	// faults, its recorder, the frame cap. A guard is not supported (it
+	// pins one server process; a bridge runs one per session).
+	Config
+	// Command, Env, Dir and Stderr start the server, once per session.
+	Command []string
+	Env     []string
+	Dir     string
+	Stderr  io.Writer
+	// AllowOrigins are browser origins accepted besides loopback ones.
+	AllowOrigins []string
+	// MaxSessions bounds the servers running at once (default 16). A new
+	// session past it ends the one used least recently that has nothing
+	// in flight (clients seldom end their sessions); when every session is
+	// busy, it is refused with 503.
+	MaxSessions int
+	// ReplyTimeout bounds the wait for a server's answer to one POST
+	// (default 5 minutes); past it the POST is answered 504.
+	ReplyTimeout time.Duration
+	// OnError hears of failures Serve cannot return; nil drops them.
+	OnError func(error)
+}
+
+// Bridge serves a stdio server as a Streamable HTTP endpoint: each session
+// (an initialize without Mcp-Session-Id) starts the server, and its frames
+// travel through the stdio proxy, so faults apply as they do over stdio.
+// POSTed requests are answered with the server's reply, as JSON; what the
+// server sends unasked (notifications, its own requests) goes to the
+// session's GET event stream, or is dropped when none is open.
+type Bridge struct {
+	o     BridgeOptions
+	allow map[string]bool
+
+	mu       sync.Mutex
+	sessions map[string]*bridgeSession
+	closed   bool
+}
+
+// NewBridge checks the options and returns the bridge.
+func NewBridge(o BridgeOptions) (*Bridge, error) {
+	if len(o.Command) == 0 {
+		return nil, errors.New("proxy: bridge: no server command")
+	}
+	if o.Guard != nil {
+		return nil, errors.New("proxy: bridge: guard mode needs one server process; the bridge runs one per session")
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 16
+	}
+	if o.ReplyTimeout <= 0 {
+		o.ReplyTimeout = 5 * time.Minute
+	}
+	b := &Bridge{o: o, allow: map[string]bool{}, sessions: map[string]*bridgeSession{}}
+	for _, a := range o.AllowOrigins {
+		b.allow[strings.TrimRight(a, "/")] = true
+	}
+	return b, nil
+}
+
+// Serve serves the bridge on ln until ctx is done, then ends every session.
+func (b *Bridge) Serve(ctx context.Context, ln net.Listener) error {
+	defer b.Close()
+	return serve(ctx, ln, b, b.o.OnError)
+}
+
+// Close ends every session's server.
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	b.closed = true
+	ss := make([]*bridgeSession, 0, len(b.sessions))
+	for _, s := range b.sessions {
+		ss = append(ss, s)
+	}
+	clear(b.sessions)
+	b.mu.Unlock()
+	for _, s := range ss {
+		s.end()
+	}
+}
+
+// sessionHeader names the session in Streamable HTTP.
+const sessionHeader = "Mcp-Session-Id"
+
+// ServeHTTP handles one request of the Streamable HTTP transport.
+func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !originAllowed(b.allow, r) {
+		http.Error(w, "mcpdrill: origin not allowed", http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		b.post(w, r)
+	case http.MethodGet:
+		s := b.session(r)
+		if s == nil {
+			http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
+			return
+		}
+		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			http.Error(w, "mcpdrill: a GET stream needs Accept: text/event-stream", http.StatusNotAcceptable)
+			return
+		}
+		s.stream(w, r)
+	case http.MethodDelete:
+		s := b.session(r)
+		if s == nil {
+			http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
+			return
+		}
+		b.mu.Lock()
+		delete(b.sessions, s.id)
+		b.mu.Unlock()
+		s.end()
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "mcpdrill: method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// sessionMissing is the status for a request naming no live session: 400
+// without the header, 404 for one that ended or never was.
+func sessionMissing(r *http.Request) int {
+	if r.Header.Get(sessionHeader) == "" {
+		return http.StatusBadRequest
+	}
+	return http.StatusNotFound
+}
+
+// session returns the session r names (nil for none: the shared
+// stateless server is not addressed by id).
+func (b *Bridge) session(r *http.Request) *bridgeSession {
+	id := r.Header.Get(sessionHeader)
+	if id == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sessions[id]
+}
+
+func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
+	max := b.o.MaxFrame
+	if max <= 0 {
+		max = jsonrpc.DefaultMaxFrame
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
+	if err != nil {
+		http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
+		return
+	}
+	if len(body) > max {
+		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
+		return
+	}
+	frame := bytes.TrimSpace(body)
+	pk, err := jsonrpc.PeekFrame(frame)
+	if err != nil {
+		writeJSONStatus(w, http.StatusBadRequest, parseError())
+		return
+	}
+	s := b.session(r)
+	switch {
+	case s != nil:
+	case r.Header.Get(sessionHeader) != "":
+		http.Error(w, "mcpdrill: unknown session", http.StatusNotFound)
+		return
+	case pk.Method == "initialize":
+		if s, err = b.start(false); err != nil {
+			http.Error(w, "mcpdrill: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set(sessionHeader, s.id)
+	default:
+		// No session: the stateless revision (2026-07-28) sends every
+		// request so. They share one server process, started on demand.
+		if s, err = b.stateless(); err != nil {
+			http.Error(w, "mcpdrill: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+	}
+	// One line to the server: a pretty-printed body is compacted.
+	line := frame
+	if bytes.ContainsAny(line, "\r\n") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, frame); err != nil {
+			writeJSONStatus(w, http.StatusBadRequest, parseError())
+			return
+		}
+		line = buf.Bytes()
+	}
+	switch {
+	case pk.Kind == jsonrpc.KindRequest || pk.Kind == jsonrpc.KindBatch && batchHasRequest(frame):
+		// A client that takes an event stream gets one: what the server
+		// sends while it answers (progress, logging, its own requests)
+		// travels on it, then the answer.
+		var events chan []byte
+		written := make(chan struct{})
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			events = make(chan []byte, 64)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-cache")
+			w.WriteHeader(http.StatusOK)
+			flush(w)
+			go func() {
+				defer close(written)
+				for frame := range events {
+					writeData(w, nil, frame)
+					flush(w)
+				}
+			}()
+		}
+		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events)
+		if events != nil {
+			if err == nil {
+				events <- reply
+			}
+			close(events)
+			<-written // nothing writes to w once the handler returns
+			return
+		}
+		switch {
+		case err == nil:
+			writeJSONStatus(w, http.StatusOK, reply)
+		case errors.Is(err, errSessionEnded):
+			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
+		case r.Context().Err() != nil:
+		default:
+			http.Error(w, "mcpdrill: no reply from the server", http.StatusGatewayTimeout)
+		}
+	default: // notifications and responses: accepted
+		if !s.send(line) {
+			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// stateless returns the server process that sessionless requests share,
+// starting it if there is none.
+func (b *Bridge) stateless() (*bridgeSession, error) {
+	b.mu.Lock()
+	s := b.sessions[""]
+	b.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	return b.start(true)
+}
+
+// start starts a session's server behind the stdio proxy; the stateless
+// one is filed under the empty id (and a concurrent start of it returns
+// the first).
+func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.sessions[""]; stateless && s != nil {
+		return s, nil
+	}
+	if b.closed {
+		return nil, errors.New("the bridge is closing")
+	}
+	if len(b.sessions) >= b.o.MaxSessions {
+		old := b.idlest()
+		if old == nil {
+			return nil, fmt.Errorf("%d sessions are busy, the most the bridge runs", b.o.MaxSessions)
+		}
+		delete(b.sessions, old.id)
+		go old.end()
+	}
+	var raw [16]byte
+	_, _ = rand.Read(raw[:])
+	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan []byte{}, done: make(chan struct{})}
+	if stateless {
+		s.id = ""
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s.in = inW
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		_, err := RunStdio(ctx, StdioOptions{Config: b.o.Config, Command: b.o.Command, Env: b.o.Env, Dir: b.o.Dir,
+			Stdin: inR, Stdout: outW, Stderr: b.o.Stderr, Grace: 2 * time.Second})
+		if err != nil && b.o.OnError != nil {
+			b.o.OnError(err)
+		}
+		outW.Close()
+		inR.Close()
+	}()
+	go func() {
+		s.dispatch(outR)
+		<-exited
+		close(s.done)
+		b.mu.Lock()
+		if b.sessions[s.id] == s {
+			delete(b.sessions, s.id)
+		}
+		b.mu.Unlock()
+	}()
+	b.sessions[s.id] = s
+	return s, nil
+}
+
+// idlest returns the session used least recently with nothing in
+// flight and no stream open (nil: none); b.mu is held.
+func (b *Bridge) idlest() *bridgeSession {
+	var out *bridgeSession
+	var at time.Time
+	for _, s := range b.sessions {
+		s.mu.Lock()
+		busy := len(s.waiters) > 0 || len(s.batches) > 0 || len(s.streams) > 0
+		last := s.last
+		s.mu.Unlock()
+		if !busy && (out == nil || last.Before(at)) {
+			out, at = s, last
+		}
+	}
+	return out
+}
+
+// errSessionEnded reports a session whose server has gone.
+var errSessionEnded = errors.New("proxy: bridge: the session's server ended")
+
+// bridgeSession is one session: a server behind a stdio proxy, and the
+// HTTP requests waiting for its frames.
+type bridgeSession struct {
+	id     string
+	in     *io.PipeWriter
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	wmu sync.Mutex // serialises lines to the server
+
+	mu      sync.Mutex
+	last    time.Time              // the latest request's arrival
+	waiters map[string]chan []byte // request id → its reply
+	batches []chan []byte          // batch POSTs, in order
+	posts   []chan []byte          // event streams of POSTs waiting for their answer
+	streams []chan []byte          // open GET streams
+}
+
+// send writes one line to the server.
+func (s *bridgeSession) send(line []byte) bool {
+	s.mu.Lock()
+	s.last = time.Now()
+	s.mu.Unlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.in.Write(append(append(make([]byte, 0, len(line)+1), line...), '\n'))
+	return err == nil
+}
+
+// call sends a request (or a batch holding requests) and waits for its
+// answer. While it waits, what the server sends unasked goes to events,
+// when given (a POST's event stream).
+func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan []byte) ([]byte, error) {
+	ch := make(chan []byte, 1)
+	key := jsonrpc.IDKey(pk.ID)
+	s.mu.Lock()
+	if pk.Kind == jsonrpc.KindBatch {
+		s.batches = append(s.batches, ch)
+	} else {
+		s.waiters[key] = ch
+	}
+	if events != nil {
+		s.posts = append(s.posts, events)
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.waiters[key] == ch {
+			delete(s.waiters, key)
+		}
+		s.posts = slices.DeleteFunc(s.posts, func(c chan []byte) bool { return c == events })
+		s.mu.Unlock()
+	}()
+	if !s.send(line) {
+		return nil, errSessionEnded
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case b := <-ch:
+		return b, nil
+	case <-s.done:
+		return nil, errSessionEnded
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+		return nil, context.DeadlineExceeded
+	}
+}
+
+// dispatch routes the server's frames: an answer to the request waiting
+// for it, anything else to the open GET streams.
+func (s *bridgeSession) dispatch(out io.Reader) {
+	br := bufio.NewReaderSize(out, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if frame := bytes.TrimSpace(line); len(frame) > 0 {
+			s.route(frame)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *bridgeSession) route(frame []byte) {
+	pk, err := jsonrpc.PeekFrame(frame)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err == nil && pk.Kind == jsonrpc.KindBatch && len(s.batches) > 0:
+		ch := s.batches[0]
+		s.batches = s.batches[1:]
+		ch <- frame
+		return
+	case err == nil && (pk.Kind == jsonrpc.KindResponse || pk.Kind == jsonrpc.KindError):
+		if ch, ok := s.waiters[jsonrpc.IDKey(pk.ID)]; ok {
+			delete(s.waiters, jsonrpc.IDKey(pk.ID))
+			ch <- frame
+			return
+		}
+	}
+	// Unasked: on the latest POST stream still waiting for its answer,
+	// else on every GET stream.
+	targets := s.streams
+	if n := len(s.posts); n > 0 {
+		targets = s.posts[n-1:]
+	}
+	for _, st := range targets {
+		select {
+		case st <- frame:
+		default: // a stream that does not keep up loses the frame
+		}
+	}
+}
+
+// stream serves a GET event stream of what the server sends unasked.
+func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
+	ch := make(chan []byte, 64)
+	s.mu.Lock()
+	s.streams = append(s.streams, ch)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		for i, c := range s.streams {
+			if c == ch {
+				s.streams = append(s.streams[:i], s.streams[i+1:]...)
+				break
+			}
+		}
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flush(w)
+	for {
+		select {
+		case frame := <-ch:
+			writeData(w, nil, frame)
+			flush(w)
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// end stops the session's server.
+func (s *bridgeSession) end() {
+	_ = s.in.Close()
+	s.cancel()
+	<-s.done
+}
+
+func batchHasRequest(frame []byte) bool {
+	elems, err := jsonrpc.SplitArray(frame)
+	if err != nil {
+		return false
+	}
+	for _, e := range elems {
+		if pk, err := jsonrpc.PeekFrame(e); err == nil && pk.Kind == jsonrpc.KindRequest {
+			return true
+		}
+	}
+	return false
+}
+
+func parseError() []byte {
+	b, _ := jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"})
+	return b
+}
+
+func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,87 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+)
+
+// startBridge serves a bridge to the server role in this test binary.
+func startBridge(t *testing.T, role string, cfg Config, env ...string) string {
+	t.Helper()
+	argv, cenv := self(role, env...)
+	b, err := NewBridge(BridgeOptions{Config: cfg, Command: argv, Env: cenv, Stderr: testStderr(), OnError: func(err error) { t.Logf("bridge: %v", err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// TestBridgeServesStdioOverHTTP: a stdio server (on the official Go SDK)
+// served as Streamable HTTP by the bridge gives the project's client the
+// same session as the server over stdio, and a second session gets a
+// server of its own.
+func TestBridgeServesStdioOverHTTP(t *testing.T) {
+	argv, _ := self("sdk")
+	direct := clientSession(t, argv, []string{roleEnv + "=sdk"})
+	url := startBridge(t, "sdk", Config{})
+	for range 2 {
+		bridged := sessionOf(t, mcpConfigURL(url), 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+		if direct != bridged {
+			t.Fatalf("differs:\n%s\n---\n%s", direct, bridged)
+		}
+	}
+}
+
+// TestBridgeFaultsApply: the plan's faults apply to bridged sessions as
+// over stdio.
+func TestBridgeFaultsApply(t *testing.T) {
+	url := startBridge(t, "sdk", Config{Plan: plan(t, "rules:\n  - fault: error\n    method: tools/call\n")})
+	out := sessionOf(t, mcpConfigURL(url), 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+	if strings.Count(out, `"error"`) < 3 {
+		t.Fatalf("the error fault did not fire on every call:\n%s", out)
+	}
+}
+
+// TestBridgeSessions: a request without a session goes to the server that
+// sessionless (stateless-revision) requests share; an unknown session is
+// 404, a GET stream without one 400, a foreign Origin 403.
+func TestBridgeSessions(t *testing.T) {
+	url := startBridge(t, "sdk", Config{})
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusOK || !strings.Contains(string(ex.body), `"id":1`) {
+		t.Errorf("no session: %v", ex)
+	}
+	if ex := do(http.DefaultClient, http.MethodGet, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusBadRequest {
+		t.Errorf("GET without a session: %v", ex)
+	}
+	hdr.Set(sessionHeader, "nope")
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); ex.status != http.StatusNotFound {
+		t.Errorf("unknown session: %v", ex)
+	}
+	hdr.Del(sessionHeader)
+	hdr.Set("Origin", "http://evil.example")
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(hostileInit)); ex.status != http.StatusForbidden {
+		t.Errorf("foreign origin: %v", ex)
+	}
+}
+
+func mcpConfigURL(url string) mcp.Config { return mcp.Config{URL: url} }

@@ -178,9 +178,17 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	frame := bytes.TrimSpace(body)
+	// As a Streamable HTTP server's transport does, the bridge answers a
+	// body that is not JSON (-32700) or not a JSON-RPC message (-32600)
+	// itself, with 400: the stdio server never sees it.
 	pk, err := jsonrpc.PeekFrame(frame)
-	if err != nil {
+	if err != nil || !json.Valid(frame) {
 		writeJSONStatus(w, http.StatusBadRequest, parseError())
+		return
+	}
+	if pk.Kind == jsonrpc.KindInvalid || pk.Version != "2.0" && pk.Kind != jsonrpc.KindBatch {
+		b, _ := jsonrpc.NewErrorResponse(pk.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request"})
+		writeJSONStatus(w, http.StatusBadRequest, b)
 		return
 	}
 	s := b.session(r)

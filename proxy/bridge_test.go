@@ -73,6 +73,11 @@ func TestBridgeSessions(t *testing.T) {
 	if ex := do(http.DefaultClient, http.MethodGet, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusBadRequest {
 		t.Errorf("GET without a session: %v", ex)
 	}
+	for body, code := range map[string]string{`{"jsonrpc":"2.0","id":1,"method":`: "-32700", `{"jsonrpc":"2.0","id":2}`: "-32600", `{"jsonrpc":"1.0","id":3,"method":"ping"}`: "-32600"} {
+		if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(body)); ex.status != http.StatusBadRequest || !strings.Contains(string(ex.body), code) {
+			t.Errorf("%s: %v", body, ex)
+		}
+	}
 	hdr.Set(sessionHeader, "nope")
 	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); ex.status != http.StatusNotFound {
 		t.Errorf("unknown session: %v", ex)

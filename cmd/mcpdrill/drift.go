@@ -47,9 +47,9 @@ func init() {
 	register(&cli.Command{
 		Name:        "drift",
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
-		ArgsUsage:   "MANIFEST [--url URL | -- COMMAND ARGS...]",
-		Description: driftDescription + "\n\n" + exitCodesHelp,
-		Flags:       append(append(targetFlags(), driftOutputFlags()...), gateFlags()...),
+		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
+		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
+		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
 		Action:      driftAction,
 		Subcommands: []*cli.Command{
 			{
@@ -100,7 +100,7 @@ func captureLimitFlags() []cli.Flag {
 	}
 }
 
-func driftAction(c *cli.Context) error {
+func driftAction(c *cli.Context) (err error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return err
@@ -113,10 +113,19 @@ func driftAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := targetConfigFor(c, args[1:])
+	live, err := oneLiveTarget(c, args[1:])
 	if err != nil {
 		return err
 	}
+	cfg := live.cfg
+	mask := maskOf([]liveTarget{live})
+	defer func() { err = maskErr(err, mask) }()
+	w := newMaskedWriter(c.App.Writer, mask)
+	defer func() {
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+	}()
 	b, err := inputfile.Read(manifestPath)
 	if err != nil {
 		return usageErr("read manifest: %v", err)
@@ -145,7 +154,7 @@ func driftAction(c *cli.Context) error {
 	}
 
 	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift", Baseline: manifestPath,
-		Live: targetName(cfg), Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(m.Tools)},
+		Live: live.name(), Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(m.Tools)},
 		Tools: drift.ToolCounts{Baseline: len(m.Tools)}}
 	mark := g.tracer.Mark()
 	obs, err := drift.Observe(ctx, cfg)
@@ -169,7 +178,7 @@ func driftAction(c *cli.Context) error {
 		}
 		if refused || cfg.URL != "" {
 			rep.SetFindings(fs)
-			if werr := writeDrift(c.App.Writer, rep, out, place); werr != nil {
+			if werr := writeDrift(w, rep, out, place); werr != nil {
 				return werr
 			}
 			return exitErr(exitUnreachable, err)
@@ -209,7 +218,7 @@ func driftAction(c *cli.Context) error {
 		fs = append(fs, ifs...)
 	}
 	rep.SetFindings(fs)
-	if err := writeDrift(c.App.Writer, rep, out, place); err != nil {
+	if err := writeDrift(w, rep, out, place); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)

@@ -2,12 +2,12 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -118,7 +118,7 @@ func artifactPath(p string) string {
 	if err != nil {
 		return filepath.ToSlash(filepath.Clean(p))
 	}
-	if root := repoRoot(filepath.Dir(abs)); root != "" {
+	if root := clientconfig.RepoRoot(filepath.Dir(abs)); root != "" {
 		if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
 			return filepath.ToSlash(rel)
 		}
@@ -131,20 +131,6 @@ func artifactPath(p string) string {
 		s = "/" + s // a Windows drive path, as a file URI path
 	}
 	return s
-}
-
-// repoRoot is the nearest directory at or above dir holding .git, or "".
-func repoRoot(dir string) string {
-	for {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // fileToolLines reads the lines of the tool entries of a file that may be a

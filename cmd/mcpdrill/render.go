@@ -21,6 +21,9 @@ func useColor(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok {
 		return false
 	}
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // a maskedWriter
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -20,7 +20,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "scan",
 		Usage:     "score a live MCP server: output contracts, error and specification conformance",
-		ArgsUsage: "[--url URL | -- COMMAND ARGS...]",
+		ArgsUsage: "[--url URL | --config FILE|auto [--server NAME] | -- COMMAND ARGS...]",
 		Description: "Connects to the server (stdio command after --, or --url), lists its tools, assesses each\n" +
 			"outputSchema (does it reject a corrupted but well-typed payload?), sends error probes and checks\n" +
 			"conformance for the negotiated protocol revision. Nothing is called with valid arguments unless\n" +
@@ -28,8 +28,9 @@ func init() {
 			"Over HTTP it records the authentication posture (auth_posture): whether an anonymous tools/list\n" +
 			"gets the inventory (with --header, one extra tools/list is sent with the headers stripped; header\n" +
 			"values are never printed), the WWW-Authenticate challenge and protected-resource metadata of a\n" +
-			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" + exitCodesHelp,
-		Flags: append(append(targetFlags(), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(gateFlags(),
+			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" +
+			configHelp + "\n\n" + exitCodesHelp,
+		Flags: append(append(append(targetFlags(), configFlags()...), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(gateFlags(),
 			&cli.StringFlag{Name: "sarif-file", Usage: "attach the findings of --format sarif and github to `PATH`, a file of your repository (a manifest JSON gets each tool's line); default " + defaultScanArtifact},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
@@ -38,18 +39,39 @@ func init() {
 	})
 }
 
-func scanAction(c *cli.Context) error {
+func scanAction(c *cli.Context) (err error) {
 	out, err := outputOptions(c)
 	if err != nil {
 		return err
 	}
-	cfg, err := targetConfig(c)
+	targets, err := liveTargets(c, c.Args().Slice())
 	if err != nil {
 		return err
 	}
+	mask := maskOf(targets)
+	defer func() { err = maskErr(err, mask) }()
+	w := newMaskedWriter(c.App.Writer, mask)
+	reps := make([]*scan.Report, len(targets))
+	for i, t := range targets {
+		if reps[i], err = scanOne(c, t); err != nil {
+			return err
+		}
+	}
+	if err := writeScans(w, targets, reps, out, c.String("sarif-file")); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return scansExit(reps, out.threshold)
+}
+
+// scanOne scans one target.
+func scanOne(c *cli.Context, t liveTarget) (*scan.Report, error) {
+	cfg := t.cfg
 	g, err := gateOptions(c, cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -66,14 +88,12 @@ func scanAction(c *cli.Context) error {
 	flushTracer(c, g.tracer)
 	if err != nil {
 		if errors.Is(err, scan.ErrExecuteWithoutTools) || errors.Is(err, scan.ErrProductionNotAcknowledged) || errors.Is(err, scan.ErrInvalidToolName) {
-			return exitErr(exitUsage, err)
+			return nil, exitErr(exitUsage, err)
 		}
-		return exitErr(exitInternal, err)
+		return nil, exitErr(exitInternal, err)
 	}
-	if err := writeScan(c.App.Writer, rep, out, c.String("sarif-file")); err != nil {
-		return err
-	}
-	return scanExit(rep, out.threshold)
+	t.show(rep)
+	return rep, nil
 }
 
 // writeScan writes a scan report in the chosen format; the CI formats
@@ -126,15 +146,21 @@ func scanChecks(r *scan.Report) []report.Check {
 	return cs
 }
 
-// scanExit maps a report to the exit code contract.
-func scanExit(rep *scan.Report, threshold report.Severity) error {
-	for _, f := range rep.Findings {
-		if f.Rule == scan.RuleUnreachable || f.Rule == scan.RuleRefused {
-			return exitErr(exitUnreachable, nil)
+// scansExit maps the reports of a run to the exit code contract: 3 when a
+// server was unreachable or refused the protocol, else 1 when a finding is
+// at or above the threshold.
+func scansExit(reps []*scan.Report, threshold report.Severity) error {
+	for _, rep := range reps {
+		for _, f := range rep.Findings {
+			if f.Rule == scan.RuleUnreachable || f.Rule == scan.RuleRefused {
+				return exitErr(exitUnreachable, nil)
+			}
 		}
 	}
-	if report.Fails(rep.Findings, threshold) {
-		return exitErr(exitFindings, nil)
+	for _, rep := range reps {
+		if report.Fails(rep.Findings, threshold) {
+			return exitErr(exitFindings, nil)
+		}
 	}
 	return nil
 }

@@ -43,17 +43,11 @@ func targetConfig(c *cli.Context) (mcp.Config, error) {
 // targetConfigFor is targetConfig with the stdio command given apart, for
 // commands whose arguments also hold something else (a server id, a manifest).
 func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
-	cfg := mcp.Config{
-		URL:            c.String("url"),
-		Command:        command,
-		Env:            c.StringSlice("env"),
-		Protocol:       c.String("protocol"),
-		RequestTimeout: c.Duration("timeout"),
-		MaxListPages:   c.Int("max-list-pages"),
-		MaxFrame:       c.Int("max-frame"),
-		ClientName:     "mcpdrill",
-		ClientVersion:  version,
+	cfg, err := clientConfig(c)
+	if err != nil {
+		return cfg, err
 	}
+	cfg.URL, cfg.Command = c.String("url"), command
 	switch {
 	case cfg.URL == "" && len(cfg.Command) == 0:
 		return cfg, usageErr("no target: give --url URL or a server command after --")
@@ -64,6 +58,24 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 		if err := checkURL(cfg.URL); err != nil {
 			return cfg, exitErr(exitUsage, err)
 		}
+	}
+	if len(cfg.Headers) > 0 && cfg.URL == "" {
+		return cfg, usageErr("--header needs --url")
+	}
+	return cfg, nil
+}
+
+// clientConfig is the client configuration the shared flags give, less
+// the target: limits, protocol, and the extra --env and --header.
+func clientConfig(c *cli.Context) (mcp.Config, error) {
+	cfg := mcp.Config{
+		Env:            c.StringSlice("env"),
+		Protocol:       c.String("protocol"),
+		RequestTimeout: c.Duration("timeout"),
+		MaxListPages:   c.Int("max-list-pages"),
+		MaxFrame:       c.Int("max-frame"),
+		ClientName:     "mcpdrill",
+		ClientVersion:  version,
 	}
 	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
 		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
@@ -82,9 +94,6 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
 	if err != nil {
 		return cfg, exitErr(exitUsage, err)
-	}
-	if len(h) > 0 && cfg.URL == "" {
-		return cfg, usageErr("--header needs --url")
 	}
 	cfg.Headers = h
 	return cfg, nil

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "configs",
+		Usage: "list the MCP client configurations on this machine and their servers",
+		Description: "Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
+			".cursor/mcp.json) and VS Code (user mcp.json and settings.json, .vscode/mcp.json) keep their MCP\n" +
+			"servers on this OS, for the user and for the workspace (--workspace, default the repository holding\n" +
+			"the current directory), and lists each file found with its servers: name and transport only, never\n" +
+			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans them all.\n\n" +
+			"EXIT CODES:\n   0  ok\n   2  usage error\n   4  internal error",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
+			&cli.BoolFlag{Name: "json", Usage: "write the list as JSON"},
+			&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
+		},
+		Action: configsAction,
+	})
+}
+
+// configEntry is one configuration file in `mcpdrill configs --json`.
+type configEntry struct {
+	Client  string         `json:"client"`
+	Scope   string         `json:"scope"`
+	Path    string         `json:"path"`
+	Found   bool           `json:"found"`
+	Servers []configServer `json:"servers,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// configServer is a server as `mcpdrill configs` shows it: nothing that
+// may be secret.
+type configServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Type      string `json:"type,omitempty"`
+	Disabled  bool   `json:"disabled,omitempty"`
+}
+
+func configsAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErr("configs: unexpected argument %q", c.Args().First())
+	}
+	p, err := currentPlatform(c)
+	if err != nil {
+		return err
+	}
+	found := clientconfig.Discover(p, inputfile.Read)
+	var entries []configEntry
+	for _, l := range clientconfig.Locations(p) {
+		e := configEntry{Client: l.Client, Scope: l.Scope, Path: l.Path}
+		for _, f := range found {
+			if f.Path != l.Path {
+				continue
+			}
+			e.Found = true
+			if f.Err != nil {
+				e.Error = strings.TrimPrefix(f.Err.Error(), f.Path+": ")
+				break
+			}
+			for _, s := range f.Config.Servers {
+				e.Servers = append(e.Servers, configServer{Name: s.Name, Transport: s.Transport(), Type: s.Type, Disabled: s.Disabled})
+			}
+		}
+		if !e.Found && c.Bool("all") {
+			// A file about more than MCP (~/.claude.json) with no servers.
+			_, err := os.Stat(l.Path)
+			e.Found = err == nil
+		}
+		if e.Found || c.Bool("all") {
+			entries = append(entries, e)
+		}
+	}
+	if c.Bool("json") {
+		if entries == nil {
+			entries = []configEntry{}
+		}
+		return writeJSON(c.App.Writer, map[string]any{"configs": entries})
+	}
+	return renderConfigs(c.App.Writer, entries, p.Home)
+}
+
+// renderConfigs prints one row per server (or per file without servers);
+// paths under home start with "~".
+func renderConfigs(w io.Writer, entries []configEntry, home string) error {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "No MCP client configuration found (--all lists where mcpdrill looked).")
+		return nil
+	}
+	t := newTable(w, "client", "scope", "file", "server", "transport")
+	for _, e := range entries {
+		path := shortPath(e.Path, home)
+		switch {
+		case !e.Found:
+			err := t.Append(e.Client, e.Scope, path, "-", "(not found)")
+			if err != nil {
+				return exitErr(exitInternal, err)
+			}
+		case e.Error != "":
+			if err := t.Append(e.Client, e.Scope, path, "-", "(unreadable: see below)"); err != nil {
+				return exitErr(exitInternal, err)
+			}
+		case len(e.Servers) == 0:
+			if err := t.Append(e.Client, e.Scope, path, "-", "(no servers)"); err != nil {
+				return exitErr(exitInternal, err)
+			}
+		}
+		for _, s := range e.Servers {
+			tr := s.Transport
+			if s.Type == "sse" {
+				tr += " (sse)"
+			}
+			if s.Disabled {
+				tr += ", disabled"
+			}
+			if err := t.Append(e.Client, e.Scope, path, s.Name, tr); err != nil {
+				return exitErr(exitInternal, err)
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	for _, e := range entries {
+		if e.Error != "" {
+			fmt.Fprintf(w, "%s: %s\n", shortPath(e.Path, home), e.Error)
+		}
+	}
+	return nil
+}
+
+// shortPath writes a path under home with "~" for home.
+func shortPath(p, home string) string {
+	if home == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+		return "~" + string(os.PathSeparator) + rel
+	}
+	return p
+}

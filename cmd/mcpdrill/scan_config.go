@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// configHelp is the --config paragraph of scan's and drift's help.
+const configHelp = "--config FILE takes the servers from an MCP client configuration (Claude Desktop, Cursor, VS Code,\n" +
+	"Claude Code; \"auto\": every one `mcpdrill configs` lists), all of them or those named with --server.\n" +
+	"Placeholders are resolved as the clients do: ${env:X}, ${X}, ${X:-default}, ${userHome},\n" +
+	"${workspaceFolder} (--workspace) and ${input:ID} (--input ID=VALUE; without it, exit 2). What they\n" +
+	"resolve to, and every env and header value, is never printed."
+
+// configScan is one server's report in the JSON of `scan --config`.
+type configScan struct {
+	Config string       `json:"config"`
+	Server string       `json:"server"`
+	Report *scan.Report `json:"report"`
+}
+
+// writeScans writes a run's reports. Without --config there is one,
+// written by writeScan. With --config: table, each server's report under a
+// heading; json, an array of {config, server, report}; the CI formats, one
+// document whose findings are placed at each server's entry in its
+// configuration (or in --sarif-file).
+func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFormat, artifact string) error {
+	if ts[0].file == "" {
+		return writeScan(w, reps[0], out, artifact)
+	}
+	switch out.format {
+	case "json":
+		doc := make([]configScan, len(reps))
+		for i, rep := range reps {
+			doc[i] = configScan{Config: ts[i].file, Server: ts[i].server, Report: rep}
+		}
+		return writeJSON(w, doc)
+	case "table":
+		for i, rep := range reps {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), ts[i].name())
+			if err := renderScan(w, rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cat, err := catalogue()
+	if err != nil {
+		return err
+	}
+	o := report.Output{Command: "scan", Catalogue: cat, Threshold: out.threshold}
+	lines := map[string]map[string]int{}
+	for i, rep := range reps {
+		t := ts[i]
+		file := artifact
+		if file == "" {
+			file = t.file
+			if _, ok := lines[file]; !ok {
+				lines[file] = serverLines(file)
+			}
+		}
+		results := report.Locate(rep.Findings, artifactPath(file), nil)
+		for j := range results {
+			results[j].Subject = t.server
+			if l := lines[file][t.server]; l > 0 {
+				results[j].Location.Line = l
+			}
+		}
+		o.Results = append(o.Results, results...)
+		for _, ch := range scanChecks(rep) {
+			claims, server := ch.Claims, t.server
+			ch.Name = server + "/" + ch.Name
+			ch.Claims = func(r report.Result) bool { return r.Subject == server && claims(r) }
+			o.Checks = append(o.Checks, ch)
+		}
+		o.Duration += time.Duration(rep.Meta.DurationMS) * time.Millisecond
+	}
+	_, err = writeFindings(w, out.format, o)
+	return err
+}
+
+// serverLines are the lines of a configuration's server entries (none when
+// it cannot be read again).
+func serverLines(path string) map[string]int {
+	b, err := inputfile.Read(path)
+	if err != nil {
+		return nil
+	}
+	for _, key := range []string{"mcpServers", "servers"} {
+		if l := report.MemberLines(b, key); len(l) > 0 {
+			return l
+		}
+	}
+	return nil
+}

@@ -48,6 +48,9 @@ type GuardOptions struct {
 	Timeout time.Duration
 	// Actor names this proxy in the audit log (default "mcpdrill-proxy").
 	Actor string
+	// HintDir is the store directory the suggested commands name with
+	// --dir ("" : none, the default store).
+	HintDir string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Logf receives one line per transition and per store or re-check
@@ -292,7 +295,7 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 			if err != nil {
 				why += " (" + err.Error() + ")"
 			}
-			return fmt.Sprintf("mcpdrill guard: server %q: %s, so calls are refused until a tools/list succeeds; check with `mcpdrill guard status %s`", g.o.Server, why, g.o.Server), guard.StatusOf(r)
+			return fmt.Sprintf("mcpdrill guard: server %q: %s, so calls are refused until a tools/list succeeds; check with `%s`", g.o.Server, why, g.hint("status")), guard.StatusOf(r)
 		}
 	}
 	r, err := g.o.Store.Get(g.o.Server)
@@ -300,21 +303,24 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 		return fmt.Sprintf("mcpdrill guard: server %q: the guard store cannot be read (%v), so calls are refused", g.o.Server, err), guard.StatusNone
 	}
 	if !r.Serves() {
-		return guard.Explain(g.o.Server, r), guard.StatusOf(r)
+		return guard.ExplainIn(g.o.HintDir, g.o.Server, r), guard.StatusOf(r)
 	}
 	if tool == "" {
 		return fmt.Sprintf("mcpdrill guard: server %q: the call names no tool the guard can read (params.name must be a string), so it is refused", g.o.Server), r.Status
 	}
 	if !r.Baseline.Has(tool) {
-		return fmt.Sprintf("mcpdrill guard: server %q: tool %q is not in the approved tool set; review with `mcpdrill guard diff %s`", g.o.Server, tool, g.o.Server), r.Status
+		return fmt.Sprintf("mcpdrill guard: server %q: tool %q is not in the approved tool set; review with `%s`", g.o.Server, tool, g.hint("diff")), r.Status
 	}
 	return "", r.Status
 }
 
+// hint is the guard command verb for this server, as a user types it.
+func (g *Guard) hint(verb string) string { return guard.Command(g.o.HintDir, verb, g.o.Server) }
+
 func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
 	data, _ := json.Marshal(map[string]string{
 		"server": g.o.Server, "status": status.String(),
-		"review": "mcpdrill guard diff " + g.o.Server, "approve": "mcpdrill guard approve " + g.o.Server,
+		"review": g.hint("diff"), "approve": g.hint("approve"),
 	})
 	b, err := jsonrpc.NewErrorResponse(json.RawMessage(id), &jsonrpc.Error{Code: CodeGuardWithheld, Message: msg, Data: data})
 	if err != nil {
@@ -439,7 +445,7 @@ func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
 	if jsonrpc.Unmarshal(res["_meta"], &meta) != nil || meta == nil {
 		meta = map[string]json.RawMessage{}
 	}
-	msg := guard.Explain(g.o.Server, r)
+	msg := guard.ExplainIn(g.o.HintDir, g.o.Server, r)
 	if why != "" {
 		msg = fmt.Sprintf("mcpdrill guard: server %q: %s, so its tools are withheld", g.o.Server, why)
 	}

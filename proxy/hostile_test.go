@@ -533,3 +533,27 @@ func TestGuardNamesACursorLoop(t *testing.T) {
 		t.Fatalf("re-check of a cursor loop: %v", err)
 	}
 }
+
+// TestGuardHintsNameTheStore: with a store other than the default, the
+// commands a refusal suggests name it, quoted for a shell.
+func TestGuardHintsNameTheStore(t *testing.T) {
+	st, _ := guard.Open(t.TempDir())
+	g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", HintDir: "/srv/pins dir", Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, _, err := st.Quarantine("drifting", "", "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	g.confirmed = true // as after a listing: the store's status decides
+	g.mu.Unlock()
+	msg, _ := g.callAllowed("echo")
+	b := g.refusal([]byte("1"), guard.StatusQuarantined, msg)
+	for _, want := range []string{`mcpdrill guard release --dir '/srv/pins dir' drifting`, `"approve":"mcpdrill guard approve --dir '/srv/pins dir' drifting"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("refusal %s does not hold %s", b, want)
+		}
+	}
+}

@@ -87,10 +87,16 @@ func guardArgs(c *cli.Context) ([]string, *guard.Store, error) {
 // hintDir is the store directory that the commands guard suggests must
 // name with --dir: the one given, unless $MCPDRILL_GUARD_DIR names it, so
 // that a suggestion pasted as it is acts on the same store.
-func hintDir(c *cli.Context) string {
-	d := c.String("dir")
+func hintDir(c *cli.Context) string { return hintFor(c.String("dir")) }
+
+// hintFor is hintDir for the store directory d, made absolute so that a
+// suggestion works from any directory.
+func hintFor(d string) string {
 	if env := os.Getenv(guardDirEnv); env != "" && filepath.Clean(env) == filepath.Clean(d) {
 		return ""
+	}
+	if abs, err := filepath.Abs(d); err == nil {
+		return abs
 	}
 	return d
 }
@@ -519,7 +525,7 @@ func wrapGuard(c *cli.Context) (*proxy.Guard, error) {
 	errw := c.App.ErrWriter
 	var mu sync.Mutex
 	g, err := proxy.NewGuard(proxy.GuardOptions{
-		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"),
+		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"), HintDir: hintFor(c.String("guard")),
 		Logf: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

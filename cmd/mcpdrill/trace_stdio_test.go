@@ -56,6 +56,8 @@ func spanNames(t *testing.T) (string, func() map[string]string) {
 // export spans, and every finding names one of them; without the flag the
 // findings carry no ids.
 func TestStdioOTLP(t *testing.T) {
+	// The untraced runs must not pick up a collector from the environment.
+	t.Setenv("OTEL_SDK_DISABLED", "true")
 	vacEnv, vacCmd := testbedArgs(t, testbed.Options{Profile: "vacuous"})
 	goodEnv, goodCmd := testbedArgs(t, testbed.Options{Profile: "good"})
 	manifest := filepath.Join(t.TempDir(), "m.json")

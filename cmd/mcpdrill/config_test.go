@@ -312,11 +312,54 @@ func TestConfigSecretsNeverPrinted(t *testing.T) {
 		}
 		run("drift broken "+format, "drift", manifest, "--config", broken, "--format", format)
 	}
+	results := filepath.Join(t.TempDir(), "results.json")
+	run("study run", "study", "run", configPath("vscode_mcp.json"), "--input", input, "-q", "-o", results, "--no-second-connection")
+	lc.checkFile("study results", results)
+	run("study run table", "study", "run", configPath("vscode_mcp.json"), "--input", input, "-q", "--format", "table", "--no-second-connection")
 	run("scan without the input", "scan", "--config", configPath("vscode_mcp.json"))
 	run("configs", "configs", "--workspace", filepath.Join("testdata", "configs"))
 	run("configs json", "configs", "--json", "--all")
 	if lc.seen < 50 {
 		t.Errorf("only %d outputs checked", lc.seen)
+	}
+}
+
+// TestStudyConfigPlaceholders: study run reads a VS Code configuration as
+// servers.json, with its inputs from --input; without one, the servers
+// that need it are config failures naming it.
+func TestStudyConfigPlaceholders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	configEnv(t)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		status string
+		reason string
+	}{
+		{"with the input", []string{"--input", "api-key=" + configPlanted["input in args, env, header"]}, "scanned", ""},
+		{"without it", nil, "failed", `input "api-key" (Testbed API key) has no value`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"study", "run", configPath("vscode_mcp.json"), "-q", "--no-second-connection", "--workspace", t.TempDir()}, tc.args...)
+			code, out, errOut := runCLI(t, args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var res struct {
+				Servers []struct{ Name, Status, Failure, Reason string }
+			}
+			mustJSON(t, out, &res)
+			if len(res.Servers) != 2 {
+				t.Fatalf("rows %+v", res.Servers)
+			}
+			for _, r := range res.Servers {
+				if r.Status != tc.status || r.Reason != tc.reason || (tc.status == "failed" && r.Failure != "config") {
+					t.Errorf("%s: %s %s %q; want %s %q", r.Name, r.Status, r.Failure, r.Reason, tc.status, tc.reason)
+				}
+			}
+		})
 	}
 }
 

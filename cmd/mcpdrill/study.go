@@ -31,7 +31,9 @@ func init() {
 				Description: "Each entry is a stdio server (command, args, env, cwd) or an HTTP one (url, headers); an\n" +
 					"HTTP entry may carry \"launch\" to start a local process first, with ${PORT} a free loopback port.\n" +
 					"${NAME} expands from the environment; ${SPEC_DIR} is the directory of servers.json and\n" +
-					"${WORK_DIR} a scratch directory per server (also the default working directory). Relative\n" +
+					"${WORK_DIR} a scratch directory per server (also the default working directory); the clients'\n" +
+					"placeholders work too (${env:X}, ${X:-default}, ${userHome}, ${workspaceFolder} from --workspace,\n" +
+					"${input:ID} from --input ID=VALUE; a server short of one fails as a config row). Relative\n" +
 					"commands with a slash resolve against ${SPEC_DIR}. Every server becomes a row, failures\n" +
 					"included; rows are sorted by name.\n\n" +
 					"--format json (the default) writes results.json to -o; any other format goes to stdout, and\n" +
@@ -39,7 +41,7 @@ func init() {
 					"not be scanned or a finding is at or above LEVEL; by default (never) it exits 0 when the study\n" +
 					"completed, whatever the servers did.\n\n" +
 					exitCodes("with --fail-on LEVEL: a server not scanned, or a finding at or above LEVEL (default: never)", false),
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write results.json to `FILE` (- for stdout)"},
 					&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: " + formatList + " (json is results.json)"},
 					&cli.BoolFlag{Name: "json", Usage: "write results.json; same as --format json"},
@@ -50,7 +52,7 @@ func init() {
 					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th)"},
 					&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-				},
+				}, placeholderFlags()...),
 				Action: studyRun,
 			},
 			{
@@ -109,6 +111,14 @@ func studyRun(c *cli.Context) error {
 		RequestTimeout:       c.Duration("request-timeout"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		ToolVersion:          version,
+	}
+	if o.Inputs, err = parseInputs(c.StringSlice("input")); err != nil {
+		return err
+	}
+	if ws := c.String("workspace"); ws != "" {
+		if o.Workspace, err = filepath.Abs(ws); err != nil {
+			return exitErr(exitUsage, fmt.Errorf("--workspace: %w", err))
+		}
 	}
 	if o.Jobs < 0 || o.Deadline <= 0 || o.RequestTimeout <= 0 {
 		return usageErr("study run: --jobs must be >= 0, --timeout and --request-timeout positive")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -76,6 +77,48 @@ func TestOutputsIntoFIFO(t *testing.T) {
 				t.Fatalf("after the run: %v, %v; want the FIFO still there", fi, err)
 			}
 		})
+	}
+}
+
+// TestWrapLogIntoFIFO: wrap --log appends its session to a FIFO as it is
+// (the plan line first), never replacing it.
+func TestWrapLogIntoFIFO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	bin := testutil.Binary(t)
+	childEnv, childCmd := testbedArgs(t, testbed.Options{Profile: "good"})
+	fifo := filepath.Join(t.TempDir(), "events.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	// No client: stdin is empty, so the session ends at once.
+	cmd := exec.Command(bin, append([]string{"wrap", "--quiet", "--log", fifo, "--faults", "latency", "--seed", "1", "--"}, childCmd...)...)
+	cmd.Env = append(os.Environ(), childEnv)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wrap: %v\n%s", err, out)
+	}
+	select {
+	case s := <-got:
+		if !strings.Contains(s, `"seed":1`) {
+			t.Fatalf("the FIFO's reader got %q, want the session's plan line", s)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("nothing came out of the FIFO")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {
+		t.Fatalf("after the run: %v, %v; want the FIFO still there", fi, err)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpdrill/mcpdrill/faults"
@@ -115,6 +117,39 @@ func PlanFromLog(data []byte) (p *faults.Plan, ok bool, err error) {
 	p, err = faults.ParsePlan(h.Plan)
 	if err != nil {
 		return nil, true, fmt.Errorf("event log header: %w", err)
+	}
+	return p, true, nil
+}
+
+// PlanOfSession reads the plan of one session of an event log: each
+// session starts with a plan line (see NewJSONLog), and
+// the one chosen is the last, or with session not empty the last whose
+// plan has that session name. isLog is false when data does not start
+// with a plan line (a plan file, say).
+func PlanOfSession(data []byte, session string) (p *faults.Plan, isLog bool, err error) {
+	if _, isLog, err = PlanFromLog(data); !isLog || err != nil {
+		return nil, isLog, err
+	}
+	var names []string
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"plan"`)) {
+			continue // an event line
+		}
+		lp, ok, err := PlanFromLog(line)
+		if err != nil {
+			return nil, true, fmt.Errorf("line %d: %w", n+1, err)
+		}
+		if !ok {
+			continue
+		}
+		names = append(names, lp.Session)
+		if session == "" || lp.Session == session {
+			p = lp
+		}
+	}
+	if p == nil {
+		slices.Sort(names)
+		return nil, true, fmt.Errorf("no session %q in the log (its sessions: %s)", session, strings.Join(slices.Compact(names), ", "))
 	}
 	return p, true, nil
 }

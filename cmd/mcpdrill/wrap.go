@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,7 +147,7 @@ func wrapPlan(c *cli.Context) (*faults.Plan, error) {
 		}
 		// An event log of an earlier run is a plan too: a session's first
 		// line.
-		p, isLog, err := planFromLog(data, c.String("session"))
+		p, isLog, err := proxy.PlanOfSession(data, c.String("session"))
 		if !isLog {
 			p, err = faults.ParsePlan(data)
 		}
@@ -376,37 +374,4 @@ func openLog(path string) (*os.File, error) {
 		}
 	}
 	return f, nil
-}
-
-// planFromLog reads the plan of one session of an event log that --log
-// wrote: each session starts with a plan line (see proxy.NewJSONLog), and
-// the one chosen is the last, or with session not empty the last whose
-// plan has that session name. isLog is false when data does not start
-// with a plan line (a plan file, say).
-func planFromLog(data []byte, session string) (p *faults.Plan, isLog bool, err error) {
-	if _, isLog, err = proxy.PlanFromLog(data); !isLog || err != nil {
-		return nil, isLog, err
-	}
-	var names []string
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		if !bytes.Contains(line, []byte(`"plan"`)) {
-			continue // an event line
-		}
-		lp, ok, err := proxy.PlanFromLog(line)
-		if err != nil {
-			return nil, true, fmt.Errorf("line %d: %w", n+1, err)
-		}
-		if !ok {
-			continue
-		}
-		names = append(names, lp.Session)
-		if session == "" || lp.Session == session {
-			p = lp
-		}
-	}
-	if p == nil {
-		slices.Sort(names)
-		return nil, true, fmt.Errorf("no session %q in the log (its sessions: %s)", session, strings.Join(slices.Compact(names), ", "))
-	}
-	return p, true, nil
 }

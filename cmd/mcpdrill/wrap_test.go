@@ -422,7 +422,7 @@ func TestPlanFromLog(t *testing.T) {
 		{"an invalid later header", header(1, "a") + `{"plan":{"rules":[]}}` + "\n", "", true, 0, "line 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, isLog, err := planFromLog([]byte(tc.data), tc.session)
+			p, isLog, err := proxy.PlanOfSession([]byte(tc.data), tc.session)
 			if isLog != tc.isLog || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("isLog %v, err %v; want %v, %q", isLog, err, tc.isLog, tc.err)
 			}

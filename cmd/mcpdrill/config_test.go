@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 // The configurations under testdata/configs start this test binary as a
@@ -140,26 +141,13 @@ func TestScanConfig(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var log struct {
-			Runs []struct {
-				Results []struct {
-					Locations []struct {
-						PhysicalLocation struct {
-							ArtifactLocation struct{ URI string }
-							Region           struct{ StartLine int }
-						}
-					}
-				}
-			}
-		}
-		mustJSON(t, out, &log)
+		log := testutil.CheckSARIF(t, []byte(out))
 		n := 0
 		for _, run := range log.Runs {
 			for _, r := range run.Results {
 				n++
-				if len(r.Locations) == 0 || !strings.HasSuffix(r.Locations[0].PhysicalLocation.ArtifactLocation.URI, "claude_desktop_config.json") ||
-					r.Locations[0].PhysicalLocation.Region.StartLine < 3 {
-					t.Errorf("result not at a server's entry of the config: %+v", r.Locations)
+				if !strings.HasSuffix(r.URI(), "testdata/configs/claude_desktop_config.json") || r.Line() < 3 {
+					t.Errorf("%s not at a server's entry of the config: %s:%d", r.RuleID, r.URI(), r.Line())
 				}
 			}
 		}
@@ -218,7 +206,7 @@ func TestScanConfigAuto(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%q: exit %d: %s", tc.args, code, errOut)
 		}
-		configGolden(t, tc.golden, strings.ReplaceAll(out, home, "$HOME"))
+		testutil.Golden(t, configPath(tc.golden), []byte(strings.ReplaceAll(out, home, "$HOME")), *update)
 	}
 
 	code, out, errOut := runCLI(t, "scan", "--json", "--fail-on", "never", "--no-second-connection", "--config", "auto", "--workspace", ws,
@@ -360,23 +348,5 @@ func TestStudyConfigPlaceholders(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func configGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := configPath(name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }

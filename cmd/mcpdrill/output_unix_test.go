@@ -49,17 +49,7 @@ func TestOutputsIntoFIFO(t *testing.T) {
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			got := make(chan string, 1)
-			go func() {
-				f, err := os.Open(fifo) // waits for the writer
-				if err != nil {
-					got <- err.Error()
-					return
-				}
-				defer f.Close()
-				b, _ := io.ReadAll(f)
-				got <- string(b)
-			}()
+			got := readFIFO(fifo)
 			code, _, errOut := runCLI(t, tc.args(fifo)...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -92,17 +82,7 @@ func TestWrapLogIntoFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		got <- string(b)
-	}()
+	got := readFIFO(fifo)
 	// No client: stdin is empty, so the session ends at once.
 	cmd := exec.Command(bin, append([]string{"wrap", "--quiet", "--log", fifo, "--faults", "latency", "--seed", "1", "--"}, childCmd...)...)
 	cmd.Env = append(os.Environ(), childEnv)
@@ -168,6 +148,23 @@ func TestStudyOutputThroughSymlink(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"servers"`) {
 		t.Fatalf("the target holds %q (%v), want results.json", b, err)
 	}
+}
+
+// readFIFO reads the FIFO at path in a goroutine (opening it waits for a
+// writer) and sends all it got, or the error, on the channel.
+func readFIFO(path string) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	return got
 }
 
 func writeTestFile(t *testing.T, path, s string) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -40,7 +42,7 @@ func TestParseClientFiles(t *testing.T) {
 				s.Name, s.Transport(), s.Type, s.Disabled, s.Argv(), s.Env, s.URL, s.Headers)
 		}
 	}
-	golden(t, filepath.Join("testdata", "parsed.golden"), b.String())
+	testutil.Golden(t, filepath.Join("testdata", "parsed.golden"), []byte(b.String()), *update)
 }
 
 func TestParse(t *testing.T) {
@@ -276,7 +278,7 @@ func TestLocations(t *testing.T) {
 			fmt.Fprintf(&b, "%-16s %-9s %s optional=%v\n", l.Client, l.Scope, filepath.ToSlash(l.Path), l.Optional)
 		}
 	}
-	golden(t, filepath.Join("testdata", "locations.golden"), b.String())
+	testutil.Golden(t, filepath.Join("testdata", "locations.golden"), []byte(b.String()), *update)
 }
 
 func TestDiscover(t *testing.T) {
@@ -323,23 +325,6 @@ func TestDiscover(t *testing.T) {
 	}
 	if len(found) == 4 && found[3].Config.Dir != filepath.Join(ws, ".vscode") {
 		t.Errorf("dir = %q", found[3].Config.Dir)
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 

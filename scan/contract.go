@@ -43,12 +43,13 @@ func (s *scanner) contracts(ctx context.Context) {
 			}
 			tr.OutputContract = string(a.Contract)
 			tr.Instances, tr.Leaves, tr.LeavesRejected, tr.Wrapped, tr.Reason = a.Instances, a.Leaves, a.LeavesRejected, a.Wrapped, a.Reason
+			tr.Shapes, tr.ShapesRejected = a.Shapes, a.ShapesRejected
 			tr.LeavesSampled, tr.StoppedBy = a.LeavesCapped, a.StoppedBy
 			switch a.Contract {
 			case schema.ContractInvalid:
 				bad[RuleSchemaInvalid] = true
 				s.find(RuleSchemaInvalid, t.Name, "/outputSchema", "outputSchema does not compile: "+a.CompileError)
-			case schema.ContractVacuous, schema.ContractEnforceable:
+			case schema.ContractVacuous, schema.ContractPartial, schema.ContractEnforceable:
 				if a.Leaves > 0 {
 					rate := a.LeafRate
 					tr.LeafRate = &rate
@@ -64,6 +65,9 @@ func (s *scanner) contracts(ctx context.Context) {
 						msg += "; the schema constrains no field"
 					}
 					s.find(RuleVacuous, t.Name, "/outputSchema", msg)
+				} else if a.Contract == schema.ContractPartial {
+					s.find(RulePartialContract, t.Name, "/outputSchema", fmt.Sprintf("a corrupted payload validates for %d of %d sampled shapes (first: %s); %d of %d single-leaf corruptions rejected",
+						a.Shapes-a.ShapesRejected, a.Shapes, a.Unrejected, a.LeavesRejected, a.Leaves))
 				} else if a.LeavesRejected < a.Leaves {
 					s.find(RulePartial, t.Name, "/outputSchema", fmt.Sprintf("%d of %d single-leaf corruptions rejected", a.LeavesRejected, a.Leaves))
 				}

@@ -69,7 +69,8 @@ type Protocol struct {
 // ToolReport is one tool's output-contract verdict.
 type ToolReport struct {
 	Name string `json:"name"`
-	// OutputContract is none, vacuous, enforceable or invalid.
+	// OutputContract is none, vacuous, partial, enforceable or invalid
+	// (METHODOLOGY.md, "Output contract").
 	OutputContract string `json:"output_contract"`
 	// LeafRate is the share of single-leaf corruptions the schema rejected
 	// (null when no schema was assessed).
@@ -77,6 +78,12 @@ type ToolReport struct {
 	Leaves         int      `json:"leaves,omitempty"`
 	LeavesRejected int      `json:"leaves_rejected,omitempty"`
 	Instances      int      `json:"instances,omitempty"`
+	// Shapes is the number of shapes sampled (the branch instances and
+	// their variants: minimal instance, nullable values null, arrays
+	// empty), ShapesRejected how many had their corrupted payload rejected:
+	// enforceable is all of them, partial some, vacuous none.
+	Shapes         int `json:"shapes,omitempty"`
+	ShapesRejected int `json:"shapes_rejected,omitempty"`
 	// LeavesSampled is set when the per-leaf check stopped at its work
 	// budget: Leaves counts the corruptions tried, not every leaf.
 	LeavesSampled bool `json:"leaves_sampled,omitempty"`
@@ -158,6 +165,7 @@ type Scores struct {
 	Tools                 int      `json:"tools"`
 	Declared              int      `json:"declared"`
 	Enforceable           int      `json:"enforceable"`
+	Partial               int      `json:"partial"`
 	Vacuous               int      `json:"vacuous"`
 	Invalid               int      `json:"invalid"`
 	OutputCoverage        *float64 `json:"output_coverage"`
@@ -167,6 +175,11 @@ type Scores struct {
 	ErrorHandling         *float64 `json:"error_handling"`
 	ErrorConformance      *float64 `json:"error_conformance"`
 	SpecConformance       *float64 `json:"spec_conformance"`
+
+	// RejectsAnyRate is (enforceable + partial) / tools: the schemas that
+	// reject the corrupted payload of at least one sampled shape, the
+	// figure comparable with a single-payload method.
+	RejectsAnyRate *float64 `json:"rejects_any_rate"`
 }
 
 // Meta holds everything that varies between identical runs.

@@ -31,6 +31,11 @@ const (
 	RuleWrapped        = "MCP-OUT-WRAPPED"
 	RuleUnassessed     = "MCP-OUT-UNASSESSED"
 
+	// RulePartialContract is the partial verdict (some sampled shapes'
+	// corrupted payloads rejected, others not); RulePartial is about the
+	// single-leaf corruptions of an enforceable schema.
+	RulePartialContract = "MCP-OUT-PARTIAL-CONTRACT"
+
 	RuleErrUnknownMethod  = "MCP-ERR-UNKNOWN-METHOD"
 	RuleErrUnknownTool    = "MCP-ERR-UNKNOWN-TOOL"
 	RuleErrMissingArgs    = "MCP-ERR-MISSING-ARGS"
@@ -85,7 +90,9 @@ func baseRules() report.Catalogue {
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),
 		rule(RuleVacuous, report.SeverityWarn, "outputSchema accepts corrupted data",
-			"A valid instance of the schema, with every leaf replaced by a same-typed sentinel, still validated: the contract promises shape, not meaning."),
+			"For no shape of the schema that mcpdrill sampled (every branch, the minimal instance, nullable values null, arrays empty) was the corrupted payload rejected: with every leaf replaced by a same-typed sentinel it still validated. The contract promises shape, not meaning."),
+		rule(RulePartialContract, report.SeverityWarn, "outputSchema accepts corrupted data of some shapes",
+			"The schema rejects the corrupted payload of some shapes a server can send, and accepts that of others (a branch, the minimal instance without optional properties, nullable values null, empty arrays). A result of those shapes goes unchecked; the reason names the first one."),
 		rule(RulePartial, report.SeverityInfo, "outputSchema leaves some fields unconstrained",
 			"The schema rejects a fully corrupted payload, but some single-leaf corruptions pass (see the per-leaf rate)."),
 		rule(RuleWrapped, report.SeverityInfo, "The SDK wrapped a plain result",

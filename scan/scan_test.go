@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -141,6 +142,24 @@ func TestProfilesOverStdio(t *testing.T) {
 			check: func(t *testing.T, r *Report) {
 				if r.Scores.Vacuous == 0 || r.Scores.Enforceable == 0 {
 					t.Errorf("vacuous profile: want both verdicts (one $ref schema is enforceable), got %+v", r.Scores)
+				}
+			}},
+		// Issue 15: format uri on two nullable fields and URIs checked only
+		// as array items are partial (the both-null and empty-array shapes
+		// validate corrupted); release keeps a checked field in every shape.
+		{profile: "partial", era: "modern", wantRules: []string{RulePartialContract},
+			check: func(t *testing.T, r *Report) {
+				got := map[string]string{}
+				for _, tr := range r.Tools {
+					got[tr.Name] = tr.OutputContract
+				}
+				want := map[string]string{"package_links": "partial", "mirrors": "partial", "release": "enforceable"}
+				if !maps.Equal(got, want) {
+					t.Errorf("output contracts %v, want %v", got, want)
+				}
+				s := r.Scores
+				if s.Partial != 2 || s.Enforceable != 1 || s.Vacuous != 0 || *s.RejectsAnyRate != 1 || *s.EnforceableRate != 0.3333 {
+					t.Errorf("scores %+v", s)
 				}
 			}},
 		{profile: "sloppy-errors", era: "modern",

@@ -16,6 +16,9 @@ func ScoresOf(r *Report) Scores {
 		case "enforceable":
 			sc.Declared++
 			sc.Enforceable++
+		case "partial":
+			sc.Declared++
+			sc.Partial++
 		case "vacuous":
 			sc.Declared++
 			if t.StoppedBy != ReasonDeadline && t.StoppedBy != ReasonCanceled {
@@ -34,6 +37,7 @@ func ScoresOf(r *Report) Scores {
 	sc.OutputCoverage = ratio(sc.Declared, sc.Tools)
 	sc.EnforceableRate = ratio(sc.Enforceable, sc.Tools)
 	sc.EnforceableOfDeclared = ratio(sc.Enforceable, sc.Declared)
+	sc.RejectsAnyRate = ratio(sc.Enforceable+sc.Partial, sc.Tools)
 	if leafN > 0 {
 		sc.LeafRate = round(leafSum / float64(leafN))
 	}

@@ -43,10 +43,20 @@ type ToolWeighted struct {
 	EnforceableShare *float64 `json:"enforceable_share"`
 	InvalidShare     *float64 `json:"invalid_share"`
 	// EnforceableOfDeclared divides enforceable by declared (vacuous +
-	// enforceable + invalid) tools.
+	// partial + enforceable + invalid) tools.
 	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
 	// LeafRate is the mean leaf rate over tools with an assessed schema.
 	LeafRate *float64 `json:"leaf_rate"`
+
+	// Partial counts the tools whose schema rejects the corrupted payload
+	// of some sampled shapes, not all. RejectsAnyShare is (enforceable +
+	// partial) / tools and RejectsAnyOfDeclared (enforceable + partial) /
+	// declared: "rejects at least one", the figures comparable with a
+	// single-payload method (the anchor study's enforceable share).
+	Partial              int      `json:"partial"`
+	PartialShare         *float64 `json:"partial_share"`
+	RejectsAnyShare      *float64 `json:"rejects_any_share"`
+	RejectsAnyOfDeclared *float64 `json:"rejects_any_of_declared"`
 }
 
 // ServerWeighted gives every scanned server with at least one tool the same
@@ -65,8 +75,15 @@ type ServerWeighted struct {
 	ErrorConformance      *float64 `json:"error_conformance"`
 	SpecConformance       *float64 `json:"spec_conformance"`
 
+	// PartialShare, RejectsAnyShare and RejectsAnyOfDeclared are the means
+	// of the per-server ratios ToolWeighted defines.
+	PartialShare         *float64 `json:"partial_share"`
+	RejectsAnyShare      *float64 `json:"rejects_any_share"`
+	RejectsAnyOfDeclared *float64 `json:"rejects_any_of_declared"`
+
 	WithoutSchemas  int `json:"without_schemas"`
 	WithVacuous     int `json:"with_vacuous"`
+	WithPartial     int `json:"with_partial"`
 	WithEnforceable int `json:"with_enforceable"`
 	// ErrorsMeasured counts scanned servers with at least one probe run;
 	// AllErrorsHandled those whose every probe was refused visibly (the
@@ -134,7 +151,7 @@ func Aggregate(rows []Row) Aggregates {
 	}
 	tw := &a.ToolWeighted
 	sw := &a.ServerWeighted
-	var twLeaf, swNone, swVac, swEnf, swInv, swEoD, swLeaf, swErr, swConf, swSpec mean
+	var twLeaf, swNone, swVac, swPart, swEnf, swInv, swEoD, swAny, swAnyD, swLeaf, swErr, swConf, swSpec mean
 	for _, r := range rows {
 		a.Servers++
 		sdk := r.SDK
@@ -183,7 +200,7 @@ func Aggregate(rows []Row) Aggregates {
 			a.Variants++
 			continue
 		}
-		none, vac, enf, inv := tiers(r)
+		none, vac, part, enf, inv := tiers(r)
 		for _, t := range r.Tools {
 			if t.Wrapped {
 				tw.Wrapped++
@@ -194,6 +211,7 @@ func Aggregate(rows []Row) Aggregates {
 		tw.Tools += n
 		tw.None += none
 		tw.Vacuous += vac
+		tw.Partial += part
 		tw.Enforceable += enf
 		tw.Invalid += inv
 
@@ -217,9 +235,12 @@ func Aggregate(rows []Row) Aggregates {
 		sw.Servers++
 		swNone.addRatio(none, n)
 		swVac.addRatio(vac, n)
+		swPart.addRatio(part, n)
 		swEnf.addRatio(enf, n)
 		swInv.addRatio(inv, n)
-		swEoD.addRatio(enf, enf+vac+inv)
+		swEoD.addRatio(enf, enf+part+vac+inv)
+		swAny.addRatio(enf+part, n)
+		swAnyD.addRatio(enf+part, enf+part+vac+inv)
 		if r.Scores != nil {
 			swLeaf.add(r.Scores.LeafRate)
 		}
@@ -229,6 +250,9 @@ func Aggregate(rows []Row) Aggregates {
 		if vac > 0 {
 			sw.WithVacuous++
 		}
+		if part > 0 {
+			sw.WithPartial++
+		}
 		if enf > 0 {
 			sw.WithEnforceable++
 		}
@@ -237,13 +261,20 @@ func Aggregate(rows []Row) Aggregates {
 	tw.VacuousShare = share(tw.Vacuous, tw.Tools)
 	tw.EnforceableShare = share(tw.Enforceable, tw.Tools)
 	tw.InvalidShare = share(tw.Invalid, tw.Tools)
-	tw.EnforceableOfDeclared = share(tw.Enforceable, tw.Enforceable+tw.Vacuous+tw.Invalid)
+	declared := tw.Enforceable + tw.Partial + tw.Vacuous + tw.Invalid
+	tw.EnforceableOfDeclared = share(tw.Enforceable, declared)
+	tw.PartialShare = share(tw.Partial, tw.Tools)
+	tw.RejectsAnyShare = share(tw.Enforceable+tw.Partial, tw.Tools)
+	tw.RejectsAnyOfDeclared = share(tw.Enforceable+tw.Partial, declared)
 	tw.LeafRate = twLeaf.value()
 	sw.NoneShare = swNone.value()
 	sw.VacuousShare = swVac.value()
 	sw.EnforceableShare = swEnf.value()
 	sw.InvalidShare = swInv.value()
 	sw.EnforceableOfDeclared = swEoD.value()
+	sw.PartialShare = swPart.value()
+	sw.RejectsAnyShare = swAny.value()
+	sw.RejectsAnyOfDeclared = swAnyD.value()
 	sw.LeafRate = swLeaf.value()
 	sw.ErrorHandling = swErr.value()
 	sw.ErrorConformance = swConf.value()

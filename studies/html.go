@@ -78,8 +78,9 @@ var columns = []column{
 	{"revision", "revision", "str", "negotiated protocol revision and transport"},
 	{"tools", "tools", "num", "tools listed"},
 	{"none", "no schema", "num", "share of tools without an outputSchema"},
-	{"vacuous", "vacuous", "num", "share of tools whose outputSchema accepts a corrupted payload (or was not shown to reject one)"},
-	{"enforceable", "enforceable", "num", "share of tools whose outputSchema rejects the corrupted payload of every synthesized instance"},
+	{"vacuous", "vacuous", "num", "share of tools whose outputSchema rejects the corrupted payload of no sampled shape (or was not shown to reject one)"},
+	{"partial", "partial", "num", "share of tools whose outputSchema rejects the corrupted payload of some sampled shapes, not all"},
+	{"enforceable", "enforceable", "num", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape"},
 	{"leaf", "leaf rate", "num", "mean share of single-leaf corruptions rejected"},
 	{"errors", "error handling", "num", "share of probes refused visibly"},
 	{"errconf", "error conformance", "num", "share of probes answered as the revision asks"},
@@ -96,7 +97,7 @@ func numCell(p *float64) cell {
 func buildPage(r *Results) page {
 	p := page{R: r, A: r.Aggregates, Columns: columns}
 	for _, row := range r.Servers {
-		none, vac, enf, _ := tiers(row)
+		none, vac, part, enf, _ := tiers(row)
 		n := len(row.Tools)
 		rev := ""
 		if row.Protocol != nil {
@@ -115,14 +116,14 @@ func buildPage(r *Results) page {
 		)
 		if row.Status != StatusScanned {
 			pr.Cells = append(pr.Cells, cell{Text: "–", Value: "-1", Class: "na"})
-			for range 7 {
+			for range 8 {
 				pr.Cells = append(pr.Cells, numCell(nil))
 			}
 			p.Rows = append(p.Rows, pr)
 			continue
 		}
 		pr.Cells = append(pr.Cells, cell{Text: strconv.Itoa(n), Value: strconv.Itoa(n)},
-			numCell(share(none, n)), numCell(share(vac, n)), numCell(share(enf, n)))
+			numCell(share(none, n)), numCell(share(vac, n)), numCell(share(part, n)), numCell(share(enf, n)))
 		var sc = row.Scores
 		if sc == nil {
 			for range 4 {
@@ -139,7 +140,7 @@ func buildPage(r *Results) page {
 		get              func(Row) *float64
 	}{
 		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r Row) *float64 { return r.Scores.OutputCoverage }},
-		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every synthesized instance", func(r Row) *float64 { return r.Scores.EnforceableRate }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r Row) *float64 { return r.Scores.EnforceableRate }},
 		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r Row) *float64 { return r.Scores.LeafRate }},
 		{"errors", "Error handling", "share of probes refused visibly", func(r Row) *float64 { return r.Scores.ErrorHandling }},
 		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r Row) *float64 { return r.Scores.ErrorConformance }},
@@ -174,14 +175,14 @@ func buildPage(r *Results) page {
 	}
 
 	tw, sw := r.Aggregates.ToolWeighted, r.Aggregates.ServerWeighted
-	mk := func(label string, y int, none, vac, enf, inv *float64) tierBar {
+	mk := func(label string, y int, none, vac, part, enf, inv *float64) tierBar {
 		tb := tierBar{Label: label, Y: y}
 		x := 0.0
 		for _, s := range []struct {
 			v     *float64
 			class string
 			name  string
-		}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
+		}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {part, "t-part", "partial"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
 			if s.v == nil || *s.v == 0 {
 				continue
 			}
@@ -192,8 +193,8 @@ func buildPage(r *Results) page {
 		return tb
 	}
 	p.Tiers = []tierBar{
-		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.EnforceableShare, tw.InvalidShare),
-		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.EnforceableShare, sw.InvalidShare),
+		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.PartialShare, tw.EnforceableShare, tw.InvalidShare),
+		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
 	}
 	return p
 }
@@ -222,7 +223,7 @@ td.num,th.num{text-align:right}td.na{color:#8c959f}
 .chart{flex:0 0 auto}.chart p{margin:0 0 4px;color:#57606a;font-size:12px}
 svg text{font-size:11px;fill:#1b1f24}
 rect.bar{fill:#0969da}rect.bg{fill:#eaeef2}
-.t-none{fill:#afb8c1}.t-vac{fill:#d4a72c}.t-enf{fill:#1a7f37}.t-inv{fill:#cf222e}
+.t-none{fill:#afb8c1}.t-vac{fill:#d4a72c}.t-part{fill:#8fbf6a}.t-enf{fill:#1a7f37}.t-inv{fill:#cf222e}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{color:#57606a}dl.kv dd{margin:0}
 </style>
@@ -232,13 +233,13 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
 
 <h2>Output-contract tiers</h2>
-<div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
+<div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#8fbf6a"></i>partial</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
 <svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="58" viewBox="0 0 720 58">
 {{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
 {{end}}</svg>
 <dl class="kv">
-<dt>tool-weighted</dt><dd>no schema {{pct .A.ToolWeighted.NoneShare}} · vacuous {{pct .A.ToolWeighted.VacuousShare}} · enforceable {{pct .A.ToolWeighted.EnforceableShare}} · invalid {{pct .A.ToolWeighted.InvalidShare}}</dd>
-<dt>server-weighted</dt><dd>no schema {{pct .A.ServerWeighted.NoneShare}} · vacuous {{pct .A.ServerWeighted.VacuousShare}} · enforceable {{pct .A.ServerWeighted.EnforceableShare}} · invalid {{pct .A.ServerWeighted.InvalidShare}}</dd>
+<dt>tool-weighted</dt><dd>no schema {{pct .A.ToolWeighted.NoneShare}} · vacuous {{pct .A.ToolWeighted.VacuousShare}} · partial {{pct .A.ToolWeighted.PartialShare}} · enforceable {{pct .A.ToolWeighted.EnforceableShare}} · invalid {{pct .A.ToolWeighted.InvalidShare}} · rejects at least one {{pct .A.ToolWeighted.RejectsAnyShare}}</dd>
+<dt>server-weighted</dt><dd>no schema {{pct .A.ServerWeighted.NoneShare}} · vacuous {{pct .A.ServerWeighted.VacuousShare}} · partial {{pct .A.ServerWeighted.PartialShare}} · enforceable {{pct .A.ServerWeighted.EnforceableShare}} · invalid {{pct .A.ServerWeighted.InvalidShare}} · rejects at least one {{pct .A.ServerWeighted.RejectsAnyShare}}</dd>
 <dt>errors</dt><dd>{{.A.ServerWeighted.AllErrorsHandled}}/{{.A.ServerWeighted.ErrorsMeasured}} servers refused every probe visibly · {{.A.ServerWeighted.AllErrorsConformant}}/{{.A.ServerWeighted.ErrorsMeasured}} answered every probe as their revision asks</dd>
 </dl>
 

@@ -36,11 +36,13 @@ func mdCell(s string) string {
 }
 
 // tiers counts a row's tools per output-contract tier.
-func tiers(r Row) (none, vac, enf, inv int) {
+func tiers(r Row) (none, vac, part, enf, inv int) {
 	for _, t := range r.Tools {
 		switch t.OutputContract {
 		case "enforceable":
 			enf++
+		case "partial":
+			part++
 		case "vacuous":
 			vac++
 		case "invalid":
@@ -91,16 +93,21 @@ func Markdown(w io.Writer, r *Results) error {
 		fmt.Fprintf(&b, "%d scanned rows are transport variants of another row (`variant_of`): they are listed and their probes tallied, but they are left out of the weighted figures.\n\n", a.Variants)
 	}
 	b.WriteString("## Output contracts\n\n")
-	b.WriteString("Tool-weighted pools every tool of every scanned server; server-weighted is the mean of each server's shares (servers with at least one tool).\n\n")
+	b.WriteString("Tool-weighted pools every tool of every scanned server; server-weighted is the mean of each server's shares (servers with at least one tool). " +
+		"Each schema's corrupted payload is tried on every shape sampled (branches, minimal instance, nullable values null, arrays empty): enforceable rejects all of them, partial some, vacuous none. " +
+		"\"Rejects at least one\" (enforceable + partial) is the figure comparable with a single-payload method such as the anchor study's.\n\n")
 	fmt.Fprintf(&b, "| tier | tool-weighted (%d tools) | server-weighted (%d servers) |\n|---|---|---|\n", tw.Tools, sw.Servers)
 	fmt.Fprintf(&b, "| no outputSchema | %s (%d) | %s |\n", pct(tw.NoneShare), tw.None, pct(sw.NoneShare))
 	fmt.Fprintf(&b, "| vacuous | %s (%d) | %s |\n", pct(tw.VacuousShare), tw.Vacuous, pct(sw.VacuousShare))
+	fmt.Fprintf(&b, "| partial | %s (%d) | %s |\n", pct(tw.PartialShare), tw.Partial, pct(sw.PartialShare))
 	fmt.Fprintf(&b, "| enforceable | %s (%d) | %s |\n", pct(tw.EnforceableShare), tw.Enforceable, pct(sw.EnforceableShare))
 	fmt.Fprintf(&b, "| invalid schema | %s (%d) | %s |\n", pct(tw.InvalidShare), tw.Invalid, pct(sw.InvalidShare))
 	fmt.Fprintf(&b, "| enforceable of declared | %s | %s |\n", pct(tw.EnforceableOfDeclared), pct(sw.EnforceableOfDeclared))
+	fmt.Fprintf(&b, "| rejects at least one (enforceable + partial) | %s (%d) | %s |\n", pct(tw.RejectsAnyShare), tw.Enforceable+tw.Partial, pct(sw.RejectsAnyShare))
+	fmt.Fprintf(&b, "| rejects at least one, of declared | %s | %s |\n", pct(tw.RejectsAnyOfDeclared), pct(sw.RejectsAnyOfDeclared))
 	fmt.Fprintf(&b, "| mean leaf rate | %s | %s |\n\n", pct(tw.LeafRate), pct(sw.LeafRate))
-	fmt.Fprintf(&b, "%d of %d servers declare no outputSchema at all; %d have at least one vacuous schema; %d at least one enforceable schema. SDK-wrapped schemas: %d tools.\n\n",
-		sw.WithoutSchemas, sw.Servers, sw.WithVacuous, sw.WithEnforceable, tw.Wrapped)
+	fmt.Fprintf(&b, "%d of %d servers declare no outputSchema at all; %d have at least one vacuous schema; %d at least one partial schema; %d at least one enforceable schema. SDK-wrapped schemas: %d tools.\n\n",
+		sw.WithoutSchemas, sw.Servers, sw.WithVacuous, sw.WithPartial, sw.WithEnforceable, tw.Wrapped)
 
 	b.WriteString("## Error handling\n\n")
 	fmt.Fprintf(&b, "%d of %d servers refused every probe visibly (JSON-RPC error, isError or HTTP error); %d of %d answered every probe as their protocol revision asks. Mean error handling %s, mean error conformance %s.\n\n",
@@ -129,7 +136,7 @@ func Markdown(w io.Writer, r *Results) error {
 	}
 	b.WriteString("\n## Servers\n\n")
 	b.WriteString("Probes in name order: j JSON-RPC error, t isError result, h HTTP error, A accepted, T timeout, C crash, s skipped; * not what the revision asks for.\n\n")
-	b.WriteString("| server | package | SDK | status | revision | tools | none/vac/enf/inv | leaf rate | probes | error conf. | spec conf. |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| server | package | SDK | status | revision | tools | none/vac/part/enf/inv | leaf rate | probes | error conf. | spec conf. |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Servers {
 		rev := "–"
 		if row.Protocol != nil {
@@ -139,14 +146,14 @@ func Markdown(w io.Writer, r *Results) error {
 		if row.Failure != "" {
 			status += " (" + row.Failure + ")"
 		}
-		none, vac, enf, inv := tiers(row)
+		none, vac, part, enf, inv := tiers(row)
 		var leaf, errc, spec *float64
 		if row.Scores != nil {
 			leaf, errc, spec = row.Scores.LeafRate, row.Scores.ErrorConformance, row.Scores.SpecConformance
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d/%d | %s | %s | %s | %s |\n",
 			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(orDash(row.SDK)), status, rev, len(row.Tools),
-			none, vac, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
+			none, vac, part, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
 	}
 	var failed []Row
 	for _, row := range r.Servers {

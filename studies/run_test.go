@@ -22,7 +22,7 @@ import (
 )
 
 // fakeScan builds a report from "key=value" arguments of the command:
-// enf, vac, none (tool counts), sleep (a duration), fail (unreachable,
+// enf, part, vac, none (tool counts), sleep (a duration), fail (unreachable,
 // refused, incomplete, error), probe (a verdict for both probes).
 func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 	return func(ctx context.Context, cfg mcp.Config, o scan.Options) (*scan.Report, error) {
@@ -74,6 +74,9 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 				case "enforceable":
 					v := 0.5
 					tr.LeafRate, tr.Leaves, tr.LeavesRejected = &v, 2, 1
+				case "partial":
+					v := 0.5
+					tr.LeafRate, tr.Leaves, tr.LeavesRejected, tr.Shapes, tr.ShapesRejected = &v, 2, 1, 2, 1
 				case "vacuous":
 					v := 0.0
 					tr.LeafRate, tr.Leaves = &v, 2
@@ -83,6 +86,7 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 		}
 		atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 		add("enforceable", atoi(kv["enf"]))
+		add("partial", atoi(kv["part"]))
 		add("vacuous", atoi(kv["vac"]))
 		add("none", atoi(kv["none"]))
 		verdict := scan.VerdictJSONRPCError
@@ -107,7 +111,7 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 const fakeSpec = `{"mcpServers": {
   "zeta":    {"command": "fake", "args": ["enf=1", "vac=1", "none=0", "sleep=1ms"], "package": "zeta@1.0.0", "sdk": "typescript"},
   "alpha":   {"command": "fake", "args": ["enf=0", "vac=0", "none=10", "sleep=40ms"], "sdk": "go-sdk"},
-  "mid":     {"command": "fake", "args": ["enf=0", "vac=3", "none=1", "probe=accepted", "sleep=20ms"], "env": {"TOKEN": "${STUDY_TEST_TOKEN}"}, "sdk": "fastmcp"},
+  "mid":     {"command": "fake", "args": ["enf=0", "part=1", "vac=2", "none=1", "probe=accepted", "sleep=20ms"], "env": {"TOKEN": "${STUDY_TEST_TOKEN}"}, "sdk": "fastmcp"},
   "down":    {"command": "bin/fake", "args": ["fail=unreachable"]},
   "old":     {"command": "fake", "args": ["fail=refused"]},
   "partial": {"command": "fake", "args": ["fail=incomplete"]},
@@ -431,6 +435,64 @@ func TestAggregateWeightings(t *testing.T) {
 	if empty.ToolWeighted.NoneShare != nil || empty.ServerWeighted.ErrorHandling != nil {
 		t.Fatal("empty aggregates must be null, not zero")
 	}
+}
+
+// TestAggregateRejectsAny: partial is its own tier, and "rejects at least
+// one" (enforceable + partial) is reported beside the strict figures, in
+// both weightings.
+func TestAggregateRejectsAny(t *testing.T) {
+	row := func(name string, kinds ...string) Row {
+		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
+		for i, k := range kinds {
+			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: k})
+		}
+		return r
+	}
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name                         string
+		rows                         []Row
+		partial, withPartial         int
+		twPart, twAny, twAnyD, twEoD *float64
+		swPart, swAny, swAnyD        *float64
+	}{
+		{"partial beside vacuous and enforceable", []Row{row("a", "partial", "vacuous"), row("b", "enforceable", "none")}, 1, 1,
+			f(0.25), f(0.5), f(0.6667), f(0.3333), f(0.25), f(0.5), f(0.75)},
+		{"partial only", []Row{row("a", "partial", "partial")}, 2, 1,
+			f(1), f(1), f(1), f(0), f(1), f(1), f(1)},
+		{"no schema declared", []Row{row("a", "none")}, 0, 0,
+			f(0), f(0), nil, nil, f(0), f(0), nil},
+	}
+	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Aggregate(tt.rows)
+			tw, sw := a.ToolWeighted, a.ServerWeighted
+			if tw.Partial != tt.partial || sw.WithPartial != tt.withPartial {
+				t.Errorf("partial %d, with_partial %d", tw.Partial, sw.WithPartial)
+			}
+			for _, c := range []struct {
+				name      string
+				got, want *float64
+			}{
+				{"tool-weighted partial_share", tw.PartialShare, tt.twPart}, {"tool-weighted rejects_any_share", tw.RejectsAnyShare, tt.twAny},
+				{"tool-weighted rejects_any_of_declared", tw.RejectsAnyOfDeclared, tt.twAnyD}, {"tool-weighted enforceable_of_declared", tw.EnforceableOfDeclared, tt.twEoD},
+				{"server-weighted partial_share", sw.PartialShare, tt.swPart}, {"server-weighted rejects_any_share", sw.RejectsAnyShare, tt.swAny},
+				{"server-weighted rejects_any_of_declared", sw.RejectsAnyOfDeclared, tt.swAnyD},
+			} {
+				if !eq(c.got, c.want) {
+					t.Errorf("%s = %v, want %v", c.name, fmtShare(c.got), fmtShare(c.want))
+				}
+			}
+		})
+	}
+}
+
+func fmtShare(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 func TestCleaner(t *testing.T) {

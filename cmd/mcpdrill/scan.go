@@ -194,10 +194,14 @@ func renderScan(w io.Writer, r *scan.Report) error {
 					leaf += " (sampled)"
 				}
 			}
-			note := ""
-			if tr.Wrapped {
-				note = "SDK-wrapped"
+			var notes []string
+			if tr.OutputContract == "partial" {
+				notes = append(notes, fmt.Sprintf("%d/%d shapes rejected", tr.ShapesRejected, tr.Shapes))
 			}
+			if tr.Wrapped {
+				notes = append(notes, "SDK-wrapped")
+			}
+			note := strings.Join(notes, "; ")
 			if err := t.Append(tr.Name, contractCell(p, tr.OutputContract), leaf, note); err != nil {
 				return exitErr(exitInternal, err)
 			}
@@ -236,9 +240,9 @@ func renderScan(w io.Writer, r *scan.Report) error {
 	}
 
 	s := r.Scores
-	fmt.Fprintf(w, "tools %d · declared %d · enforceable %d · vacuous %d · invalid %d\n", s.Tools, s.Declared, s.Enforceable, s.Vacuous, s.Invalid)
-	fmt.Fprintf(w, "output coverage %s · enforceable %s of tools (%s of declared) · leaf rate %s\n",
-		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.LeafRate))
+	fmt.Fprintf(w, "tools %d · declared %d · enforceable %d · partial %d · vacuous %d · invalid %d\n", s.Tools, s.Declared, s.Enforceable, s.Partial, s.Vacuous, s.Invalid)
+	fmt.Fprintf(w, "output coverage %s · enforceable %s of tools (%s of declared) · rejects at least one %s · leaf rate %s\n",
+		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.RejectsAnyRate), pct(s.LeafRate))
 	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n\n",
 		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
 	renderPosture(w, r.AuthPosture)
@@ -252,7 +256,7 @@ func contractCell(p painter, c string) string {
 	switch c {
 	case "enforceable":
 		return p.paint(c, 32)
-	case "vacuous", "invalid":
+	case "partial", "vacuous", "invalid":
 		return p.paint(c, 33)
 	}
 	return c

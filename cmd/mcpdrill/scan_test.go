@@ -107,7 +107,7 @@ func TestScanJSONAndNoSecrets(t *testing.T) {
 		for _, tr := range tools {
 			c := tr.(map[string]any)["output_contract"]
 			switch c {
-			case "none", "vacuous", "enforceable", "invalid":
+			case "none", "vacuous", "partial", "enforceable", "invalid":
 			default:
 				t.Errorf("output_contract %v", c)
 			}

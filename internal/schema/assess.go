@@ -15,11 +15,14 @@ type Contract string
 const (
 	// ContractNone: no outputSchema (absent or null).
 	ContractNone Contract = "none"
-	// ContractVacuous: a schema that compiles but does not (or cannot be
-	// shown to) reject a corrupted payload of the right shape.
+	// ContractVacuous: a schema that compiles but rejects the corrupted
+	// payload of no sampled shape (or cannot be shown to reject any).
 	ContractVacuous Contract = "vacuous"
-	// ContractEnforceable: for every synthesized instance (every branch),
-	// the corrupted payload is rejected.
+	// ContractPartial: the corrupted payloads of some sampled shapes are
+	// rejected, and those of others validate.
+	ContractPartial Contract = "partial"
+	// ContractEnforceable: the corrupted payload of every sampled shape
+	// (every branch and its variants, see MaxShapes) is rejected.
 	ContractEnforceable Contract = "enforceable"
 	// ContractInvalid: the schema does not compile (never folded into
 	// vacuous).
@@ -32,9 +35,25 @@ const (
 type Assessment struct {
 	Contract Contract `json:"contract"`
 	Reason   string   `json:"reason"`
-	// Instances is the number of distinct valid instances synthesized
-	// (one per anyOf/oneOf/if/type-list branch that could be reached).
+	// Instances is the number of distinct valid branch instances
+	// synthesized (one per anyOf/oneOf/if/type-list branch that could be
+	// reached, every optional property present).
 	Instances int `json:"instances"`
+	// Shapes is the number of distinct shapes sampled: the branch
+	// instances and their variants (minimal instance, nullable fields null,
+	// arrays empty; at most MaxShapes). ShapesRejected is how many of them
+	// had their corrupted payload rejected; a shape with nothing to corrupt
+	// (only nulls and empty containers) validates as it is and counts as
+	// not rejected.
+	Shapes         int `json:"shapes"`
+	ShapesRejected int `json:"shapes_rejected"`
+	// ShapesCapped: MaxShapes cut the sample.
+	ShapesCapped bool `json:"shapes_capped,omitempty"`
+	// Unrejected describes the first sampled shape whose corrupted payload
+	// validated ("nullable values null holding nothing to corrupt",
+	// "optional properties absent (branch /oneOf/1)"): schema locations and
+	// keywords, never a value. Empty when every shape was rejected.
+	Unrejected string `json:"unrejected,omitempty"`
 	// Leaves is the number of single-leaf corruptions tried over all
 	// instances (every leaf of every instance whose corruption changes it,
 	// that is every non-null leaf).
@@ -50,11 +69,11 @@ type Assessment struct {
 	// Uncovered those no instance could exercise.
 	Branches  int `json:"branches"`
 	Uncovered int `json:"uncovered"`
-	// Undetermined is set when enforcement could not be decided either way
-	// (no instance could be synthesized, a branch stayed uncovered while
-	// every corruption tried was rejected, or the work stopped: see
-	// StoppedBy); Contract is then vacuous in the sense "not shown to reject
-	// corruption".
+	// Undetermined is set when the verdict could not be decided (no
+	// instance could be synthesized, a branch stayed uncovered while every
+	// sampled shape's corruption was rejected or none was, or the work
+	// stopped: see StoppedBy); Contract is then vacuous in the sense "not
+	// shown to reject corruption".
 	Undetermined bool `json:"undetermined,omitempty"`
 	// StoppedBy is set when the assessment stopped before its verdict:
 	// StoppedBudget (the schema needs more work or generated data than the
@@ -79,12 +98,12 @@ type Assessment struct {
 	CompileError string `json:"compile_error,omitempty"`
 }
 
-// wrapMarkers are root keywords with which SDKs flag an output schema they
-// generated to wrap a non-object return value.
-// assessMaxInstances caps the instances Assess synthesizes (a oneOf with
-// many variants needs one each).
+// assessMaxInstances caps the branch instances Assess synthesizes (a oneOf
+// with many variants needs one each).
 const assessMaxInstances = 64
 
+// wrapMarkers are root keywords with which SDKs flag an output schema they
+// generated to wrap a non-object return value.
 var wrapMarkers = []string{"x-fastmcp-wrap-result"}
 
 // Assess decides whether an outputSchema can catch a corrupted result.
@@ -102,13 +121,20 @@ var wrapMarkers = []string{"x-fastmcp-wrap-result"}
 //     if-then-else alternative and every member of a "type" list is a
 //     choice point; an instance is generated for each branch (others at
 //     their first branch), with every optional property present. Instances
-//     must validate against the schema itself.
-//  4. Whole payload: for each instance, Corrupt it (type-preserving: same
+//     must validate against the schema itself. Then sample the other shapes
+//     a server can send (sampleShapes): for each branch instance, the
+//     minimal instance (optional properties absent, arrays at minItems)
+//     with and without every nullable value null, every nullable value
+//     null, and every array empty; each must validate, duplicates are
+//     dropped, at most MaxShapes in all. A nullable value null on its own
+//     is a branch instance already (its null branch).
+//  4. Whole payload: for each shape, Corrupt it (type-preserving: same
 //     keys, lengths and JSON types; strings become a NUL-led sentinel of
 //     the same length, integers -999999999, numbers -1.5e308, booleans
-//     flipped, null kept) and validate the result. Instances with nothing
-//     to corrupt (only nulls and empty containers) carry no evidence and
-//     are skipped.
+//     flipped, null kept) and validate the result. A shape with nothing to
+//     corrupt (only nulls and empty containers) is its own corruption: it
+//     validates, so it counts as not rejected (the schema checks nothing
+//     a server sends in that shape).
 //  5. oneOf rule: a corrupted payload counts as rejected only if the schema
 //     with every oneOf read as anyOf rejects it too. A oneOf rejects a
 //     value that matches two branches; that is an accident of overlap,
@@ -116,13 +142,14 @@ var wrapMarkers = []string{"x-fastmcp-wrap-result"}
 //     {"type":"string"} and {"type":"string","maxLength":5} is garbage
 //     both branches accept). A branch whose every candidate matched
 //     another branch as well is "overlapped", not uncovered.
-//  6. Verdict: enforceable iff at least one instance had something to
-//     corrupt and every such instance's corrupted payload is rejected
-//     (step 5), and no branch was left uncovered. Otherwise vacuous, with
-//     the reason: an accepted corruption, nothing to corrupt, no instance
-//     (Instances 0: not established), or uncovered branches (not
-//     established: enforceable is never guessed).
-//  7. Per leaf: for each instance and each non-null leaf, CorruptLeaf and
+//  6. Verdict over the shapes: enforceable iff every shape's corrupted
+//     payload is rejected (step 5); partial iff some are and some are not;
+//     vacuous iff none is. No instance (Instances 0), or uncovered branches
+//     when the verdict would be enforceable or vacuous, is Undetermined
+//     (vacuous, not established: a branch never tried could go either
+//     way); partial stands whatever the uncovered branches would add.
+//  7. Per leaf: for each branch instance (not the other shapes, so that
+//     the rate keeps its meaning) and each non-null leaf, CorruptLeaf and
 //     validate (with the step 5 rule); Leaves, LeavesRejected and LeafRate
 //     report how much of the payload the schema actually checks. This stage
 //     has a work budget (leafWorkBudget instance nodes validated); past it,
@@ -211,6 +238,7 @@ func assess(outputSchema json.RawMessage, m *meter) Assessment {
 		err := m.stopped()
 		a.Undetermined, a.StoppedBy = true, stopCause(err)
 		a.Instances, a.Leaves, a.LeavesRejected = 0, 0, 0
+		a.Shapes, a.ShapesRejected, a.ShapesCapped, a.Unrejected = 0, 0, false, ""
 		if a.StoppedBy == StoppedBudget {
 			return finish(ContractVacuous, fmt.Sprintf("synthesis budget exceeded %s (%s); enforcement not established", stage, budgetPart(err)))
 		}
@@ -224,26 +252,41 @@ func assess(outputSchema json.RawMessage, m *meter) Assessment {
 		return finish(ContractVacuous, "no valid instance could be synthesized ("+res.firstNote()+"); enforcement not established")
 	}
 
-	corruptible, accepted := 0, 0
+	shapes, shapesCapped, stop := sampleShapes(s, res, SynthOptions{MaxInstances: assessMaxInstances})
+	if stop != nil {
+		return stopped("while sampling shapes")
+	}
+	a.Shapes, a.ShapesCapped = len(shapes), shapesCapped
+	corruptible := 0
+	firstAccepted := ""
 	var corrupted []any
-	for _, in := range res.instances {
-		c := Corrupt(in.value)
-		if bytes.Equal(Canonical(c), Canonical(in.value)) {
+	for _, sh := range shapes {
+		c := Corrupt(sh.value)
+		if bytes.Equal(Canonical(c), Canonical(sh.value)) {
+			// Its own corruption, and valid: not rejected.
+			if firstAccepted == "" {
+				firstAccepted = sh.label + " holding nothing to corrupt"
+			}
 			continue
 		}
 		corruptible++
 		corrupted = append(corrupted, c)
-		if judge.Validate(c) == nil {
-			accepted++
-		}
+		accepted := judge.Validate(c) == nil
 		if m.stopped() != nil {
 			return stopped("while validating corrupted payloads")
 		}
+		if !accepted {
+			a.ShapesRejected++
+		} else if firstAccepted == "" {
+			firstAccepted = sh.label
+		}
 	}
+	all := a.ShapesRejected == a.Shapes
+	a.Unrejected = firstAccepted
 	// Format dependence only matters for an enforceable verdict; it is
 	// decided before the per-leaf stage, which may spend the rest of the
 	// budget.
-	if corruptible > 0 && accepted == 0 && len(unc) == 0 {
+	if all && len(unc) == 0 {
 		if nf := noFormat(); nf != nil {
 			for _, c := range corrupted {
 				accepts := nf.Validate(c) == nil
@@ -265,24 +308,32 @@ func assess(outputSchema json.RawMessage, m *meter) Assessment {
 		}
 		notes = append(notes, fmt.Sprintf("per-leaf check stopped after %s (%s)", plural(a.Leaves, "single-leaf corruption"), why))
 	}
-	skipped := ""
-	if n := a.Instances - corruptible; n > 0 && corruptible > 0 {
-		skipped = fmt.Sprintf("; %s with nothing to corrupt skipped", plural(n, "instance"))
-	}
-	switch {
-	case corruptible == 0:
-		return finish(ContractVacuous, "no synthesized instance holds a value to corrupt (only null, empty objects or empty arrays)")
-	case accepted > 0:
-		return finish(ContractVacuous, fmt.Sprintf("a corrupted payload of the same shape validates (%d of %s)", accepted, plural(corruptible, "instance"))+skipped)
-	case len(unc) > 0:
-		a.Undetermined = true
-		return finish(ContractVacuous, fmt.Sprintf("corrupted payload rejected for all %s, but %s could not be synthesized (first: %s/%d); enforcement not established",
-			plural(corruptible, "instance"), plural(len(unc), "branch"), displayPtr(unc[0].Point), unc[0].Index)+skipped)
-	}
 	if res.capped {
 		notes = append(notes, fmt.Sprintf("instance cap of %d reached", assessMaxInstances))
 	}
-	reason := fmt.Sprintf("corrupted payload rejected for all %s", plural(corruptible, "instance")) + skipped
+	if a.ShapesCapped {
+		notes = append(notes, fmt.Sprintf("shape cap of %d reached", MaxShapes))
+	}
+	of := fmt.Sprintf("%d of %s", a.Shapes-a.ShapesRejected, plural(a.Shapes, "sampled shape"))
+	uncovered := func() string {
+		return fmt.Sprintf("%s could not be synthesized (first: %s/%d)", plural(len(unc), "branch"), displayPtr(unc[0].Point), unc[0].Index)
+	}
+	switch {
+	case a.ShapesRejected == 0 && len(unc) > 0:
+		a.Undetermined = true
+		return finish(ContractVacuous, fmt.Sprintf("no sampled shape's corrupted payload is rejected, but %s; enforcement not established", uncovered()))
+	case corruptible == 0:
+		return finish(ContractVacuous, "no sampled shape holds a value to corrupt (only null, empty objects or empty arrays)")
+	case a.ShapesRejected == 0:
+		return finish(ContractVacuous, fmt.Sprintf("a corrupted payload of the same shape validates (%s; first: %s)", of, firstAccepted))
+	case !all:
+		return finish(ContractPartial, fmt.Sprintf("a corrupted payload of the same shape validates for %s (first: %s); the others are rejected", of, firstAccepted))
+	case len(unc) > 0:
+		a.Undetermined = true
+		return finish(ContractVacuous, fmt.Sprintf("corrupted payload rejected for all %s, but %s; enforcement not established",
+			plural(a.Shapes, "sampled shape"), uncovered()))
+	}
+	reason := fmt.Sprintf("corrupted payload rejected for all %s", plural(a.Shapes, "sampled shape"))
 	if a.FormatDependent {
 		reason += " (only because format is asserted)"
 	}

@@ -158,6 +158,33 @@ func TestAssessBudgetStopsPerLeafStageOnly(t *testing.T) {
 	t.Fatalf("no budget below %d stopped in the per-leaf stage only", used)
 }
 
+// Shape sampling runs under the same budget: a budget that runs out while
+// the variants are generated leaves the verdict undetermined, with no
+// figures.
+func TestAssessBudgetStopsShapeSampling(t *testing.T) {
+	var props []string
+	for i := range 6 {
+		props = append(props, fmt.Sprintf(`"f%d":{"type":["string","null"],"pattern":"^[a-z]{2,12}[0-9]{0,3}$"}`, i))
+	}
+	raw := json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)
+	full := newMeter(context.Background(), Budget{Steps: 1 << 40})
+	if whole := assess(raw, full); whole.Contract != ContractPartial || whole.Shapes <= whole.Instances {
+		t.Fatalf("unbounded: %+v", whole)
+	}
+	used := int64(1<<40) - full.steps
+	for steps := used - 1; steps > 0; steps -= max(used/256, 1) {
+		a := AssessContext(context.Background(), raw, Budget{Steps: steps})
+		if !strings.Contains(a.Reason, "while sampling shapes") {
+			continue
+		}
+		if a.StoppedBy != StoppedBudget || !a.Undetermined || a.Contract != ContractVacuous || a.Shapes != 0 || a.Instances != 0 {
+			t.Fatalf("budget %d of %d: %+v", steps, used, a)
+		}
+		return
+	}
+	t.Fatalf("no budget below %d stopped while sampling shapes", used)
+}
+
 // BenchmarkAssessSynthBomb measures the F1 schema (300 properties, ~27 KB):
 // the default budget stops it.
 func BenchmarkAssessSynthBomb(b *testing.B) {

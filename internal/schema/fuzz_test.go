@@ -65,7 +65,7 @@ func FuzzAssess(f *testing.F) {
 			t.Fatalf("leaves %d/%d", a.LeavesRejected, a.Leaves)
 		}
 		switch a.Contract {
-		case ContractNone, ContractVacuous, ContractEnforceable:
+		case ContractNone, ContractVacuous, ContractPartial, ContractEnforceable:
 			if a.CompileError != "" {
 				t.Fatal("CompileError on a compiled schema")
 			}
@@ -76,8 +76,14 @@ func FuzzAssess(f *testing.F) {
 		default:
 			t.Fatalf("unknown contract %q", a.Contract)
 		}
-		if a.Contract == ContractEnforceable && (a.Instances == 0 || a.Uncovered > 0) {
+		if a.Contract == ContractEnforceable && (a.Instances == 0 || a.Uncovered > 0 || a.ShapesRejected != a.Shapes) {
 			t.Fatalf("enforceable without evidence: %+v", a)
+		}
+		if a.Contract == ContractPartial && (a.ShapesRejected == 0 || a.ShapesRejected >= a.Shapes || a.Undetermined) {
+			t.Fatalf("partial without a rejected and an accepted shape: %+v", a)
+		}
+		if a.Shapes < a.Instances || a.Shapes > MaxShapes || a.ShapesRejected > a.Shapes {
+			t.Fatalf("shapes %d/%d, instances %d", a.ShapesRejected, a.Shapes, a.Instances)
 		}
 	})
 }

@@ -107,7 +107,8 @@ type branch struct {
 
 type synthInstance struct {
 	value   any
-	choices map[string]int
+	choices map[string]int // every choice the instance took
+	forced  map[string]int // the choices that were forced to reach its branch
 }
 
 type synthResult struct {
@@ -242,7 +243,7 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 			key := string(Canonical(accepted.value))
 			if !seen[key] {
 				seen[key] = true
-				res.instances = append(res.instances, synthInstance{value: accepted.value, choices: accepted.used})
+				res.instances = append(res.instances, synthInstance{value: accepted.value, choices: accepted.used, forced: cs})
 			}
 			for p, i := range accepted.used {
 				res.covered[branch{p, i}] = true
@@ -301,21 +302,31 @@ func sortedIntKeys(m map[string]int) []string {
 
 // gen is one generation attempt under a fixed set of forced choices.
 type gen struct {
-	root      any
-	draft     int
-	forced    map[string]int
-	used      map[string]int // choice point → branch taken
-	npoints   map[string]int // choice point → branch count
-	attempt   int
-	seed      uint64
-	minimal   bool // attempt without optional properties
-	budget    int
-	maxDepth  int
-	refActive map[string]int
-	failure   string
-	cache     map[string]*matcher
-	value     any
-	m         *meter // the whole synthesis' budget (nil: unbounded)
+	root    any
+	draft   int
+	forced  map[string]int
+	used    map[string]int // choice point → branch taken
+	npoints map[string]int // choice point → branch count
+	attempt int
+	seed    uint64
+	minimal bool // attempt without optional properties
+	// nulls: every explicitly nullable value below the root is null (a
+	// type list with "null", a null-only anyOf/oneOf branch, an enum with
+	// null), whatever the forced choices say; emptyArrays: every array at
+	// its minItems. Both are set for the shape variants (shapes.go).
+	nulls       bool
+	emptyArrays bool
+	// What the variant flags changed, for the shape's label: an optional
+	// property left out (dropped), an array shortened, a value nulled
+	// where it would not have been.
+	dropped, shortened, nulled bool
+	budget                     int
+	maxDepth                   int
+	refActive                  map[string]int
+	failure                    string
+	cache                      map[string]*matcher
+	value                      any
+	m                          *meter // the whole synthesis' budget (nil: unbounded)
 }
 
 func newGen(s *Schema, forced map[string]int, attempt int, o SynthOptions, cache map[string]*matcher) *gen {
@@ -335,13 +346,14 @@ func (g *gen) failf(format string, args ...any) {
 }
 
 func (g *gen) run() (any, bool) {
-	return g.value0(g.root, "", 0, 0)
-}
-
-func (g *gen) value0(node any, loc string, depth, idx int) (any, bool) {
+	// The root itself is never nulled by g.nulls: a nullable root is a
+	// choice point whose null branch is a branch instance of its own.
 	c := g.newConj()
-	g.expand(node, loc, c, 0)
-	return g.fromConj(c, depth, idx)
+	nulls := g.nulls
+	g.nulls = false
+	g.expand(g.root, "", c, 0)
+	g.nulls = nulls
+	return g.fromConj(c, 0, 0)
 }
 
 // part is one schema object that the value must satisfy.
@@ -366,9 +378,55 @@ func (g *gen) choose(point string, n, def int) int {
 	if f, ok := g.forced[point]; ok && f < n {
 		i = f
 	}
+	return g.take(point, n, i)
+}
+
+// chooseNullable is choose at a choice point whose branch nullIdx admits
+// only null (-1: none does): with g.nulls that branch is taken whatever
+// is forced.
+func (g *gen) chooseNullable(point string, n, def, nullIdx int) int {
+	if g.nulls && nullIdx >= 0 {
+		if f, ok := g.forced[point]; ok && f < n {
+			def = f
+		}
+		if def != nullIdx {
+			g.nulled = true
+		}
+		return g.take(point, n, nullIdx)
+	}
+	return g.choose(point, n, def)
+}
+
+// take records that branch i of the n at point was taken.
+func (g *gen) take(point string, n, i int) int {
 	g.used[point] = i
 	g.npoints[point] = n
 	return i
+}
+
+// nullOnly returns the index of the first alternative that admits null
+// and nothing else ({"type":"null"}, {"const":null}, {"enum":[null]}),
+// or -1.
+func nullOnly(alts []any) int {
+	for i, a := range alts {
+		m, ok := a.(map[string]any)
+		if !ok {
+			continue
+		}
+		if t, ok := m["type"].(string); ok && t == "null" {
+			return i
+		}
+		if ts, ok := m["type"].([]any); ok && len(ts) == 1 && ts[0] == "null" {
+			return i
+		}
+		if cv, ok := m["const"]; ok && cv == nil {
+			return i
+		}
+		if ev, ok := m["enum"].([]any); ok && len(ev) == 1 && ev[0] == nil {
+			return i
+		}
+	}
+	return -1
 }
 
 func (g *gen) expand(node any, loc string, c *conj, depth int) {
@@ -423,7 +481,7 @@ func (g *gen) expand(node any, loc string, c *conj, depth int) {
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := m[k].([]any); ok && len(alts) > 0 {
 			p := PointerAppend(loc, k)
-			i := g.choose(p, len(alts), 0)
+			i := g.chooseNullable(p, len(alts), 0, nullOnly(alts))
 			g.expand(alts[i], p+"/"+itoa(i), c, depth+1)
 		}
 	}
@@ -586,10 +644,14 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 			return nil, false
 		}
 		k := (int(g.seed%uint64(len(fit))) + g.attempt + idx) % len(fit)
+		if g.nulls && depth > 0 && slices.Contains(fit, any(nil)) {
+			g.nulled = g.nulled || fit[k] != nil
+			return nil, true
+		}
 		return g.copyValue(fit[k])
 	}
 
-	t, ok := g.pickType(c, declared)
+	t, ok := g.pickType(c, declared, g.nulls && depth > 0)
 	if !ok {
 		return nil, false
 	}
@@ -603,7 +665,7 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 	case "string":
 		return g.genString(c, idx)
 	case "array":
-		return g.genArray(c, depth, idx, minimal)
+		return g.genArray(c, depth, idx, minimal || g.emptyArrays)
 	default:
 		return g.genObject(c, depth, idx, minimal)
 	}
@@ -659,9 +721,10 @@ func typeAllowed(declared []string, t string) bool {
 }
 
 // pickType chooses the type to generate. A type list is a choice point
-// (first non-null type by default); without "type", it is inferred from
-// the keywords present, and a bare schema yields a string.
-func (g *gen) pickType(c *conj, declared []string) (string, bool) {
+// (first non-null type by default, null when preferNull and the list has
+// it); without "type", it is inferred from the keywords present, and a
+// bare schema yields a string.
+func (g *gen) pickType(c *conj, declared []string, preferNull bool) (string, bool) {
 	if declared != nil {
 		if len(declared) == 0 {
 			g.failf("no type satisfies every subschema at %q", c.parts[0].loc)
@@ -684,7 +747,11 @@ func (g *gen) pickType(c *conj, declared []string) (string, bool) {
 				break
 			}
 		}
-		return declared[g.choose(point, len(declared), def)], true
+		nullIdx := -1
+		if preferNull {
+			nullIdx = slices.Index(declared, "null")
+		}
+		return declared[g.chooseNullable(point, len(declared), def, nullIdx)], true
 	}
 	has := func(keys ...string) bool {
 		for _, p := range c.parts {
@@ -857,6 +924,8 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 	}
 	if !minimal {
 		g.extraProps(c, props, out, depth, idx)
+	} else if g.minimal && (len(out) < len(props) || hasExtraProps(c)) {
+		g.dropped = true
 	}
 	minP, maxP := -1, -1
 	for _, p := range c.parts {
@@ -943,6 +1012,20 @@ func (g *gen) propValue(c *conj, props map[string][]propSrc, name string, depth,
 		}
 	}
 	return g.fromConj(child, depth+1, idx)
+}
+
+// hasExtraProps says whether extraProps would add a property to an
+// object of c.
+func hasExtraProps(c *conj) bool {
+	for _, p := range c.parts {
+		if pp, ok := p.m["patternProperties"].(map[string]any); ok && len(pp) > 0 {
+			return true
+		}
+		if ap, ok := p.m["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // extraProps adds one property per patternProperties entry and one for a
@@ -1070,18 +1153,25 @@ func (g *gen) genArray(c *conj, depth, idx int, minimal bool) (any, bool) {
 		}
 	}
 	_ = unique // distinct values come from the element index
-	count := minI
-	if !minimal {
-		count = max(count, len(prefix), 1)
+	countFor := func(minimal bool) int {
+		count := minI
+		if !minimal {
+			count = max(count, len(prefix), 1)
+		}
+		if len(contains) > 0 {
+			count = max(count, minContains)
+		}
+		if restFalse && count > len(prefix) {
+			count = len(prefix)
+		}
+		if maxI >= 0 && count > maxI {
+			count = maxI
+		}
+		return count
 	}
-	if len(contains) > 0 {
-		count = max(count, minContains)
-	}
-	if restFalse && count > len(prefix) {
-		count = len(prefix)
-	}
-	if maxI >= 0 && count > maxI {
-		count = maxI
+	count := countFor(minimal)
+	if (g.minimal || g.emptyArrays) && count < countFor(false) {
+		g.shortened = true
 	}
 	if count > maxSynthItems {
 		g.failf("array needs more than %d items", maxSynthItems)

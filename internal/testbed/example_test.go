@@ -57,6 +57,7 @@ func ExampleProfiles() {
 	// good
 	// legacy
 	// modern
+	// partial
 	// sloppy-errors
 	// vacuous
 }

@@ -48,7 +48,7 @@ func TestProfilesCatalogue(t *testing.T) {
 		t.Fatal("Profiles not sorted")
 	}
 	wantNames := []string{"bad-schema", "crash", "cursor-loop", "deep-schema", "drifting", "flood", "good", "hang",
-		"hugeline", "legacy", "modern", "noisy-stdout", "ref-cycle", "sloppy-errors", "synth-bomb", "vacuous"}
+		"hugeline", "legacy", "modern", "noisy-stdout", "partial", "ref-cycle", "sloppy-errors", "synth-bomb", "vacuous"}
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)

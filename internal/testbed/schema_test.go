@@ -15,6 +15,7 @@ var sampleArgs = map[string]map[string]any{
 	"weather": {"city": "Oslo", "units": "imperial"}, "get_user": {"id": 7.0, "tenant": "acme"},
 	"summarize": {"text": "One. Two."}, "export_csv": {"table": "users"},
 	"fetch_page": {"url": "https://example.com"}, "inventory": {"sku": "SKU-000042"}, "run_query": {"sql": "select 1"},
+	"package_links": {"name": "left-pad"}, "mirrors": {"name": "mcpdrill"}, "release": {"name": "mcpdrill"},
 }
 
 // argsFor keeps only the sample arguments a tool declares.
@@ -56,7 +57,7 @@ func asJSON(t *testing.T, v any) any {
 // validates its structuredContent against its own outputSchema.
 func TestFixtureOutputsConform(t *testing.T) {
 	sets := map[string][]tool{
-		"good": goodTools(Options{}, false), "vacuous": vacuousTools(Options{}, false),
+		"good": goodTools(Options{}, false), "vacuous": vacuousTools(Options{}, false), "partial": partialTools(Options{}, false),
 		"drifting-1": driftingTools(Options{Version: "1"}, false), "drifting-2": driftingTools(Options{Version: "2"}, true),
 	}
 	for set, tools := range sets {
@@ -87,6 +88,39 @@ func TestFixtureOutputsConform(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPartialToolsSendTheShapes: the partial profile's tools really send
+// the shapes its schemas leave unchecked (both links null, no mirrors), and
+// every reply conforms.
+func TestPartialToolsSendTheShapes(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tl := range partialTools(Options{}, false) {
+		sch, err := compileSchema(tl.output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"mcpdrill", "left-pad", "no-such-package"} {
+			a := map[string]any{"name": name}
+			if msg := tl.check(a); msg != "" {
+				t.Fatalf("%s: %s", tl.name, msg)
+			}
+			res := tl.run(callEnv{seed: 1}, a)
+			if err := sch.Validate(asJSON(t, res.structured)); err != nil {
+				t.Fatalf("%s(%s): output does not conform: %v", tl.name, name, err)
+			}
+			out := res.structured.(map[string]any)
+			if tl.name == "package_links" && out["homepage"] == nil && out["docs"] == nil {
+				seen["both links null"] = true
+			}
+			if m, ok := out["mirrors"].([]any); ok && len(m) == 0 {
+				seen["no mirrors"] = true
+			}
+		}
+	}
+	if !seen["both links null"] || !seen["no mirrors"] {
+		t.Fatalf("shapes sent: %v", seen)
 	}
 }
 

@@ -550,6 +550,67 @@ func vacuousTools(Options, bool) []tool {
 	}
 }
 
+// ---- partial ----
+
+// packageLinks are the homepage and documentation URLs partialTools know;
+// a missing one is null.
+var packageLinks = map[string][2]any{
+	"mcpdrill": {"https://mcpdrill.example/", "https://mcpdrill.example/docs"},
+	"left-pad": {"https://left-pad.example/", nil},
+}
+
+// partialTools have output schemas that reject the corrupted payload of
+// some shapes a server really sends and not of others: one full instance
+// per branch would call the first two enforceable.
+func partialTools(Options, bool) []tool {
+	name := param{name: "name", typ: "string", desc: "Package name.", required: true, minLen: 1, maxLen: 214}
+	return []tool{
+		{
+			name: "package_links", title: "Package links", desc: "Homepage and documentation URLs of a package, null where it has none.", ann: readOnly,
+			params: []param{name},
+			// The only constraint is format uri on two nullable fields: with
+			// both null, nothing in the payload is checked.
+			output: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},` +
+				`"homepage":{"type":["string","null"],"format":"uri"},"docs":{"type":["string","null"],"format":"uri"}},` +
+				`"required":["name","homepage","docs"],"additionalProperties":false}`),
+			run: func(_ callEnv, a map[string]any) toolResult {
+				n := a["name"].(string)
+				l := packageLinks[n]
+				return toolResult{structured: map[string]any{"name": n, "homepage": l[0], "docs": l[1]}}
+			},
+		},
+		{
+			name: "mirrors", title: "Mirrors", desc: "Download mirrors of a package; none for an unknown one.", ann: readOnly,
+			params: []param{name},
+			// The constraints bind only the items: an empty list has
+			// nothing to check.
+			output: json.RawMessage(`{"type":"object","properties":{"mirrors":{"type":"array","items":{"type":"string","format":"uri"}}},` +
+				`"required":["mirrors"],"additionalProperties":false}`),
+			run: func(_ callEnv, a map[string]any) toolResult {
+				mirrors := []any{}
+				if _, ok := packageLinks[a["name"].(string)]; ok {
+					mirrors = append(mirrors, "https://mirror-a.example/", "https://mirror-b.example/")
+				}
+				return toolResult{structured: map[string]any{"mirrors": mirrors}}
+			},
+		},
+		{
+			name: "release", title: "Latest release", desc: "Latest release of a package.", ann: readOnly,
+			params: []param{name},
+			// Every shape keeps a checked field (version, published), so
+			// the optional and nullable notes do not open a hole.
+			output: json.RawMessage(`{"type":"object","properties":{"version":{"type":"string","pattern":"^[0-9]+\\.[0-9]+\\.[0-9]+$"},` +
+				`"published":{"type":"string","format":"date"},"notes":{"type":["string","null"]}},` +
+				`"required":["version","published"],"additionalProperties":false}`),
+			run: func(env callEnv, a map[string]any) toolResult {
+				r := newRNG(env.seed, a["name"].(string))
+				return toolResult{structured: map[string]any{"version": fmt.Sprintf("1.%d.%d", r.intn(20), r.intn(10)),
+					"published": fmt.Sprintf("2026-%02d-%02d", 1+r.intn(12), 1+r.intn(28)), "notes": nil}}
+			},
+		},
+	}
+}
+
 // ---- hostile schema profiles ----
 
 func okTool(name, desc string) tool {

@@ -124,7 +124,7 @@ func TestDeadlineCutsAreNotServerFaults(t *testing.T) {
 				}
 				if p.Established != nil {
 					cut++
-					if *p.Established || p.Reason != ReasonDeadline || p.Verdict != VerdictSkipped || p.Conformant {
+					if *p.Established || p.Reason != ReasonDeadline || p.Verdict != VerdictSkipped || p.Conformant != nil {
 						t.Errorf("probe %s cut by the deadline: %+v", p.Name, p)
 					}
 				}
@@ -158,9 +158,9 @@ func TestDeadlineCutsAreNotServerFaults(t *testing.T) {
 // Cut-short probes are not counted by the error scores: only answered ones
 // are graded.
 func TestScoresSkipDeadlineCuts(t *testing.T) {
-	no := false
+	no, yes := false, true
 	r := &Report{Probes: []Probe{
-		{Name: "unknown_method", Verdict: VerdictJSONRPCError, Conformant: true},
+		{Name: "unknown_method", Verdict: VerdictJSONRPCError, Conformant: &yes},
 		{Name: "malformed_json", Verdict: VerdictSkipped, Established: &no, Reason: ReasonDeadline},
 	}, Tools: []ToolReport{
 		{Name: "a", OutputContract: "vacuous", Undetermined: true, StoppedBy: ReasonDeadline},

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
@@ -16,7 +19,9 @@ import (
 )
 
 // RawProbeTimeout bounds the wait for an answer to a malformed or invalid
-// frame (the per-request timeout still applies when it is shorter).
+// frame (the per-request timeout still applies when it is shorter). On
+// stdio a barrier follows the frame (mcp.SendRawBarrier), so only a server
+// that answers nothing at all is waited for this long.
 const RawProbeTimeout = 5 * time.Second
 
 // absentTool is a tool name no real server declares.
@@ -30,9 +35,15 @@ type outcome struct {
 	detail  string
 }
 
-// classify maps a reply (or the lack of one) to a verdict.
-func classify(msg *jsonrpc.Message, err error) outcome {
+// classify maps a reply (or the lack of one) to a verdict. resp carries
+// the HTTP status of an HTTP reply (0 on stdio).
+func classify(resp *mcp.Response, err error) outcome {
 	var he *mcp.HTTPError
+	var msg *jsonrpc.Message
+	status := 0
+	if resp != nil {
+		msg, status = resp.Message, resp.Status
+	}
 	switch {
 	case errors.As(err, &he):
 		o := outcome{verdict: VerdictHTTPError, status: he.Status}
@@ -41,23 +52,28 @@ func classify(msg *jsonrpc.Message, err error) outcome {
 			o.verdict, o.code = VerdictJSONRPCError, &code
 		}
 		return o
+	case errors.Is(err, mcp.ErrIgnored):
+		return outcome{verdict: VerdictIgnored, detail: "no reply; the ping sent after it was answered"}
 	case errors.Is(err, mcp.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return outcome{verdict: VerdictTimeout, detail: "no reply before the timeout"}
 	case err != nil:
 		return outcome{verdict: VerdictCrash, detail: errText(err)}
+	case msg == nil && status >= 200 && status < 300:
+		// e.g. 202: the server took the frame for a notification.
+		return outcome{verdict: VerdictAccepted, status: status, detail: fmt.Sprintf("HTTP %d without a JSON-RPC body", status)}
 	case msg == nil:
-		return outcome{verdict: VerdictCrash, detail: "no message"}
+		return outcome{verdict: VerdictCrash, status: status, detail: "no message"}
 	case msg.Error != nil:
 		code := msg.Error.Code
-		return outcome{verdict: VerdictJSONRPCError, code: &code}
+		return outcome{verdict: VerdictJSONRPCError, code: &code, status: status}
 	}
 	var res struct {
 		IsError bool `json:"isError"`
 	}
 	if json.Unmarshal(msg.Result, &res) == nil && res.IsError {
-		return outcome{verdict: VerdictToolError}
+		return outcome{verdict: VerdictToolError, status: status}
 	}
-	return outcome{verdict: VerdictAccepted}
+	return outcome{verdict: VerdictAccepted, status: status}
 }
 
 // errorMessage folds an HTTP error that carried a JSON-RPC body back into a message.
@@ -77,15 +93,17 @@ type expectation struct {
 	grade func(o outcome) (conformant, handled bool)
 	tool  string
 	skip  string
-	send  func(ctx context.Context) (*jsonrpc.Message, error)
+	send  func(ctx context.Context) (*mcp.Response, error)
 }
 
+// wantCode grades a refusal with code; alsoHTTP accepts any HTTP 4xx as
+// well, whatever its body says (the expectation reads "or HTTP 4xx").
 func wantCode(code int, alsoHTTP bool) func(outcome) (bool, bool) {
 	return func(o outcome) (bool, bool) {
 		switch {
 		case o.verdict == VerdictJSONRPCError && o.code != nil && *o.code == code:
 			return true, true
-		case alsoHTTP && o.verdict == VerdictHTTPError && o.status >= 400 && o.status < 500:
+		case alsoHTTP && o.status >= 400 && o.status < 500:
 			return true, true
 		}
 		return false, o.verdict.Handled()
@@ -109,20 +127,28 @@ func invalidArgs(rev string) (string, func(outcome) (bool, bool)) {
 func (s *scanner) probes(ctx context.Context) {
 	rev := s.sess.Revision
 	modern := mcp.IsModern(rev)
-	call := func(method string, params any) func(context.Context) (*jsonrpc.Message, error) {
-		return func(ctx context.Context) (*jsonrpc.Message, error) { return s.c.Call(ctx, method, params) }
+	call := func(method string, params any) func(context.Context) (*mcp.Response, error) {
+		return func(ctx context.Context) (*mcp.Response, error) { return s.c.CallResponse(ctx, method, params) }
 	}
-	raw := func(frame string) func(context.Context) (*jsonrpc.Message, error) {
-		return func(ctx context.Context) (*jsonrpc.Message, error) {
+	httpTransport := s.sess.Transport != mcp.TransportStdio
+	raw := func(frame string) func(context.Context) (*mcp.Response, error) {
+		return func(ctx context.Context) (*mcp.Response, error) {
 			// Many servers drop frames they cannot parse; a server that does
-			// answer does so at once, so these probes wait less.
+			// answer does so at once, so these probes wait less, and on
+			// stdio a barrier tells a dropped frame from a dead server.
 			ctx, cancel := context.WithTimeout(ctx, RawProbeTimeout)
 			defer cancel()
-			return s.c.SendRaw(ctx, []byte(frame))
+			if httpTransport {
+				return s.c.SendRawHeaders(ctx, []byte(frame), nil)
+			}
+			msg, err := s.c.SendRawBarrier(ctx, []byte(frame), mcp.BarrierGrace)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.Response{Message: msg}, nil
 		}
 	}
 	argsWant, argsGrade := invalidArgs(rev)
-	httpTransport := s.sess.Transport != mcp.TransportStdio
 
 	exps := []expectation{
 		{name: "unknown_method", rule: RuleErrUnknownMethod, want: "jsonrpc_error -32601",
@@ -131,23 +157,18 @@ func (s *scanner) probes(ctx context.Context) {
 			grade: wantCode(jsonrpc.CodeInvalidParams, false),
 			send:  call("tools/call", map[string]any{"name": absentTool, "arguments": map[string]any{}})},
 	}
-	missing := expectation{name: "missing_required_args", rule: RuleErrMissingArgs, want: argsWant, grade: argsGrade}
-	if t, ok := s.pickTool(false); ok {
-		missing.tool = t.Name
-		missing.send = call("tools/call", map[string]any{"name": t.Name, "arguments": map[string]any{}})
-	} else {
-		missing.skip = "no listed tool declares required arguments"
-	}
-	wrong := expectation{name: "wrong_type_args", rule: RuleErrWrongType, want: argsWant, grade: argsGrade}
-	if t, ok := s.pickTool(true); ok {
-		if args := wrongTypedArgs(t.InputSchema); len(args) > 0 {
-			wrong.tool = t.Name
-			wrong.send = call("tools/call", map[string]any{"name": t.Name, "arguments": args})
+	target, skip := s.pickTool()
+	missing := expectation{name: "missing_required_args", rule: RuleErrMissingArgs, want: argsWant, grade: argsGrade, skip: skip}
+	wrong := expectation{name: "wrong_type_args", rule: RuleErrWrongType, want: argsWant, grade: argsGrade, skip: skip}
+	if skip == "" {
+		missing.tool = target.Name
+		missing.send = call("tools/call", map[string]any{"name": target.Name, "arguments": map[string]any{}})
+		if args := wrongTypedArgs(target.InputSchema); len(args) > 0 {
+			wrong.tool = target.Name
+			wrong.send = call("tools/call", map[string]any{"name": target.Name, "arguments": args})
 		} else {
-			wrong.skip = "no required argument declares a type"
+			wrong.skip = "no required argument of " + target.Name + " declares a type"
 		}
-	} else {
-		wrong.skip = "no non-destructive tool declares required arguments"
 	}
 	exps = append(exps, missing, wrong,
 		expectation{name: "malformed_json", rule: RuleErrParse, want: "jsonrpc_error -32700",
@@ -201,7 +222,7 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 		p.Verdict, p.Detail = VerdictSkipped, e.skip
 		return p
 	}
-	msg, err := e.send(ctx)
+	resp, err := e.send(ctx)
 	if reason, cut := cutShort(ctx); cut && err != nil {
 		// The scan's own deadline ended the wait: nothing is known of the
 		// server's answer.
@@ -210,7 +231,7 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 		p.Detail = notEstablished(reason, "the probe was cut short before a reply")
 		return p
 	}
-	o := classify(msg, err)
+	o := classify(resp, err)
 	if o.verdict == VerdictCrash && s.cfg.URL == "" && errors.Is(err, mcp.ErrServerExited) {
 		// A crashed stdio server would turn every later probe into a crash too:
 		// record this one and reconnect for the rest. A reply that was lost
@@ -219,7 +240,7 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 	}
 	p.Verdict, p.ErrorCode, p.HTTPStatus, p.Detail = o.verdict, o.code, o.status, o.detail
 	conformant, handled := e.grade(o)
-	p.Conformant = conformant
+	p.Conformant = &conformant
 	if conformant {
 		return p
 	}
@@ -227,15 +248,31 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 	if o.code != nil {
 		got = fmt.Sprintf("%s %d", got, *o.code)
 	}
-	if o.status != 0 {
+	if o.status != 0 && o.status != http.StatusOK {
 		got += fmt.Sprintf(" (HTTP %d)", o.status)
 	}
-	sev := severityOf(e.rule)
-	if handled {
-		sev = report.SeverityWarn
+	if o.verdict == VerdictIgnored {
+		got += " (no reply; the ping sent after it was answered)"
 	}
-	s.findSev(e.rule, sev, e.tool, "", fmt.Sprintf("%s: expected %s, got %s", e.name, e.want, got))
+	s.findSev(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", fmt.Sprintf("%s: expected %s, got %s", e.name, e.want, got))
 	return p
+}
+
+// probeSeverity is the severity ladder of a non-conformant probe answer
+// (METHODOLOGY, Part I §3): a refusal in another form than the revision
+// asks for is a warning; so is a frame that does not parse, or is no
+// request, that a live stdio server dropped (ignored: no real client sends
+// one and waits on its answer; the reference SDK drops them). Everything a
+// client would act on, or wait on for ever, keeps the rule's severity
+// (error): garbage accepted, a crash, a hang, a well-formed request dropped.
+func probeSeverity(rule string, v Verdict, handled bool) report.Severity {
+	switch {
+	case handled:
+		return report.SeverityWarn
+	case v == VerdictIgnored && (rule == RuleErrParse || rule == RuleErrInvalidRequest):
+		return report.SeverityWarn
+	}
+	return severityOf(rule)
 }
 
 func (s *scanner) reconnect(ctx context.Context) {
@@ -250,43 +287,126 @@ func (s *scanner) reconnect(ctx context.Context) {
 	s.c = c
 }
 
-// pickTool chooses the tool the argument probes call: one with required
-// arguments, read-only ones first, then by name. When avoidDestructive is set
-// tools annotated destructiveHint:true are never chosen (a server that does
-// not validate would run them with junk).
-func (s *scanner) pickTool(avoidDestructive bool) (mcp.Tool, bool) {
+// pickTool chooses the tool both argument probes call, or says why none
+// is: a tool with required arguments that looks safe to call with junk.
+// Tools annotated destructiveHint: true, or whose name has a
+// destructive-looking word (see toolRisk), are left out unless
+// Options.ProbeAnyTool; among the rest, read-only ones (annotated
+// readOnlyHint: true, or named with a read-only word) come first, then by
+// name. Annotations only narrow the choice: a read-only hint does not make
+// a destructive name safe.
+func (s *scanner) pickTool() (mcp.Tool, string) {
 	type cand struct {
-		t        mcp.Tool
-		readOnly bool
+		t    mcp.Tool
+		rank int // 0 read-only by annotation and name, 1 by one of them, 2 neither
 	}
 	var cs []cand
+	withArgs, risky := 0, 0
 	for _, t := range s.list.Tools {
 		if len(requiredProps(t.InputSchema)) == 0 {
 			continue
 		}
-		var ann struct {
-			ReadOnly    *bool `json:"readOnlyHint"`
-			Destructive *bool `json:"destructiveHint"`
-		}
-		_ = json.Unmarshal(t.Annotations, &ann)
-		if avoidDestructive && ann.Destructive != nil && *ann.Destructive {
+		withArgs++
+		r := toolRisk(t)
+		if r.destructive && !s.opts.ProbeAnyTool {
+			risky++
 			continue
 		}
-		cs = append(cs, cand{t, ann.ReadOnly != nil && *ann.ReadOnly})
+		rank := 2
+		switch {
+		case r.readOnlyHint && r.readOnlyName:
+			rank = 0
+		case r.readOnlyHint || r.readOnlyName:
+			rank = 1
+		}
+		cs = append(cs, cand{t, rank})
 	}
-	if len(cs) == 0 {
-		return mcp.Tool{}, false
+	switch {
+	case withArgs == 0:
+		return mcp.Tool{}, "no listed tool declares required arguments"
+	case len(cs) == 0:
+		return mcp.Tool{}, fmt.Sprintf("not probed: each of the %d tool(s) with required arguments is annotated destructive or has a destructive-looking name", risky)
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
-		if a.readOnly != b.readOnly {
-			if a.readOnly {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.t.Name, b.t.Name)
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.t.Name, b.t.Name))
 	})
-	return cs[0].t, true
+	return cs[0].t, ""
+}
+
+// risk is what a tool's annotations and name say about calling it.
+type risk struct {
+	destructive  bool // destructiveHint: true, or a destructive-looking word
+	readOnlyHint bool // readOnlyHint: true
+	readOnlyName bool // a read-only word in its name
+}
+
+// Words of a tool name that make it look destructive, or read-only. A name
+// is split into words at '_', '-', '.', '/', spaces, digits and lower-to-
+// upper case changes ("deleteFile", "run_command").
+var (
+	destructiveWords = wordSet("add", "append", "apply", "clear", "commit", "create", "delete", "deploy", "destroy",
+		"drop", "edit", "erase", "exec", "execute", "insert", "install", "kill", "merge", "modify", "move", "mv",
+		"overwrite", "patch", "post", "publish", "purge", "push", "put", "remove", "rename", "replace", "reset",
+		"restart", "revoke", "rm", "run", "save", "send", "set", "shutdown", "start", "stop", "submit", "terminate",
+		"truncate", "uninstall", "update", "upload", "upsert", "write")
+	readOnlyWords = wordSet("browse", "count", "describe", "fetch", "find", "get", "info", "inspect", "list",
+		"lookup", "peek", "query", "read", "search", "show", "stat", "status", "view")
+)
+
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// toolRisk reads a tool's annotations and name.
+func toolRisk(t mcp.Tool) risk {
+	var ann struct {
+		ReadOnly    *bool `json:"readOnlyHint"`
+		Destructive *bool `json:"destructiveHint"`
+	}
+	_ = json.Unmarshal(t.Annotations, &ann)
+	r := risk{
+		destructive:  ann.Destructive != nil && *ann.Destructive,
+		readOnlyHint: ann.ReadOnly != nil && *ann.ReadOnly,
+	}
+	for _, w := range nameWords(t.Name) {
+		r.destructive = r.destructive || destructiveWords[w]
+		r.readOnlyName = r.readOnlyName || readOnlyWords[w]
+	}
+	if r.destructive {
+		r.readOnlyName = false
+	}
+	return r
+}
+
+// nameWords splits a tool name into lower-case words.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	var prev rune
+	for _, r := range name {
+		switch {
+		case !unicode.IsLetter(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
 }
 
 func requiredProps(raw json.RawMessage) []string {

@@ -31,10 +31,31 @@ type Report struct {
 	// Invocation is the opt-in tool invocation: its plan, and its results
 	// when executed; absent unless tools were named.
 	Invocation *Invocation `json:"invocation,omitempty"`
+	// StartupFailure says what became of a stdio server that did not
+	// complete the handshake; absent otherwise.
+	StartupFailure *StartupFailure `json:"startup_failure,omitempty"`
 	// Established is false when the scan could not complete its inventory
 	// (no connection, refused revision); the findings say why.
 	Established bool `json:"established"`
 	Meta        Meta `json:"meta"`
+}
+
+// StartupFailure is what a stdio server did instead of completing the
+// handshake: whether its process ended by itself, with which status or
+// signal, and the line of its stderr that says why (see METHODOLOGY,
+// Part I §1). Every line of its stderr tail is in Meta.Stderr.
+type StartupFailure struct {
+	// Exited is true when the process ended by itself; false when it was
+	// still running and mcpdrill stopped it.
+	Exited bool `json:"exited"`
+	// ExitStatus is its exit status when it exited (not for a signal).
+	ExitStatus *int `json:"exit_status,omitempty"`
+	// Signal names the signal that ended it (e.g. "SIGSEGV").
+	Signal string `json:"signal,omitempty"`
+	// Said is the last line of its stderr that explains something (stack
+	// frames, runtime banners and blank lines passed over), bounded and
+	// with secret-looking values masked; "" when it wrote none.
+	Said string `json:"said,omitempty"`
 }
 
 // Target says what was scanned, without secrets (internal/redact): an HTTP
@@ -110,6 +131,9 @@ const (
 	VerdictTimeout      Verdict = "timeout"
 	VerdictCrash        Verdict = "crash"
 	VerdictSkipped      Verdict = "skipped"
+	// VerdictIgnored: on stdio, the server answered the barrier sent after
+	// the probe and not the probe itself (it is alive and dropped the frame).
+	VerdictIgnored Verdict = "ignored"
 )
 
 // Handled reports whether the verdict is a refusal the client can see.
@@ -121,11 +145,13 @@ func (v Verdict) Handled() bool {
 type Probe struct {
 	Name    string  `json:"name"`
 	Verdict Verdict `json:"verdict"`
-	// Conformant says whether the answer is what the negotiated revision asks for.
-	Conformant bool `json:"conformant"`
+	// Conformant says whether the answer is what the negotiated revision
+	// asks for; null for a probe that was not run (skipped).
+	Conformant *bool `json:"conformant"`
 	// ErrorCode is the JSON-RPC code received, when one was.
 	ErrorCode *int `json:"error_code,omitempty"`
-	// HTTPStatus is the HTTP status received on HTTP transports, when not 200.
+	// HTTPStatus is the HTTP status of the reply on HTTP transports (absent
+	// on stdio).
 	HTTPStatus int `json:"http_status,omitempty"`
 	// Expected says what the revision asks for, e.g. "jsonrpc_error -32601".
 	Expected string `json:"expected"`
@@ -187,7 +213,24 @@ type Meta struct {
 	ToolVersion string `json:"tool_version"`
 	StartedAt   string `json:"started_at,omitempty"`
 	DurationMS  int64  `json:"duration_ms"`
-	// Stderr holds the last lines the stdio server wrote to stderr; they
-	// vary between runs and may hold paths, so they stay here.
+	// Stderr holds the last lines the stdio server wrote to stderr, with
+	// secret-looking values masked; they vary between runs and may hold
+	// paths, so they stay here.
 	Stderr []string `json:"stderr,omitempty"`
+	// Timing splits DurationMS: the server's start-up, and the scan beyond it.
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Timing is where a scan's time went (METHODOLOGY, Part I §6).
+type Timing struct {
+	// StartupMS runs from starting the server (stdio) or sending the first
+	// request (HTTP) to an open session, era detection included.
+	StartupMS int64 `json:"startup_ms"`
+	// ScanMS is the rest of the run: inventory, assessment, probes, checks
+	// and closing the sessions.
+	ScanMS int64 `json:"scan_ms"`
+	// ShutdownMS is how long the stdio server took to end once the scan
+	// closed its stdin (SIGTERM and SIGKILL waits included; see
+	// MCP-CONF-STDIO-SHUTDOWN); absent over HTTP.
+	ShutdownMS *int64 `json:"shutdown_ms,omitempty"`
 }

@@ -24,6 +24,7 @@ const (
 	RuleServerInfo       = "MCP-CONF-SERVER-INFO"
 	RuleOversizeFrame    = "MCP-CONF-OVERSIZE-FRAME"
 	RuleServerRequest    = "MCP-CONF-SERVER-REQUEST"
+	RuleStdioShutdown    = "MCP-CONF-STDIO-SHUTDOWN"
 
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
@@ -86,6 +87,8 @@ func baseRules() report.Catalogue {
 			"A message larger than --max-frame was discarded; whatever it carried was not established."),
 		rule(RuleServerRequest, report.SeverityInfo, "The server sent requests to the client",
 			"The server asked the client something (ping, roots, sampling, elicitation) during the scan. Modern servers must not send requests at all."),
+		rule(RuleStdioShutdown, report.SeverityWarn, "The stdio server did not exit when its stdin closed",
+			"A client ends a stdio server by closing its stdin, then waits, then sends SIGTERM, then SIGKILL. A server that exits once its stdin closes is recorded at info; one that needed SIGTERM or SIGKILL is a warning: every client that stops it waits out its grace, and a client that does not signal leaves it running. The time it took is in the report's meta (timing.shutdown_ms)."),
 
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),
@@ -109,9 +112,9 @@ func baseRules() report.Catalogue {
 		rule(RuleErrWrongType, report.SeverityError, "Wrong-typed arguments not refused",
 			"tools/call with arguments of the wrong JSON type must be refused like missing arguments."),
 		rule(RuleErrParse, report.SeverityError, "Malformed JSON not answered with -32700",
-			"A frame that is not valid JSON should get a -32700 parse error with a null id (on HTTP, a 400 is accepted)."),
+			"A frame that is not valid JSON should get a -32700 parse error with a null id (on HTTP, a 4xx is accepted). A stdio server that stays alive and drops the frame (verdict ignored: it answered the ping sent after it) is a warning; accepting it, crashing or hanging on it is an error."),
 		rule(RuleErrInvalidRequest, report.SeverityError, "Invalid JSON-RPC envelope not answered with -32600",
-			"A JSON object that is not a valid JSON-RPC request should get -32600 (on HTTP, a 400 is accepted)."),
+			"A JSON object that is not a valid JSON-RPC request should get -32600 (on HTTP, a 4xx is accepted). A stdio server that stays alive and drops the frame (verdict ignored) is a warning; accepting it, crashing or hanging on it is an error."),
 		rule(RuleErrMissingMeta, report.SeverityError, "A modern request without _meta was not refused",
 			"From 2026-07-28, a request whose params._meta lacks the protocol version and client capabilities is malformed: -32602."),
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
@@ -35,6 +37,10 @@ type Options struct {
 	SkipAuthProbe bool
 	// SkipOriginCheck turns off the foreign-Origin handshake (HTTP only).
 	SkipOriginCheck bool
+	// ProbeAnyTool lets the argument probes pick a tool that is annotated
+	// destructive or has a destructive-looking name (see pickTool); by
+	// default such tools are never called.
+	ProbeAnyTool bool
 	// Invoke configures the opt-in tool invocation (see InvokeOptions).
 	Invoke InvokeOptions
 	// Tracer records one span per MCP call (HTTP or stdio) and stamps findings
@@ -81,7 +87,9 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 	}
 	s.run(ctx)
 	s.finish()
-	s.rep.Meta.DurationMS = o.Now().Sub(start).Milliseconds()
+	total := o.Now().Sub(start)
+	s.rep.Meta.DurationMS = total.Milliseconds()
+	s.rep.Meta.Timing = &Timing{StartupMS: s.startup.Milliseconds(), ScanMS: (total - s.startup).Milliseconds(), ShutdownMS: s.shutdownMS}
 	return s.rep, nil
 }
 
@@ -104,6 +112,10 @@ type scanner struct {
 	toolPage  map[string]int
 	// primary is the call that established the listing outcome.
 	primary telemetry.Call
+	// startup is how long the first session took to open; shutdownMS how
+	// long its stdio server took to end (nil over HTTP).
+	startup    time.Duration
+	shutdownMS *int64
 }
 
 func (s *scanner) find(rule, tool, pointer, msg string) {
@@ -141,7 +153,9 @@ func (s *scanner) check(id string, st CheckStatus, detail string) {
 
 func (s *scanner) run(ctx context.Context) {
 	s.mark = s.opts.Tracer.Mark()
+	t0 := s.opts.Now()
 	c, err := mcp.Connect(ctx, s.cfg)
+	s.startup = s.opts.Now().Sub(t0)
 	if err != nil {
 		s.primary = lastCall(s.opts.Tracer.Since(s.mark), "", false)
 		s.connectFailed(err)
@@ -152,12 +166,9 @@ func (s *scanner) run(ctx context.Context) {
 	defer func() {
 		// s.c may have been replaced by a reconnect.
 		s.observe(s.c, true)
-		tail := s.c.StderrTail()
-		if len(tail) > 20 {
-			tail = tail[len(tail)-20:]
-		}
-		s.rep.Meta.Stderr = tail
+		s.rep.Meta.Stderr = s.stderrLines(s.c.StderrTail())
 		_ = s.c.Close()
+		s.shutdown(s.c)
 	}()
 	s.sess = c.Session()
 	s.rep.Server = Server{Name: s.sess.Server.Name, Version: s.sess.Server.Version, Title: s.sess.Server.Title}
@@ -189,14 +200,11 @@ func (s *scanner) run(ctx context.Context) {
 	}
 	s.rep.Established = s.listed
 
+	second := s.startSecondConnection(ctx)
 	s.contracts(ctx)
 	s.conformance(ctx)
 	s.probes(ctx)
-	if !s.opts.SkipSecondConnection && s.listed {
-		s.secondConnection(ctx)
-	} else {
-		s.check(RuleToolSetStable, CheckNotEstablished, "not run")
-	}
+	second()
 	s.invoke(ctx)
 	p := Primary{Listed: err == nil, Tools: toolNames(s.list.Tools), Err: err, Call: s.primary}
 	s.authPosture(ctx, p)
@@ -247,10 +255,68 @@ func (s *scanner) authPosture(ctx context.Context, p Primary) {
 	s.mark = s.opts.Tracer.Mark()
 }
 
+// startSecondConnection starts the tool-set stability check, which opens a
+// session of its own; the function it returns waits for the check and
+// records it. The check runs beside the rest of the scan (it shares
+// nothing with the first session but the listing, read only), except with
+// a tracer: its calls would then be taken for the ones the first session's
+// findings were established by, so it runs alone, when the function is
+// called.
+func (s *scanner) startSecondConnection(ctx context.Context) (wait func()) {
+	switch {
+	case s.opts.SkipSecondConnection || !s.listed:
+		return func() { s.check(RuleToolSetStable, CheckNotEstablished, "not run") }
+	case s.opts.Tracer != nil:
+		return func() { s.secondConnection(ctx) }
+	}
+	// sub records what the check finds; it is merged once the check is done.
+	sub := &scanner{cfg: s.cfg, opts: s.opts, sess: s.sess, list: s.list, rep: &Report{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sub.secondConnection(ctx)
+	}()
+	return func() {
+		<-done
+		s.rep.Findings = append(s.rep.Findings, sub.rep.Findings...)
+		s.rep.Conformance = append(s.rep.Conformance, sub.rep.Conformance...)
+	}
+}
+
+// shutdown records how the stdio server of c ended when it was closed.
+func (s *scanner) shutdown(c *mcp.Client) {
+	sd, ok := c.Shutdown()
+	if !ok {
+		return
+	}
+	ms := sd.Elapsed.Milliseconds()
+	s.shutdownMS = &ms
+	switch sd.How {
+	case mcp.ShutdownStdinClosed:
+		s.findSev(RuleStdioShutdown, report.SeverityInfo, "", "", "the server exited when its stdin closed")
+	case mcp.ShutdownTerminated:
+		s.find(RuleStdioShutdown, "", "", "the server did not exit when its stdin closed; SIGTERM ended it")
+	case mcp.ShutdownKilled:
+		s.find(RuleStdioShutdown, "", "", "the server did not exit when its stdin closed, nor on SIGTERM; SIGKILL ended it")
+	}
+}
+
 func (s *scanner) connectFailed(err error) {
+	var se *mcp.StartError
+	if errors.As(err, &se) {
+		s.rep.Meta.Stderr = s.stderrLines(se.Stderr)
+	}
 	switch {
 	case errors.Is(err, mcp.ErrProtocolRefused):
 		s.find(RuleRefused, "", "", "no protocol revision could be agreed: "+errText(err))
+	case se != nil:
+		f := &StartupFailure{Exited: se.Exited, Signal: se.Signal, Said: said(se.Stderr, s.secretValues())}
+		if se.Exited && se.Signal == "" {
+			code := se.ExitCode
+			f.ExitStatus = &code
+		}
+		s.rep.StartupFailure = f
+		s.find(RuleUnreachable, "", "", "no MCP session could be opened: "+startupText(f, se.Err))
 	default:
 		s.find(RuleUnreachable, "", "", "no MCP session could be opened: "+errText(err))
 	}
@@ -340,6 +406,89 @@ func targetOf(cfg mcp.Config) Target {
 	}
 	slices.Sort(t.HeaderNames)
 	return t
+}
+
+// startupText says in one line what a stdio server did instead of
+// completing the handshake (which ended with err) and what it said.
+func startupText(f *StartupFailure, err error) string {
+	var b strings.Builder
+	switch {
+	case f.Signal != "":
+		fmt.Fprintf(&b, "the server was killed by %s during the handshake", f.Signal)
+	case f.ExitStatus != nil:
+		fmt.Fprintf(&b, "the server exited with status %d during the handshake", *f.ExitStatus)
+	default:
+		fmt.Fprintf(&b, "the server did not complete the handshake (%s) and was stopped", errText(err))
+	}
+	if f.Said != "" {
+		fmt.Fprintf(&b, "; its stderr ends %q", f.Said)
+	} else {
+		b.WriteString("; it wrote nothing on stderr")
+	}
+	return b.String()
+}
+
+// Bounds of what a scan keeps of a server's stderr.
+const (
+	maxStderrLines = 20
+	maxSaidBytes   = 200
+)
+
+// stderrLines keeps the last lines of a stdio server's stderr for Meta,
+// with secret-looking values masked (internal/redact).
+func (s *scanner) stderrLines(tail []string) []string {
+	if len(tail) > maxStderrLines {
+		tail = tail[len(tail)-maxStderrLines:]
+	}
+	mask := redact.Values(s.secretValues())
+	out := make([]string, len(tail))
+	for i, l := range tail {
+		out[i] = redact.Line(mask(l))
+	}
+	return out
+}
+
+// secretValues are the values of the environment the scan gave the server:
+// a server may echo them.
+func (s *scanner) secretValues() []string {
+	var vs []string
+	for _, kv := range s.cfg.Env {
+		if _, v, ok := strings.Cut(kv, "="); ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// said picks the line of a stderr tail that explains a failure: the last
+// one that is not blank, a stack frame ("    at …", "  File …"), a caret
+// marker or a runtime banner ("Node.js v22.1.0"). It is masked as
+// stderrLines does, and cut to maxSaidBytes.
+func said(tail []string, secrets []string) string {
+	mask := redact.Values(secrets)
+	for i := len(tail) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(tail[i])
+		switch {
+		case l == "", strings.Trim(l, "^~ ") == "",
+			strings.HasPrefix(l, "at "), strings.HasPrefix(l, "File \""),
+			strings.HasPrefix(l, "Node.js v"), strings.HasPrefix(l, "Traceback ("):
+			continue
+		}
+		return cutText(redact.Line(mask(l)), maxSaidBytes)
+	}
+	return ""
+}
+
+// cutText cuts s to at most n bytes on a rune boundary, marking the cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
 }
 
 // errText renders an error for a finding. Errors from internal/mcp never

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // stdioConfig runs a testbed profile as a real subprocess (this test binary, re-executed).
-func stdioConfig(t *testing.T, o testbed.Options) mcp.Config {
+func stdioConfig(t testing.TB, o testbed.Options) mcp.Config {
 	t.Helper()
 	cmd, err := testbed.ChildCommand(context.Background(), o)
 	if err != nil {
@@ -289,7 +289,7 @@ func TestForcedLegacyRevision(t *testing.T) {
 		t.Fatalf("forced revision: %+v", r.Protocol)
 	}
 	// Before 2025-11-25, -32602 for bad arguments is conformant too.
-	if p := probe(r, "missing_required_args"); !p.Conformant {
+	if p := probe(r, "missing_required_args"); p.Conformant == nil || !*p.Conformant {
 		t.Errorf("missing args on 2025-06-18: %+v", p)
 	}
 	for _, c := range r.Conformance {

@@ -50,7 +50,7 @@ func ScoresOf(r *Report) Scores {
 		if p.Verdict.Handled() {
 			handled++
 		}
-		if p.Conformant {
+		if p.Conformant != nil && *p.Conformant {
 			conformant++
 		}
 	}

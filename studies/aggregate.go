@@ -186,7 +186,7 @@ func Aggregate(rows []Row) Aggregates {
 			if p.Verdict != scan.VerdictSkipped {
 				t.Ran++
 				ran++
-				if p.Conformant {
+				if p.Conformant != nil && *p.Conformant {
 					t.Conformant++
 					conformant++
 				}

@@ -62,11 +62,11 @@ func probeCell(r Row) string {
 	var parts []string
 	for _, p := range r.Probes {
 		v := string(p.Verdict)
-		abbr := map[string]string{"jsonrpc_error": "j", "tool_error": "t", "http_error": "h", "accepted": "A", "timeout": "T", "crash": "C", "skipped": "s"}[v]
+		abbr := map[string]string{"jsonrpc_error": "j", "tool_error": "t", "http_error": "h", "accepted": "A", "timeout": "T", "ignored": "i", "crash": "C", "skipped": "s"}[v]
 		if abbr == "" {
 			abbr = "?"
 		}
-		if !p.Conformant && p.Verdict != "skipped" {
+		if p.Conformant != nil && !*p.Conformant {
 			abbr += "*"
 		}
 		parts = append(parts, abbr)
@@ -135,7 +135,7 @@ func Markdown(w io.Writer, r *Results) error {
 		fmt.Fprintf(&b, "- Failures: %s\n", orNone(sortedCounts(a.Failures)))
 	}
 	b.WriteString("\n## Servers\n\n")
-	b.WriteString("Probes in name order: j JSON-RPC error, t isError result, h HTTP error, A accepted, T timeout, C crash, s skipped; * not what the revision asks for.\n\n")
+	b.WriteString("Probes in name order: j JSON-RPC error, t isError result, h HTTP error, A accepted, T timeout, i ignored (a dropped frame), C crash, s skipped; * not what the revision asks for.\n\n")
 	b.WriteString("| server | package | SDK | status | revision | tools | none/vac/part/enf/inv | leaf rate | probes | error conf. | spec conf. |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Servers {
 		rev := "–"

@@ -173,7 +173,7 @@ type Tool struct {
 type Probe struct {
 	Name       string       `json:"name"`
 	Verdict    scan.Verdict `json:"verdict"`
-	Conformant bool         `json:"conformant"`
+	Conformant *bool        `json:"conformant"`
 	ErrorCode  *int         `json:"error_code,omitempty"`
 	HTTPStatus int          `json:"http_status,omitempty"`
 	Expected   string       `json:"expected"`
@@ -207,8 +207,11 @@ type ShardMeta struct {
 
 // ServerMeta is one server's run-dependent detail.
 type ServerMeta struct {
-	// ScanMS is the wall time of the scan (connect to close).
-	ScanMS int64 `json:"scan_ms"`
+	// ScanMS is the wall time of the scan (connect to close); StartupMS
+	// the part of it the server took to open its session (the scan's
+	// meta.timing.startup_ms).
+	ScanMS    int64 `json:"scan_ms"`
+	StartupMS int64 `json:"startup_ms,omitempty"`
 	// LaunchMS is the time a launched HTTP server took to listen.
 	LaunchMS int64 `json:"launch_ms,omitempty"`
 	// Stderr is the server's last stderr lines (paths replaced).

@@ -312,6 +312,9 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (_ Row, sm Serv
 	if e.Launch == nil {
 		sm.Stderr = cleanLines(rep.Meta.Stderr, cl)
 	}
+	if rep.Meta.Timing != nil {
+		sm.StartupMS = rep.Meta.Timing.StartupMS
+	}
 	return rowFromReport(row, rep, cl), sm
 }
 

@@ -93,9 +93,10 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 		if v := kv["probe"]; v != "" {
 			verdict = scan.Verdict(v)
 		}
+		handled, yes := verdict.Handled(), true
 		r.Probes = append(r.Probes,
-			scan.Probe{Name: "unknown_tool", Verdict: verdict, Conformant: verdict.Handled(), Expected: "jsonrpc_error -32602"},
-			scan.Probe{Name: "unknown_method", Verdict: scan.VerdictJSONRPCError, Conformant: true, Expected: "jsonrpc_error -32601"})
+			scan.Probe{Name: "unknown_tool", Verdict: verdict, Conformant: &handled, Expected: "jsonrpc_error -32602"},
+			scan.Probe{Name: "unknown_method", Verdict: scan.VerdictJSONRPCError, Conformant: &yes, Expected: "jsonrpc_error -32601"})
 		r.Conformance = append(r.Conformance, scan.Check{ID: "MCP-CONF-X", Status: scan.CheckPass})
 		for _, tr := range r.Tools {
 			if tr.OutputContract == "none" {

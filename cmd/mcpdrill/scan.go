@@ -34,6 +34,7 @@ func init() {
 			&cli.StringFlag{Name: "sarif-file", Usage: "attach the findings of --format sarif and github to `PATH`, a file of your repository (a manifest JSON gets each tool's line); default " + defaultScanArtifact},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
+			&cli.BoolFlag{Name: "probe-any-tool", Usage: "let the argument probes call a tool annotated destructive or with a destructive-looking name (by default they never do)"},
 		)...),
 		Action: scanAction,
 	})
@@ -79,6 +80,7 @@ func scanOne(c *cli.Context, t liveTarget) (*scan.Report, error) {
 		Deadline:             c.Duration("deadline"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		SkipOriginCheck:      c.Bool("no-origin-check"),
+		ProbeAnyTool:         c.Bool("probe-any-tool"),
 		ToolVersion:          version,
 		TargetClass:          g.class,
 		SkipAuthProbe:        g.skipAuthProbe,
@@ -150,12 +152,19 @@ func scanChecks(r *scan.Report) []report.Check {
 // server was unreachable or refused the protocol, else 1 when a finding is
 // at or above the threshold.
 func scansExit(reps []*scan.Report, threshold report.Severity) error {
+	var lines []string
 	for _, rep := range reps {
-		for _, f := range rep.Findings {
-			if f.Rule == scan.RuleUnreachable || f.Rule == scan.RuleRefused {
-				return exitErr(exitUnreachable, nil)
+		if line := sessionFailure(rep); line != "" {
+			if len(reps) > 1 {
+				line = scanTarget(rep) + ": " + line
 			}
+			lines = append(lines, line)
 		}
+	}
+	if len(lines) > 0 {
+		// One line per server that opened no session is what the user
+		// reads, on stderr, whatever the format.
+		return exitErr(exitUnreachable, errors.New(strings.Join(lines, "\n")))
 	}
 	for _, rep := range reps {
 		if report.Fails(rep.Findings, threshold) {
@@ -165,7 +174,31 @@ func scansExit(reps []*scan.Report, threshold report.Severity) error {
 	return nil
 }
 
+// sessionFailure is the line that says why a scan opened no session (the
+// server unreachable, or the protocol refused), or "" when it opened one.
+func sessionFailure(r *scan.Report) string {
+	for _, f := range r.Findings {
+		if f.Rule == scan.RuleUnreachable || f.Rule == scan.RuleRefused {
+			return f.Message
+		}
+	}
+	return ""
+}
+
+// scanTarget names a report's target (already redacted) for a message.
+func scanTarget(r *scan.Report) string {
+	if r.Target.URL != "" {
+		return r.Target.URL
+	}
+	return strings.Join(r.Target.Command, " ")
+}
+
 func renderScan(w io.Writer, r *scan.Report) error {
+	if sessionFailure(r) != "" {
+		// Nothing was scanned: the reason is the one line scansExit
+		// gives, not a scorecard of zeros.
+		return nil
+	}
 	p := newPainter(w)
 	name := r.Server.Name
 	if name == "" {
@@ -224,9 +257,9 @@ func renderScan(w io.Writer, r *scan.Report) error {
 			}
 			conf := p.paint("yes", 32)
 			switch {
-			case pr.Verdict == scan.VerdictSkipped:
+			case pr.Conformant == nil:
 				conf = "skipped"
-			case !pr.Conformant:
+			case !*pr.Conformant:
 				conf = p.paint("no", 31)
 			}
 			if err := t.Append(pr.Name, string(pr.Verdict), code, pr.Expected, conf); err != nil {

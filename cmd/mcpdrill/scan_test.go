@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -151,6 +152,28 @@ func TestParseHeaders(t *testing.T) {
 		}
 		if got := h.Get(tc.name); got != tc.value {
 			t.Errorf("%q: %s = %q, want %q", tc.in, tc.name, got, tc.value)
+		}
+	}
+}
+
+// A stdio server that exits at start-up is one line naming its status and
+// quoting its stderr, in every format, and exit 3; the text report is that
+// line alone, not a scorecard of zeros.
+func TestScanStartupFailureIsOneLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the server is a POSIX shell")
+	}
+	want := `no MCP session could be opened: the server exited with status 1 during the handshake; its stderr ends "missing API_KEY"`
+	for _, format := range []string{"table", "json"} {
+		code, out, errOut := runCLI(t, "scan", "--format", format, "--", "/bin/sh", "-c", "echo 'missing API_KEY' >&2; exit 1")
+		if code != exitUnreachable || strings.TrimSpace(errOut) != want {
+			t.Fatalf("%s: exit %d, stderr %q\nwant exit 3 and %q", format, code, errOut, want)
+		}
+		switch {
+		case format == "table" && out != "":
+			t.Errorf("table: stdout %q, want nothing but the stderr line", out)
+		case format == "json" && !strings.Contains(out, `"startup_failure"`):
+			t.Errorf("json: no startup_failure in %s", out)
 		}
 	}
 }

@@ -345,18 +345,7 @@ func (c *Client) SendRawHeaders(ctx context.Context, frame []byte, hdr http.Head
 		return nil, ErrClosed
 	}
 	p, perr := jsonrpc.PeekFrame(frame)
-	o := outgoing{frame: frame, rawNull: true, method: p.Method}
-	if perr == nil && p.ID != nil {
-		o.key = idKey(p.ID)
-		c.extMu.Lock()
-		if c.extIDs == nil {
-			c.extIDs = map[string]struct{}{}
-		}
-		if len(c.extIDs) < 4096 {
-			c.extIDs[o.key] = struct{}{}
-		}
-		c.extMu.Unlock()
-	}
+	o := c.rawOutgoing(frame)
 	if rev, modern := c.session(); modern && c.stdio == nil {
 		h := http.Header{}
 		h.Set(HeaderProtocolVersion, rev)
@@ -397,6 +386,26 @@ func (c *Client) SendRawHeaders(ctx context.Context, frame []byte, hdr http.Head
 	return classifyReply(r)
 }
 
+// rawOutgoing wraps a SendRaw frame: it also awaits an id-less error
+// response, and the id it carries (if it parses) is never reused by the
+// client's own requests.
+func (c *Client) rawOutgoing(frame []byte) outgoing {
+	p, perr := jsonrpc.PeekFrame(frame)
+	o := outgoing{frame: frame, rawNull: true, method: p.Method}
+	if perr == nil && p.ID != nil {
+		o.key = idKey(p.ID)
+		c.extMu.Lock()
+		if c.extIDs == nil {
+			c.extIDs = map[string]struct{}{}
+		}
+		if len(c.extIDs) < 4096 {
+			c.extIDs[o.key] = struct{}{}
+		}
+		c.extMu.Unlock()
+	}
+	return o
+}
+
 // Observations returns what the client noticed about the peer, sorted.
 func (c *Client) Observations() []Observation { return c.obs.list() }
 
@@ -415,6 +424,17 @@ func (c *Client) ExitStatus() (code int, exited bool) {
 		return 0, false
 	}
 	return c.stdio.exitStatus()
+}
+
+// Shutdown reports how the stdio server ended once Close has returned
+// (false over HTTP, or before Close).
+func (c *Client) Shutdown() (Shutdown, bool) {
+	if c.stdio == nil || !c.closed.Load() {
+		return Shutdown{}, false
+	}
+	c.stdio.mu.Lock()
+	defer c.stdio.mu.Unlock()
+	return c.stdio.shutdown, c.stdio.shutdown.How != ""
 }
 
 // Close ends the session. stdio: close stdin, wait, SIGTERM, wait, SIGKILL

@@ -42,6 +42,10 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		c.sess.Transport = TransportStreamableHTTP
 	}
 	if err := c.handshake(ctx); err != nil {
+		if c.stdio != nil {
+			// What the server's process did, and said, explains the failure.
+			err = c.stdio.startError(err)
+		}
 		c.Close()
 		return nil, err
 	}

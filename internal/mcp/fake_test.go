@@ -98,14 +98,27 @@ type fakeMsg struct {
 //	ping            legacy, pings the client and lists roots before tools/list
 //	stubborn        legacy, ignores stdin EOF and SIGTERM
 //	flood           legacy, floods stdout with notifications and noise
+//	exit-start      writes "missing API_KEY" to stderr and exits 1 at once
+//	kill-start      writes a line to stderr and kills itself with SIGKILL
+//	linger          legacy, ignores stdin EOF (not SIGTERM)
+//	raw-drop        legacy, drops a frame it cannot parse (no -32700)
+//	raw-late        legacy, answers a frame it cannot parse only after its next reply
+//	raw-hang        legacy, stops answering anything after a frame it cannot parse
+//	raw-crash       legacy, exits 2 on a frame it cannot parse
 //	paged / loop / endless   tools/list pagination variants
 //	orphan          legacy, after starting a setsid grandchild (package reaptest)
 func runFake(mode string, in io.Reader, out io.Writer) {
 	w := bufio.NewWriter(out)
+	// lateParse holds back the -32700 of raw-late until the next reply.
+	lateParse := false
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		w.Write(b)
 		w.WriteByte('\n')
+		if lateParse {
+			lateParse = false
+			w.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n")
+		}
 		w.Flush()
 	}
 	result := func(id json.RawMessage, r any) {
@@ -121,6 +134,15 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
 	}
+	switch mode {
+	case "exit-start":
+		fmt.Fprintln(os.Stderr, "config loaded from /etc/fake")
+		fmt.Fprintln(os.Stderr, "missing API_KEY")
+		os.Exit(1)
+	case "kill-start":
+		fmt.Fprintln(os.Stderr, "about to die")
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
 	if mode == "deaf" { // never reads stdin
 		time.Sleep(time.Minute)
 	}
@@ -132,14 +154,29 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 	var heldDiscover json.RawMessage
 	var pendingPing json.RawMessage
 	var heldTools json.RawMessage
+	hung := false
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var m fakeMsg
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			fail(nil, -32700, "parse error", nil)
+			switch mode {
+			case "raw-drop":
+			case "raw-late":
+				lateParse = true
+			case "raw-hang":
+				hung = true
+			case "raw-crash":
+				os.Exit(2)
+			default:
+				fail(nil, -32700, "parse error", nil)
+			}
 			continue
 		}
+		if hung {
+			continue
+		}
+
 		if m.Method == "" { // a response from the client
 			if string(m.ID) == string(pendingPing) && heldTools != nil {
 				ok := string(m.Result) == "{}"
@@ -320,7 +357,7 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 			fail(m.ID, -32601, "method not found", nil)
 		}
 	}
-	if mode == "stubborn" {
+	if mode == "stubborn" || mode == "linger" {
 		time.Sleep(time.Minute)
 	}
 }

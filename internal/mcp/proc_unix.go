@@ -3,8 +3,11 @@
 package mcp
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ownProcessGroup puts the child in a new process group so Close can signal
@@ -24,4 +27,12 @@ func killGroup(cmd *exec.Cmd) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 	}
+}
+
+// signalOf names the signal that ended a process ("" when it exited).
+func signalOf(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return unix.SignalName(ws.Signal())
+	}
+	return ""
 }

@@ -23,6 +23,62 @@ var (
 // maxStderrLine bounds one kept stderr line.
 const maxStderrLine = 1024
 
+// startExitWait bounds the wait, after a server's stdout closed during the
+// handshake, for its exit status and the rest of its stderr.
+const startExitWait = time.Second
+
+// How a stdio server ended when the client closed the session (Shutdown.How).
+const (
+	// ShutdownStdinClosed: it exited within the grace after its stdin closed.
+	ShutdownStdinClosed = "stdin_closed"
+	// ShutdownTerminated: it ignored stdin closing; SIGTERM ended it.
+	ShutdownTerminated = "sigterm"
+	// ShutdownKilled: it ignored SIGTERM too; SIGKILL ended it.
+	ShutdownKilled = "sigkill"
+	// ShutdownExitedBefore: it had already exited when the session closed.
+	ShutdownExitedBefore = "exited_before"
+)
+
+// Shutdown is how a stdio server ended when its session was closed.
+type Shutdown struct {
+	// How is one of the Shutdown* constants.
+	How string
+	// Elapsed runs from closing the server's stdin to its exit (0 for
+	// ShutdownExitedBefore).
+	Elapsed time.Duration
+}
+
+// StartError is a stdio server's failure to complete the handshake, with
+// what became of its process and what it last wrote to stderr. It wraps
+// the handshake's error (errors.Is(err, ErrServerExited), ErrTimeout, …).
+type StartError struct {
+	Err error
+	// Exited is set when the process ended by itself before mcpdrill gave
+	// up on it; ExitCode is then its status (-1 when a signal ended it) and
+	// Signal the signal's name ("" when it exited).
+	Exited   bool
+	ExitCode int
+	Signal   string
+	// Stderr holds the last lines it wrote to stderr (at most
+	// Config.StderrTail lines of at most 1 KiB each), as written: they may
+	// hold anything, secrets included, and are for the caller to redact.
+	Stderr []string
+}
+
+// Error implements error; it never includes the server's stderr.
+func (e *StartError) Error() string {
+	switch {
+	case e.Exited && e.Signal != "":
+		return fmt.Sprintf("mcp: the server was killed by %s during the handshake: %v", e.Signal, e.Err)
+	case e.Exited:
+		return fmt.Sprintf("mcp: the server exited with status %d during the handshake: %v", e.ExitCode, e.Err)
+	}
+	return fmt.Sprintf("mcp: the server did not complete the handshake: %v", e.Err)
+}
+
+// Unwrap returns the handshake's error.
+func (e *StartError) Unwrap() error { return e.Err }
+
 // stdioConn is a child process speaking NDJSON.
 type stdioConn struct {
 	cmd   *exec.Cmd
@@ -38,12 +94,16 @@ type stdioConn struct {
 	replies chan []byte
 	stop    chan struct{}
 
-	readDone chan struct{}
-	waitDone chan struct{}
+	readDone   chan struct{}
+	waitDone   chan struct{}
+	stderrDone chan struct{}
 
-	mu       sync.Mutex
-	exitCode int
-	exited   bool
+	mu         sync.Mutex
+	exitCode   int
+	exitSignal string
+	exited     bool
+	// shutdown is how close ended the server (set once close has).
+	shutdown Shutdown
 	ring     []string
 	ringNext int
 	ringFull bool
@@ -92,13 +152,14 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	}
 	s := &stdioConn{
 		cmd: cmd, stdin: inW, out: outR, errR: errR, obs: obs,
-		mux:      newMux(obs),
-		wsem:     make(chan struct{}, 1),
-		replies:  make(chan []byte, 64),
-		stop:     make(chan struct{}),
-		readDone: make(chan struct{}),
-		waitDone: make(chan struct{}),
-		ring:     make([]string, cfg.StderrTail),
+		mux:        newMux(obs),
+		wsem:       make(chan struct{}, 1),
+		replies:    make(chan []byte, 64),
+		stop:       make(chan struct{}),
+		readDone:   make(chan struct{}),
+		waitDone:   make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		ring:       make([]string, cfg.StderrTail),
 	}
 	s.mux.answer = s.queueReply
 	go s.readLoop(cfg.MaxFrame)
@@ -161,6 +222,7 @@ func (s *stdioConn) isClosing() bool {
 }
 
 func (s *stdioConn) stderrLoop() {
+	defer close(s.stderrDone)
 	lr := jsonrpc.NewLineReader(s.errR, maxStderrLine)
 	lr.KeepEdges(maxStderrLine)
 	for {
@@ -205,6 +267,7 @@ func (s *stdioConn) waitLoop() {
 	s.mu.Lock()
 	s.exited = true
 	s.exitCode = s.cmd.ProcessState.ExitCode()
+	s.exitSignal = signalOf(s.cmd.ProcessState)
 	code := s.exitCode
 	s.mu.Unlock()
 	close(s.waitDone)
@@ -225,6 +288,30 @@ func (s *stdioConn) exitStatus() (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode, s.exited
+}
+
+// startError describes a server that failed the handshake with err, then
+// stops it. A server whose stdout closed is given a moment to exit, and its
+// stderr a moment to drain, so that its status and last words are known.
+func (s *stdioConn) startError(err error) *StartError {
+	if errors.Is(err, ErrServerExited) {
+		t := time.NewTimer(startExitWait)
+		select {
+		case <-s.waitDone:
+			select {
+			case <-s.stderrDone:
+			case <-t.C:
+			}
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	s.mu.Lock()
+	e := &StartError{Err: err, Exited: s.exited, ExitCode: s.exitCode, Signal: s.exitSignal}
+	s.mu.Unlock()
+	_ = s.close()
+	e.Stderr = s.stderrTail()
+	return e
 }
 
 func (s *stdioConn) queueReply(frame []byte) {
@@ -326,9 +413,17 @@ func (s *stdioConn) inFlight() int { return s.mux.inFlight() }
 
 // close: close stdin, wait, SIGTERM the group, wait, SIGKILL the group;
 // then end what left the group (a setsid grandchild: see package reap).
+// How the server ended, and when, is kept (Client.Shutdown).
 func (s *stdioConn) close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
+		how := ShutdownStdinClosed
+		select {
+		case <-s.waitDone:
+			how = ShutdownExitedBefore
+		default:
+		}
+		start := time.Now()
 		s.stdin.Close() // also unblocks a pending write
 		select {
 		case <-s.waitDone:
@@ -336,15 +431,23 @@ func (s *stdioConn) close() error {
 			terminateGroup(s.cmd)
 		case <-time.After(closeGrace):
 			s.obs.note("shutdown", "server ignored stdin EOF; sent SIGTERM")
+			how = ShutdownTerminated
 			terminateGroup(s.cmd)
 			select {
 			case <-s.waitDone:
 			case <-time.After(closeGrace):
 				s.obs.note("shutdown", "server ignored SIGTERM; sent SIGKILL")
+				how = ShutdownKilled
 				killGroup(s.cmd)
 				<-s.waitDone
 			}
 		}
+		s.mu.Lock()
+		s.shutdown = Shutdown{How: how, Elapsed: time.Since(start)}
+		if how == ShutdownExitedBefore {
+			s.shutdown.Elapsed = 0
+		}
+		s.mu.Unlock()
 		reap.End(s.cmd, closeGrace)
 		// The child is gone; a grandchild may still hold stdout/stderr open.
 		s.out.Close()

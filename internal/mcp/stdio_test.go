@@ -319,6 +319,9 @@ func TestStdioCloseEscalation(t *testing.T) {
 	if len(notes) != 2 {
 		t.Fatalf("shutdown notes = %v", notes)
 	}
+	if sd, ok := c.Shutdown(); !ok || sd.How != ShutdownKilled || sd.Elapsed < 2*closeGrace {
+		t.Fatalf("shutdown = %+v %v", sd, ok)
+	}
 	if _, err := c.Call(context.Background(), "ping", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
@@ -332,6 +335,85 @@ func TestStdioCloseGraceful(t *testing.T) {
 	}
 	if code, exited := c.ExitStatus(); !exited || code != 0 {
 		t.Fatalf("exit = %d %v", code, exited)
+	}
+	if sd, ok := c.Shutdown(); !ok || sd.How != ShutdownStdinClosed {
+		t.Fatalf("shutdown = %+v %v", sd, ok)
+	}
+}
+
+// How a server ends when its session closes, one way per row.
+func TestStdioShutdownRecorded(t *testing.T) {
+	old := closeGrace
+	closeGrace = 200 * time.Millisecond
+	defer func() { closeGrace = old }()
+	tests := []struct {
+		mode, how string
+		before    func(t *testing.T, c *Client)
+	}{
+		{"legacy", ShutdownStdinClosed, nil},
+		{"linger", ShutdownTerminated, nil},
+		{"stubborn", ShutdownKilled, nil},
+		{"crash", ShutdownExitedBefore, func(t *testing.T, c *Client) {
+			_, _ = c.Call(context.Background(), "tools/call", map[string]any{"name": "boom"})
+			waitFor(t, func() bool { _, ok := c.ExitStatus(); return ok })
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			c := connectFake(t, tc.mode, nil)
+			if _, ok := c.Shutdown(); ok {
+				t.Fatal("a shutdown reported before Close")
+			}
+			if tc.before != nil {
+				tc.before(t, c)
+			}
+			c.Close()
+			sd, ok := c.Shutdown()
+			if !ok || sd.How != tc.how {
+				t.Fatalf("shutdown = %+v %v, want %s", sd, ok, tc.how)
+			}
+		})
+	}
+}
+
+// A server that fails the handshake says how it ended and what it wrote.
+func TestStdioStartError(t *testing.T) {
+	tests := []struct {
+		mode     string
+		cause    error
+		exited   bool
+		code     int
+		signal   string
+		lastLine string
+	}{
+		{"exit-start", ErrServerExited, true, 1, "", "missing API_KEY"},
+		{"kill-start", ErrServerExited, true, -1, "SIGKILL", "about to die"},
+		{"silent", ErrTimeout, false, 0, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			cfg := fakeCfg(t, tc.mode)
+			cfg.RequestTimeout = 300 * time.Millisecond
+			_, err := Connect(context.Background(), cfg)
+			var se *StartError
+			if !errors.As(err, &se) || !errors.Is(err, tc.cause) {
+				t.Fatalf("err = %v, want a StartError wrapping %v", err, tc.cause)
+			}
+			if se.Exited != tc.exited || (tc.exited && (se.ExitCode != tc.code || se.Signal != tc.signal)) {
+				t.Fatalf("start error %+v", se)
+			}
+			last := ""
+			if len(se.Stderr) > 0 {
+				last = se.Stderr[len(se.Stderr)-1]
+			}
+			if last != tc.lastLine {
+				t.Fatalf("stderr %q, want it to end with %q", se.Stderr, tc.lastLine)
+			}
+			if strings.Contains(err.Error(), "API_KEY") {
+				t.Fatalf("the error carries the server's stderr: %v", err)
+			}
+		})
 	}
 }
 
@@ -430,7 +512,7 @@ func TestStderrLoopKeepsLineStarts(t *testing.T) {
 		defer w.Close()
 		io.WriteString(w, "a\r\n"+x+"\n"+y+"\n\nlast")
 	}()
-	s := &stdioConn{errR: r, obs: newObserver(), ring: make([]string, 8)}
+	s := &stdioConn{errR: r, obs: newObserver(), ring: make([]string, 8), stderrDone: make(chan struct{})}
 	s.stderrLoop()
 	got := s.stderrTail()
 	want := []string{"a", x[:maxStderrLine], y[:maxStderrLine], "", "last"}

@@ -36,7 +36,7 @@ func (s *scanner) contracts(ctx context.Context) {
 				tr.cutContract(reason)
 				break
 			}
-			a := schema.AssessContext(ctx, t.OutputSchema, schema.Budget{})
+			a := schema.AssessContext(ctx, t.OutputSchema, s.opts.Budget)
 			if a.StoppedBy == schema.StoppedDeadline || a.StoppedBy == schema.StoppedCanceled {
 				tr.cutContract(a.StoppedBy)
 				break
@@ -113,7 +113,7 @@ func (s *scanner) inputSchema(ctx context.Context, t mcp.Tool, bad map[string]bo
 		bad[RuleInputSchemaType] = true
 		s.find(RuleInputSchemaType, t.Name, "/inputSchema/type", "inputSchema is not a schema of type \"object\"")
 	}
-	switch _, err := schema.CompileContext(ctx, t.InputSchema, schema.Budget{}); {
+	switch _, err := schema.CompileContext(ctx, t.InputSchema, s.opts.Budget); {
 	case err == nil:
 	case errors.Is(err, schema.ErrBudget):
 		s.find(RuleIncomplete, t.Name, "/inputSchema", "compiling the inputSchema exceeded the synthesis budget: whether it compiles was not established")

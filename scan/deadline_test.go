@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -61,7 +62,11 @@ func TestSynthBombStaysWithinBudget(t *testing.T) {
 	}
 	for _, tc := range transports {
 		t.Run(tc.name, func(t *testing.T) {
+			// A budget a hundredth of the default: reached in well under a
+			// second even under the race detector on a loaded machine, so
+			// the budget, not the deadline, stops the assessment.
 			o := Options{ToolVersion: "test", Deadline: 20 * time.Second, SkipSecondConnection: true,
+				Budget: schema.Budget{Steps: schema.DefaultBudgetSteps / 100},
 				Invoke: InvokeOptions{Tools: []string{"bomb"}}}
 			r := scanWithin(t, tc.cfg(t), o, 5*time.Second)
 			tr, ok := toolReport(r, "bomb")

@@ -62,6 +62,9 @@ type InvokeOptions struct {
 	AllowProduction bool
 	// Seed seeds the argument generation; it is recorded in the plan.
 	Seed uint64
+	// Budget bounds each schema's synthesis and checks (zero: the
+	// schema.Budget defaults).
+	Budget schema.Budget
 }
 
 // Sentinel errors of the invocation gate (the user's mistakes).
@@ -175,7 +178,7 @@ func PlanInvocationContext(ctx context.Context, o InvokeOptions, cls target.Clas
 			continue
 		}
 		pc.tool = t
-		args, err := generateArgs(ctx, t.InputSchema, o.Seed)
+		args, err := generateArgs(ctx, t.InputSchema, o.Seed, o.Budget)
 		reason, cut := cutShort(ctx)
 		switch {
 		case err != nil && cut:
@@ -197,13 +200,13 @@ func PlanInvocationContext(ctx context.Context, o InvokeOptions, cls target.Clas
 	return inv, fs
 }
 
-// generateArgs synthesizes, under ctx and the default budget, the first
-// valid instance of an inputSchema (an absent schema takes {}).
-func generateArgs(ctx context.Context, raw json.RawMessage, seed uint64) (json.RawMessage, error) {
+// generateArgs synthesizes, under ctx and budget, the first valid instance
+// of an inputSchema (an absent schema takes {}).
+func generateArgs(ctx context.Context, raw json.RawMessage, seed uint64, budget schema.Budget) (json.RawMessage, error) {
 	if isAbsent(raw) {
 		return json.RawMessage(`{}`), nil
 	}
-	insts, err := schema.SynthesizeContext(ctx, raw, schema.SynthOptions{Seed: seed, MaxInstances: 1})
+	insts, err := schema.SynthesizeContext(ctx, raw, schema.SynthOptions{Seed: seed, MaxInstances: 1, Budget: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +395,11 @@ func (s *scanner) invoke(ctx context.Context) {
 	if len(s.opts.Invoke.Tools) == 0 {
 		return
 	}
-	inv, fs := PlanInvocationContext(ctx, s.opts.Invoke, s.classification(), s.list.Tools, "listed")
+	o := s.opts.Invoke
+	if o.Budget == (schema.Budget{}) {
+		o.Budget = s.opts.Budget
+	}
+	inv, fs := PlanInvocationContext(ctx, o, s.classification(), s.list.Tools, "listed")
 	s.rep.Invocation = inv
 	s.rep.Findings = append(s.rep.Findings, fs...)
 	if !s.opts.Invoke.Execute || !s.listed {

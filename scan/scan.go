@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -22,6 +24,9 @@ import (
 type Options struct {
 	// Deadline bounds the whole scan (default 2 minutes).
 	Deadline time.Duration
+	// Budget bounds each schema's assessment, and each argument synthesis
+	// of an invocation (zero: the schema.Budget defaults).
+	Budget schema.Budget
 	// SkipSecondConnection turns off the tool-set stability check, which
 	// opens a second session (a second process on stdio).
 	SkipSecondConnection bool
@@ -461,22 +466,45 @@ func (s *scanner) secretValues() []string {
 }
 
 // said picks the line of a stderr tail that explains a failure: the last
-// one that is not blank, a stack frame ("    at …", "  File …"), a caret
-// marker or a runtime banner ("Node.js v22.1.0"). It is masked as
-// stderrLines does, and cut to maxSaidBytes.
+// line labelled as an error ("Error: …", "Fatal error: …", "TypeError: …",
+// "error: …"), else the last one that is not blank, a stack frame ("at …",
+// "File …"), punctuation alone (a caret marker, the "}" closing a dumped
+// object) or a runtime banner ("Node.js v22.1.0", "Traceback (…)"). It is
+// masked as stderrLines does, and cut to maxSaidBytes.
 func said(tail []string, secrets []string) string {
 	mask := redact.Values(secrets)
+	pick := func(l string) string { return cutText(redact.Line(mask(l)), maxSaidBytes) }
+	for i := len(tail) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(tail[i]); errorLabelled(l) {
+			return pick(l)
+		}
+	}
 	for i := len(tail) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(tail[i])
 		switch {
-		case l == "", strings.Trim(l, "^~ ") == "",
+		case strings.TrimFunc(l, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r) }) == "",
 			strings.HasPrefix(l, "at "), strings.HasPrefix(l, "File \""),
 			strings.HasPrefix(l, "Node.js v"), strings.HasPrefix(l, "Traceback ("):
 			continue
 		}
-		return cutText(redact.Line(mask(l)), maxSaidBytes)
+		return pick(l)
 	}
 	return ""
+}
+
+// errorLabelled reports whether a line starts with an error label: a few
+// words before a colon, the last of which names an error.
+func errorLabelled(l string) bool {
+	label, _, ok := strings.Cut(l, ":")
+	if !ok || len(label) > 40 {
+		return false
+	}
+	words := strings.Fields(strings.ToLower(label))
+	if len(words) == 0 || len(words) > 3 {
+		return false
+	}
+	last := words[len(words)-1]
+	return strings.HasSuffix(last, "error") || strings.HasSuffix(last, "exception") || last == "fatal"
 }
 
 // cutText cuts s to at most n bytes on a rune boundary, marking the cut.

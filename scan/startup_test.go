@@ -97,6 +97,15 @@ func TestSaid(t *testing.T) {
 			"    raise SystemExit(\"missing API_KEY\")",
 			"SystemExit: missing API_KEY",
 		}, "SystemExit: missing API_KEY"},
+		{"node, error dumped with its fields", []string{
+			"Fatal error: Error: connect ECONNREFUSED 127.0.0.1:9",
+			"    at async main (file:///srv/dist/index.js:1915:5) {",
+			"  errno: -111,",
+			"  code: 'ECONNREFUSED',",
+			"  port: 9",
+			"}",
+		}, "Fatal error: Error: connect ECONNREFUSED 127.0.0.1:9"},
+		{"a closing brace is passed over", []string{"missing API_KEY", "}"}, "missing API_KEY"},
 		{"long", []string{strings.Repeat("é", 150)}, strings.Repeat("é", 100) + "…"},
 		{"none", []string{"", "   "}, ""},
 	}

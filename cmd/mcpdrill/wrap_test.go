@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +17,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdrill/mcpdrill/faults"
-	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
@@ -77,129 +72,6 @@ func sdkConnect(t *testing.T, env []string, dir, line, rev string) (*sdk.ClientS
 	return cs, stderr, err
 }
 
-// readmeSection returns the README's section that starts with heading.
-func readmeSection(t *testing.T, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("README has no %q", heading)
-	}
-	s = s[i+len(heading)+2:]
-	if j := strings.Index(s, "\n## "); j >= 0 {
-		s = s[:j]
-	}
-	return s
-}
-
-// codeBlocks returns the fenced blocks of lang in s.
-func codeBlocks(s, lang string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// commandLines returns the lines of a shell block that run mcpdrill, with
-// trailing comments cut.
-func commandLines(block string) []string {
-	var out []string
-	for _, l := range strings.Split(block, "\n") {
-		if i := strings.Index(l, "  #"); i >= 0 {
-			l = l[:i]
-		}
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, "mcpdrill ") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// TestREADMEWrapExamples runs the README's `wrap` examples as written,
-// with the official Go SDK as the client: the stdio ones over the shell
-// (mcpdrill on PATH), the HTTP one with the testbed as its upstream and
-// free ports in place of the example's. Every client connects (the
-// handshake is exempt from the faults), whatever the seed, in both eras.
-func TestREADMEWrapExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	env := pathWithBinary(t)
-	dir := t.TempDir()
-	sec := readmeSection(t, "## Injecting faults (`wrap`)")
-	blocks := codeBlocks(sec, "sh")
-	plans := codeBlocks(sec, "yaml")
-	if len(blocks) == 0 || len(plans) == 0 {
-		t.Fatal("the wrap section lost its examples or its plan")
-	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(plans[0]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	lines := commandLines(blocks[0])
-	if len(lines) < 5 {
-		t.Fatalf("only %d commands in the wrap examples: %q", len(lines), lines)
-	}
-	var first string
-	for _, line := range lines {
-		t.Run(line, func(t *testing.T) {
-			switch {
-			case strings.Contains(line, "--listen"):
-				readmeHTTPExample(t, env, dir, line)
-			case strings.Contains(line, " -- "):
-				if first == "" {
-					first = line
-				}
-				cs, stderr, err := sdkConnect(t, env, dir, line, "")
-				if err != nil {
-					t.Fatalf("connect: %v\nstderr: %s", err, stderr)
-				}
-				callTools(cs, 3)
-			default:
-				cmd := exec.Command("sh", "-c", line)
-				cmd.Dir, cmd.Env = dir, env
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%v\n%s", err, out)
-				}
-			}
-		})
-	}
-	if !strings.Contains(first, "--seed 7") || !strings.Contains(first, "--rate 0.2") {
-		t.Fatalf("first stdio example %q: want --rate 0.2 --seed 7", first)
-	}
-	// The first example under other seeds and rates, in both eras.
-	for _, seed := range []string{"1", "2", "3", "5", "7", "11"} {
-		for _, rate := range []string{"0.2", "0.3"} {
-			for _, rev := range []string{"", "2025-11-25"} {
-				line := strings.NewReplacer("--seed 7", "--seed "+seed, "--rate 0.2", "--rate "+rate, "--log events.jsonl", "--log seeds.jsonl").Replace(first)
-				cs, stderr, err := sdkConnect(t, env, dir, line, rev)
-				if err != nil {
-					t.Fatalf("seed %s, rate %s, revision %q: connect: %v\nstderr: %s", seed, rate, rev, err, stderr)
-				}
-				callTools(cs, 1)
-				cs.Close()
-				if strings.Contains(stderr.String(), `method "initialize"`) || strings.Contains(stderr.String(), `method "server/discover"`) {
-					t.Errorf("seed %s: a fault on the handshake:\n%s", seed, stderr)
-				}
-			}
-		}
-	}
-	log, err := os.ReadFile(filepath.Join(dir, "seeds.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := bytes.Count(log, []byte(`{"plan":`)); n != 24 {
-		t.Errorf("the log holds %d sessions, want 24 (one appended per run)", n)
-	}
-	if n := bytes.Count(log, []byte(`"fault":"`)); n < 5 {
-		t.Errorf("only %d faults fired in 24 sessions: the traffic did not exercise the plan", n)
-	}
-}
-
 // callTools lists and calls a tool n times, with a short deadline each:
 // faults may time them out or corrupt them, which is what the proxy is for.
 func callTools(cs *sdk.ClientSession, n int) {
@@ -208,52 +80,6 @@ func callTools(cs *sdk.ClientSession, n int) {
 		cs.ListTools(ctx, nil)
 		cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 		cancel()
-	}
-}
-
-// readmeHTTPExample runs the README's HTTP wrap line against the testbed.
-func readmeHTTPExample(t *testing.T, env []string, dir, line string) {
-	t.Helper()
-	h, err := testbed.NewHandler(testbed.Options{Profile: "good"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := httptest.NewServer(h)
-	defer up.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := ln.Addr().String()
-	ln.Close()
-	line = strings.NewReplacer("127.0.0.1:7070", listen, "http://127.0.0.1:3000", up.URL).Replace(line)
-	cmd := exec.Command("sh", "-c", "exec "+line)
-	cmd.Dir, cmd.Env = dir, env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	go io.Copy(io.Discard, stderr)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c := sdk.NewClient(&sdk.Implementation{Name: "mcpdrill-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: "http://" + listen + testbed.PathMCP, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatalf("connect through %s: %v", line, err)
-	}
-	defer cs.Close()
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatalf("tools/list (no rule matches it): %v", err)
 	}
 }
 

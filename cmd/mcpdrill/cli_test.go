@@ -14,6 +14,9 @@ func TestMain(m *testing.M) {
 	if code, ok := testbed.ServeChild(); ok {
 		os.Exit(code)
 	}
+	// Tables are fitted to the default width, whatever terminal runs the
+	// tests (outputWidth reads $COLUMNS, and so do the subprocesses).
+	os.Unsetenv("COLUMNS")
 	os.Exit(m.Run())
 }
 

@@ -486,7 +486,7 @@ func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPl
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
-		return renderDrift(w, rep)
+		return renderDrift(w, rep, outputWidth(w))
 	}
 	o := report.Output{Command: rep.Command, Threshold: out.threshold,
 		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
@@ -498,7 +498,8 @@ func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPl
 	return err
 }
 
-func renderDrift(w io.Writer, rep *drift.Report) error {
+// renderDrift prints a drift report, its tables fitted to width.
+func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 	p := newPainter(w)
 	fmt.Fprintf(w, "%s %s vs %s\n", p.paint("mcpdrill "+rep.Command, 1), rep.Baseline, rep.Live)
 	if t := rep.Target; t != nil {
@@ -512,7 +513,7 @@ func renderDrift(w io.Writer, rep *drift.Report) error {
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)
 	renderPosture(w, rep.AuthPosture)
 	if inv, ok := rep.Invocation.(*scan.Invocation); ok {
-		if err := renderInvocation(w, inv); err != nil {
+		if err := renderInvocation(w, inv, width); err != nil {
 			return err
 		}
 	}
@@ -520,14 +521,13 @@ func renderDrift(w io.Writer, rep *drift.Report) error {
 		fmt.Fprintln(w, "No drift.")
 		return nil
 	}
-	t := newTable(w, "severity", "rule", "tool", "pointer", "change", "message")
+	g := newGrid(gridColumn{name: "severity"}, gridColumn{name: "rule"}, gridColumn{name: "tool"},
+		gridColumn{name: "pointer", long: true, label: true}, gridColumn{name: "change"}, gridColumn{name: "message", long: true})
 	for _, f := range rep.Findings {
-		if err := t.Append(p.severity(f.Severity), f.Rule, f.Tool, f.Pointer, f.Change, f.Message); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(p.severity(f.Severity), f.Rule, f.Tool, f.Pointer, f.Change, f.Message)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
 	cnt := report.Count(rep.Plain())
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", cnt[report.SeverityError], cnt[report.SeverityWarn], cnt[report.SeverityInfo])

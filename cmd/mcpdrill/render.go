@@ -21,15 +21,8 @@ func useColor(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok {
 		return false
 	}
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		w = u.Unwrap() // a maskedWriter
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	f, ok := outputFile(w)
+	return ok && isTerminal(f)
 }
 
 // painter colours text for a writer, or leaves it plain.
@@ -79,42 +72,41 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// renderFindings prints findings as a table (nothing when there are none).
-func renderFindings(w io.Writer, fs []report.Finding) error {
+// renderFindings prints findings as a table fitted to width ("No
+// findings." when there are none).
+func renderFindings(w io.Writer, fs []report.Finding, width int) error {
 	rs := make([]report.Result, len(fs))
 	for i, f := range fs {
 		rs[i].Finding = f
 	}
-	return renderResults(w, rs)
+	return renderResults(w, rs, width)
 }
 
-// renderResults prints findings as a table, with a server column when they
-// come from several servers (a study), and a count line.
-func renderResults(w io.Writer, rs []report.Result) error {
+// renderResults prints findings as a table fitted to width, with a server
+// column when they come from several servers (a study), and a count line.
+func renderResults(w io.Writer, rs []report.Result, width int) error {
 	if len(rs) == 0 {
 		fmt.Fprintln(w, "No findings.")
 		return nil
 	}
 	servers := slices.ContainsFunc(rs, func(r report.Result) bool { return r.Subject != "" })
 	p := newPainter(w)
-	header := []string{"severity", "rule", "tool", "message"}
+	cols := []gridColumn{{name: "severity"}, {name: "rule"}, {name: "tool"}, {name: "message", long: true}}
 	if servers {
-		header = slices.Insert(header, 1, "server")
+		cols = slices.Insert(cols, 1, gridColumn{name: "server"})
 	}
-	t := newTable(w, header...)
+	g := newGrid(cols...)
 	c := map[report.Severity]int{}
 	for _, r := range rs {
 		c[r.Severity]++
-		row := []any{p.severity(r.Severity), r.Rule, r.Tool, r.Finding.Text()}
+		row := []string{p.severity(r.Severity), r.Rule, r.Tool, r.Finding.Text()}
 		if servers {
-			row = slices.Insert(row, 1, any(r.Subject))
+			row = slices.Insert(row, 1, r.Subject)
 		}
-		if err := t.Append(row...); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(row...)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info\n", c[report.SeverityError], c[report.SeverityWarn], c[report.SeverityInfo])
 	return nil
@@ -163,8 +155,9 @@ func renderPosture(w io.Writer, p *tgt.Posture) {
 	fmt.Fprintln(w)
 }
 
-// renderInvocation prints the invocation plan and, when executed, outcomes.
-func renderInvocation(w io.Writer, inv *scan.Invocation) error {
+// renderInvocation prints the invocation plan and, when executed, outcomes,
+// fitted to width.
+func renderInvocation(w io.Writer, inv *scan.Invocation, width int) error {
 	if inv == nil {
 		return nil
 	}
@@ -172,15 +165,16 @@ func renderInvocation(w io.Writer, inv *scan.Invocation) error {
 	if inv.Executed {
 		state = "executed"
 	}
-	fmt.Fprintf(w, "tool invocation: %s · seed %d · %s · resolved against %s tools\n", state, inv.Seed, inv.Target, inv.ResolvedAgainst)
-	t := newTable(w, "tool", "arguments", "outcome", "detail")
+	var head strings.Builder
+	writeWrapped(&head, fmt.Sprintf("tool invocation: %s · seed %d · %s · resolved against %s tools", state, inv.Seed, inv.Target, inv.ResolvedAgainst), "", "  ", width)
+	io.WriteString(w, head.String())
+	g := newGrid(gridColumn{name: "tool"}, gridColumn{name: "arguments", long: true, label: true},
+		gridColumn{name: "outcome"}, gridColumn{name: "detail", long: true})
 	for _, c := range inv.Calls {
-		if err := t.Append(c.Tool, string(c.Arguments), c.Outcome, c.Detail); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(c.Tool, string(c.Arguments), c.Outcome, c.Detail)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
 	fmt.Fprintln(w)
 	return nil

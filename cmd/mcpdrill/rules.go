@@ -88,21 +88,4 @@ func renderRules(w io.Writer, cat report.Catalogue) error {
 }
 
 // wrap breaks text at spaces so lines stay under width.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(s) {
-		if i > 0 {
-			if n+1+len(word) > width {
-				b.WriteByte('\n')
-				n = 0
-			} else {
-				b.WriteByte(' ')
-				n++
-			}
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
-}
+func wrap(s string, width int) string { return strings.Join(wrapText(s, width), "\n") }

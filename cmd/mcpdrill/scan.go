@@ -105,7 +105,7 @@ func writeScan(w io.Writer, rep *scan.Report, out outputFormat, artifact string)
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
-		return renderScan(w, rep)
+		return renderScan(w, rep, outputWidth(w))
 	}
 	// The default is a path from the repository's root, wherever scan runs.
 	path, lines := defaultScanArtifact, map[string]int(nil)
@@ -193,7 +193,8 @@ func scanTarget(r *scan.Report) string {
 	return strings.Join(r.Target.Command, " ")
 }
 
-func renderScan(w io.Writer, r *scan.Report) error {
+// renderScan prints a scan report, its tables fitted to width.
+func renderScan(w io.Writer, r *scan.Report, width int) error {
 	if sessionFailure(r) != "" {
 		// Nothing was scanned: the reason is the one line scansExit
 		// gives, not a scorecard of zeros.
@@ -218,7 +219,7 @@ func renderScan(w io.Writer, r *scan.Report) error {
 	fmt.Fprintln(w)
 
 	if len(r.Tools) > 0 {
-		t := newTable(w, "tool", "output contract", "leaf rate", "note")
+		t := newGrid(gridColumn{name: "tool"}, gridColumn{name: "output contract"}, gridColumn{name: "leaf rate", label: true}, gridColumn{name: "note", long: true})
 		for _, tr := range r.Tools {
 			leaf := "-"
 			if tr.LeafRate != nil && tr.Leaves > 0 {
@@ -235,18 +236,17 @@ func renderScan(w io.Writer, r *scan.Report) error {
 				notes = append(notes, "SDK-wrapped")
 			}
 			note := strings.Join(notes, "; ")
-			if err := t.Append(tr.Name, contractCell(p, tr.OutputContract), leaf, note); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			t.add(tr.Name, contractCell(p, tr.OutputContract), leaf, note)
 		}
-		if err := t.Render(); err != nil {
-			return exitErr(exitInternal, err)
+		if err := t.render(w, width); err != nil {
+			return err
 		}
 		fmt.Fprintln(w)
 	}
 
 	if len(r.Probes) > 0 {
-		t := newTable(w, "probe", "verdict", "code", "expected", "conformant")
+		t := newGrid(gridColumn{name: "probe"}, gridColumn{name: "verdict"}, gridColumn{name: "code"},
+			gridColumn{name: "expected", long: true, label: true}, gridColumn{name: "conformant", label: true})
 		for _, pr := range r.Probes {
 			code := ""
 			if pr.ErrorCode != nil {
@@ -262,12 +262,10 @@ func renderScan(w io.Writer, r *scan.Report) error {
 			case !*pr.Conformant:
 				conf = p.paint("no", 31)
 			}
-			if err := t.Append(pr.Name, string(pr.Verdict), code, pr.Expected, conf); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			t.add(pr.Name, string(pr.Verdict), code, pr.Expected, conf)
 		}
-		if err := t.Render(); err != nil {
-			return exitErr(exitInternal, err)
+		if err := t.render(w, width); err != nil {
+			return err
 		}
 		fmt.Fprintln(w)
 	}
@@ -279,10 +277,10 @@ func renderScan(w io.Writer, r *scan.Report) error {
 	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n\n",
 		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
 	renderPosture(w, r.AuthPosture)
-	if err := renderInvocation(w, r.Invocation); err != nil {
+	if err := renderInvocation(w, r.Invocation, width); err != nil {
 		return err
 	}
-	return renderFindings(w, r.Findings)
+	return renderFindings(w, r.Findings, width)
 }
 
 func contractCell(p painter, c string) string {

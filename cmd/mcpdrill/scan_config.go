@@ -46,7 +46,7 @@ func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFor
 				fmt.Fprintln(w)
 			}
 			fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), ts[i].name())
-			if err := renderScan(w, rep); err != nil {
+			if err := renderScan(w, rep, outputWidth(w)); err != nil {
 				return err
 			}
 		}

@@ -176,7 +176,7 @@ func writeStudy(w io.Writer, res *studies.Results, out outputFormat, path string
 	}
 	rs := studyResults(res, path, data)
 	if out.format == "table" {
-		return renderStudy(w, res, rs)
+		return renderStudy(w, res, rs, outputWidth(w))
 	}
 	o := report.Output{Command: "study run", Threshold: out.threshold, Results: rs, Duration: took}
 	for _, row := range res.Servers {
@@ -210,25 +210,25 @@ func studyExit(res *studies.Results, threshold report.Severity) error {
 }
 
 // renderStudy prints one line per server, then every finding with its
-// server.
-func renderStudy(w io.Writer, res *studies.Results, rs []report.Result) error {
-	t := newTable(w, "server", "status", "tools", "errors", "warnings", "info", "reason")
+// server, the tables fitted to width.
+func renderStudy(w io.Writer, res *studies.Results, rs []report.Result, width int) error {
+	g := newGrid(gridColumn{name: "server"}, gridColumn{name: "status"}, gridColumn{name: "tools", label: true},
+		gridColumn{name: "errors", label: true}, gridColumn{name: "warnings", label: true}, gridColumn{name: "info", label: true},
+		gridColumn{name: "reason", long: true})
 	for _, row := range res.Servers {
 		c := report.Count(row.Found())
 		status := row.Status
 		if row.Failure != "" {
 			status += " (" + row.Failure + ")"
 		}
-		if err := t.Append(row.Name, status, fmt.Sprint(len(row.Tools)), fmt.Sprint(c[report.SeverityError]),
-			fmt.Sprint(c[report.SeverityWarn]), fmt.Sprint(c[report.SeverityInfo]), row.Reason); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(row.Name, status, fmt.Sprint(len(row.Tools)), fmt.Sprint(c[report.SeverityError]),
+			fmt.Sprint(c[report.SeverityWarn]), fmt.Sprint(c[report.SeverityInfo]), row.Reason)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
 	fmt.Fprintln(w)
-	return renderResults(w, rs)
+	return renderResults(w, rs, width)
 }
 
 func studyMerge(c *cli.Context) error {

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// renderWidths are the widths the table goldens are rendered at: a narrow
+// terminal (the compact layout) and a wide one (tables).
+var renderWidths = []int{80, 200}
+
+// checkFits fails when a line of out is wider than width (but for the
+// fingerprint lines: a hash is not wrapped).
+func checkFits(t *testing.T, name, out string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if w := twwidth.Width(line); w > width && !strings.HasPrefix(line, "fingerprint ") {
+			t.Errorf("%s: line %d is %d columns wide, more than %d:\n%s", name, i+1, w, width, line)
+		}
+	}
+}
+
+// TestScanTablesFitWidth renders a scan report with long tool names,
+// messages, expectations and pointers at 80 and 200 columns. The three
+// score lines are not tables and are left out of the goldens.
+func TestScanTablesFitWidth(t *testing.T) {
+	var rep scan.Report
+	if err := json.Unmarshal(mustRead(t, "testdata/render/scan.json"), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range renderWidths {
+		var b bytes.Buffer
+		if err := renderScan(&b, &rep, width); err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			if !strings.HasPrefix(line, "tools ") && !strings.HasPrefix(line, "output coverage ") && !strings.HasPrefix(line, "error handling ") {
+				kept = append(kept, line)
+			}
+		}
+		out := strings.Join(kept, "")
+		name := fmt.Sprintf("scan-%d.txt", width)
+		checkFits(t, name, out, width)
+		testutil.Golden(t, filepath.Join("testdata", "render", name), []byte(out), *update)
+	}
+}
+
+// TestDriftTablesFitWidth renders the drift check of the CI fixtures.
+func TestDriftTablesFitWidth(t *testing.T) {
+	_, out, errOut := runCLI(t, "drift", "check", "--baseline", ciBase, "--current", ciCurrent, "--format", "json")
+	var rep drift.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for _, width := range renderWidths {
+		var b bytes.Buffer
+		if err := renderDrift(&b, &rep, width); err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("drift-check-%d.txt", width)
+		checkFits(t, name, b.String(), width)
+		testutil.Golden(t, filepath.Join("testdata", "render", name), b.Bytes(), *update)
+	}
+}
+
+// The compact layout puts each finding's verdict line first, its message
+// below; the wide one keeps the table.
+func TestCompactLayoutBelow120(t *testing.T) {
+	g := newGrid(gridColumn{name: "severity"}, gridColumn{name: "rule"}, gridColumn{name: "message", long: true})
+	g.add("error", "MCP-X", strings.Repeat("word ", 40))
+	var narrow, wide bytes.Buffer
+	if err := g.render(&narrow, compactWidth-1); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.render(&wide, compactWidth); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(narrow.String(), "\n")
+	if lines[0] != "error  MCP-X" || !strings.HasPrefix(lines[1], "  word word") || !strings.HasPrefix(lines[2], "    word") {
+		t.Errorf("compact layout:\n%s", narrow.String())
+	}
+	if !strings.Contains(wide.String(), "│ SEVERITY │") {
+		t.Errorf("wide layout is not a table:\n%s", wide.String())
+	}
+	checkFits(t, "narrow", narrow.String(), compactWidth-1)
+	checkFits(t, "wide", wide.String(), compactWidth)
+}
+
+func TestWrapText(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"short", 10, []string{"short"}},
+		{"", 10, []string{""}},
+		{"one two three four", 9, []string{"one two", "three", "four"}},
+		{"a /very/long/pointer/word b", 8, []string{"a", "/very/lo", "ng/point", "er/word", "b"}},
+		{"déjà vu déjà vu", 7, []string{"déjà vu", "déjà vu"}},
+		{"line\nbreaks   and\tspaces", 40, []string{"line breaks and spaces"}},
+	} {
+		if got := wrapText(c.in, c.width); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("wrapText(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}
+
+// Output that is not a terminal is fitted to $COLUMNS, else to 200.
+func TestOutputWidth(t *testing.T) {
+	var b bytes.Buffer
+	t.Setenv("COLUMNS", "")
+	if w := outputWidth(&b); w != defaultWidth {
+		t.Errorf("no COLUMNS: %d, want %d", w, defaultWidth)
+	}
+	for v, want := range map[string]int{"90": 90, "0": defaultWidth, "wide": defaultWidth, "-5": defaultWidth} {
+		t.Setenv("COLUMNS", v)
+		if w := outputWidth(&b); w != want {
+			t.Errorf("COLUMNS=%q: %d, want %d", v, w, want)
+		}
+	}
+	t.Setenv("COLUMNS", "100")
+	if w := outputWidth(&maskedWriter{w: &b}); w != 100 {
+		t.Errorf("through a maskedWriter: %d", w)
+	}
+}

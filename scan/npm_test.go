@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // The pinned npm servers (testdata/npm/package-lock.json), scanned as a user
@@ -48,6 +49,17 @@ func TestNPMServersOverStdio(t *testing.T) {
 				tc.env, r.Server.Name, r.Server.Version, r.Protocol.Revision, r.Protocol.Transport,
 				r.Scores.Tools, r.Scores.Declared, r.Scores.Enforceable, r.Scores.Vacuous, verdicts(r), time.Since(start).Round(time.Millisecond))
 			checkRealServer(t, r, tc.wantTools)
+			// Issue 15: the TypeScript SDK drops the malformed and invalid
+			// frames; the barrier tells it from a dead server, and a dropped
+			// frame alone does not fail the default gate.
+			for _, name := range []string{"malformed_json", "invalid_request"} {
+				if p := probe(r, name); p.Verdict != VerdictIgnored {
+					t.Errorf("%s: %+v, want ignored", name, p)
+				}
+			}
+			if report.Fails(r.Findings, report.SeverityError) {
+				t.Errorf("a finding fails --fail-on error: %+v", r.Findings)
+			}
 		})
 	}
 }
@@ -79,6 +91,11 @@ func TestNPMEverythingOverHTTP(t *testing.T) {
 		t.Errorf("transport %q", r.Protocol.Transport)
 	}
 	checkRealServer(t, r, "echo")
+	// Issue 15: its 400 carrying -32700 for an invalid request is the
+	// "HTTP 4xx" the expectation accepts, and the status is recorded.
+	if p := probe(r, "invalid_request"); p.Conformant == nil || !*p.Conformant || p.HTTPStatus != 400 {
+		t.Errorf("invalid_request over HTTP: %+v", p)
+	}
 }
 
 func checkRealServer(t *testing.T, r *Report, wantTool string) {

@@ -333,12 +333,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b 
 // copyBody copies a body of declared length n (-1: unknown) to w. A body
 // declared at most 4 KiB long goes through a buffer of its own size (one
 // byte more, to meet its end), made afresh; others through a pooled 64 KiB
-// buffer. Small replies through a pooled buffer (64 KiB, or a pool of
-// 4 KiB ones) measured a higher p99 than through a fresh one: twice the
-// relay's on one day (819–1 250 µs against 512–642 µs, five paired runs
-// of 12 rounds × 200 calls at 1 KiB over HTTP), 433–553 µs against
-// 424–504 µs in a later replication (see METHODOLOGY, "p99"). The cause
-// was not pinned down.
+// buffer (why small replies get a fresh one: METHODOLOGY, "p99").
 func copyBody(w io.Writer, body io.Reader, n int64) {
 	if n >= 0 && n <= 4<<10 {
 		_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{body}, make([]byte, n+1))

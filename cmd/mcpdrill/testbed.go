@@ -13,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -39,10 +38,6 @@ func init() {
 			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
 			&cli.IntFlag{Name: "schema-depth", Hidden: true},
 			&cli.DurationFlag{Name: "delay", Hidden: true},
-			// Hidden: serve the official-SDK fixture instead of a profile.
-			&cli.BoolFlag{Name: "sdk", Hidden: true},
-			&cli.StringFlag{Name: "variant", Hidden: true},
-			&cli.BoolFlag{Name: "stateless", Hidden: true},
 		},
 		Action: runTestbed,
 	})
@@ -57,9 +52,6 @@ func runTestbed(c *cli.Context) error {
 	}
 	if c.NArg() > 0 {
 		return usageErr("testbed takes no arguments, got %q", c.Args().First())
-	}
-	if c.Bool("sdk") {
-		return runSDKFixture(c)
 	}
 	name := c.String("profile")
 	if _, ok := testbed.Lookup(name); !ok {
@@ -93,25 +85,6 @@ func runTestbed(c *cli.Context) error {
 		return nil
 	}
 	return exitErr(exitInternal, err)
-}
-
-// runSDKFixture serves the official-SDK fixture server (hidden --sdk), so
-// tests can spawn a real SDK peer.
-func runSDKFixture(c *cli.Context) error {
-	v := c.String("variant")
-	if v != "" && v != "v1" && v != "v2" {
-		return usageErr("--variant must be v1 or v2, got %q", v)
-	}
-	o := sdkserver.Options{Variant: v, Stateless: c.Bool("stateless")}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if addr := c.String("http"); addr != "" {
-		return serveHTTP(ctx, c, addr, "sdk fixture", "/", sdkserver.Handler(o))
-	}
-	if err := sdkserver.ServeStdio(ctx, o, os.Stdin, c.App.Writer); err != nil {
-		return exitErr(exitInternal, err)
-	}
-	return nil
 }
 
 func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbed.Options) error {

@@ -62,3 +62,23 @@ func TestScanAndProxyAreIndependent(t *testing.T) {
 		t.Fatal("the table allows scan and proxy to import each other")
 	}
 }
+
+// TestReleaseBinaryHasNoTestFixtures: the mcpdrill binary links no test
+// fixture, no test helper and not the official Go SDK (which only the
+// fixtures and the tests use).
+func TestReleaseBinaryHasNoTestFixtures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"cmd/mcpdrill").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/modelcontextprotocol/go-sdk") ||
+			strings.HasPrefix(dep, module+"internal/fixtures") || strings.HasPrefix(dep, module+"internal/testutil") ||
+			strings.HasSuffix(dep, "/reaptest") {
+			t.Errorf("the release binary links %s", dep)
+		}
+	}
+}

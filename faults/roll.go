@@ -1,6 +1,10 @@
 package faults
 
-import "math"
+import (
+	"math"
+
+	"github.com/mcpdrill/mcpdrill/internal/splitmix"
+)
 
 // Roll is the decision function: a 64-bit value derived only from the seed,
 // the session name, the direction, the rule index and the per-direction
@@ -39,11 +43,7 @@ func Roll(seed uint64, session string, dir Direction, rule int, index uint64) ui
 func Unit(r uint64) float64 { return float64(r>>11) * 0x1p-53 }
 
 // mix64 is the SplitMix64 finaliser.
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func mix64(z uint64) uint64 { return splitmix.Mix(z) }
 
 // stream is a SplitMix64 sequence seeded from a roll: the only source of
 // randomness a fault may use.
@@ -51,10 +51,7 @@ type stream struct{ s uint64 }
 
 func newStream(roll uint64) *stream { return &stream{s: roll ^ 0x6a09e667f3bcc909} }
 
-func (r *stream) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	return mix64(r.s)
-}
+func (r *stream) next() uint64 { return splitmix.Next(&r.s) }
 
 // intn returns a value in [0, n); n <= 0 gives 0.
 func (r *stream) intn(n int) int {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/internal/splitmix"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -331,14 +332,8 @@ func breakValue(v any, h uint64) any {
 func nodeHash(seed uint64, ptr string) uint64 {
 	f := fnv.New64a()
 	_, _ = f.Write([]byte(ptr))
-	return splitmix(seed ^ f.Sum64())
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	x := seed ^ f.Sum64()
+	return splitmix.Next(&x)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -3,6 +3,7 @@ package testbed
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/splitmix"
 	"math"
 	"regexp"
 	"slices"
@@ -235,13 +236,7 @@ func newRNG(seed uint64, salt string) *rng {
 	return &rng{s: seed ^ h}
 }
 
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func (r *rng) next() uint64 { return splitmix.Next(&r.s) }
 
 func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
 

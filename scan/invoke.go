@@ -70,13 +70,13 @@ type InvokeOptions struct {
 // Sentinel errors of the invocation gate (the user's mistakes).
 var (
 	// ErrExecuteWithoutTools: Execute was set with no tool named.
-	ErrExecuteWithoutTools = errors.New("--execute needs at least one --invoke-tool NAME (there is no wildcard)")
+	ErrExecuteWithoutTools = errors.New("scan: executing an invocation needs at least one tool named (there is no wildcard)")
 	// ErrProductionNotAcknowledged: Execute on a target that is not
 	// local, dev or staging without AllowProduction.
-	ErrProductionNotAcknowledged = errors.New("refusing to invoke tools on a target that is not classified local, dev or staging without --i-know-this-is-production")
+	ErrProductionNotAcknowledged = errors.New("scan: refusing to invoke tools on a target that is not classified local, dev or staging unless production is acknowledged")
 	// ErrInvalidToolName: an empty or blank name (a pattern character is
 	// taken literally, so such a name simply does not resolve).
-	ErrInvalidToolName = errors.New("--invoke-tool takes exact tool names")
+	ErrInvalidToolName = errors.New("scan: tools are invoked by their exact names")
 )
 
 // CheckInvoke applies the gate before anything is sent.

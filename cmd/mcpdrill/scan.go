@@ -89,8 +89,13 @@ func scanOne(c *cli.Context, t liveTarget) (*scan.Report, error) {
 	})
 	flushTracer(c, g.tracer)
 	if err != nil {
-		if errors.Is(err, scan.ErrExecuteWithoutTools) || errors.Is(err, scan.ErrProductionNotAcknowledged) || errors.Is(err, scan.ErrInvalidToolName) {
-			return nil, exitErr(exitUsage, err)
+		switch { // the gate's refusals, worded with the flags that lift them
+		case errors.Is(err, scan.ErrExecuteWithoutTools):
+			return nil, usageErr("--execute needs at least one --invoke-tool NAME (there is no wildcard)")
+		case errors.Is(err, scan.ErrProductionNotAcknowledged):
+			return nil, usageErr("%v: pass --i-know-this-is-production to go ahead", err)
+		case errors.Is(err, scan.ErrInvalidToolName):
+			return nil, usageErr("--invoke-tool: %v", err)
 		}
 		return nil, exitErr(exitInternal, err)
 	}

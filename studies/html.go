@@ -5,14 +5,27 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
-// HTML writes the self-contained scoreboard page: a sortable table (one row
-// per server, sorted by clicking a header or by a "#sort=KEY:asc|desc"
-// fragment) and one inline-SVG bar chart per axis. It loads nothing from
-// outside and, like Markdown, uses nothing from Meta.
+// HTML writes the self-contained scoreboard page: a table with one row per
+// server, sorted by clicking a header or by a "#sort=KEY:asc|desc"
+// fragment and filtered by the text in its filter box (or a
+// "#filter=TEXT" fragment), each row opening (a <details>, no script
+// needed) onto the server's findings, probe verdicts, output contracts,
+// conformance checks not passed and, for a failure, its reason; then one
+// inline-SVG bar chart per axis. It loads nothing from outside. Only its
+// run line (tool version, date, duration) and the stderr tails of failed
+// rows come from Meta; everything else is a function of the document
+// outside it, as Markdown is.
 func HTML(w io.Writer, r *Results) error {
 	if err := pageTemplate.Execute(w, buildPage(r)); err != nil {
 		return fmt.Errorf("writing scoreboard: %w", err)
@@ -23,10 +36,16 @@ func HTML(w io.Writer, r *Results) error {
 type page struct {
 	R       *Results
 	A       Aggregates
+	Run     runLine
 	Columns []column
 	Rows    []pageRow
 	Charts  []chart
 	Tiers   []tierBar
+}
+
+// runLine is what the page says of the run, from Meta.
+type runLine struct {
+	ToolVersion, Date, Duration string
 }
 
 type column struct {
@@ -44,6 +63,36 @@ type pageRow struct {
 	Status string
 	Cells  []cell
 	Reason string
+	// The drill-down: Summary is the line that opens it.
+	Summary  string
+	Findings []pageFinding
+	// ByRule counts findings per rule when the document has no
+	// finding_details (written before them).
+	ByRule []ruleCount
+	Probes []pageProbe
+	Tools  []pageTool
+	// Checks are the conformance checks that did not pass (failed, not
+	// established, not applicable), ChecksPassed counts the others.
+	Checks       []scan.Check
+	ChecksPassed int
+	Stderr       string
+}
+
+type pageFinding struct {
+	Severity, Rule, Title, Tool, Text string
+}
+
+type ruleCount struct {
+	Rule, Title string
+	Count       int
+}
+
+type pageProbe struct {
+	Name, Verdict, Code, Expected, Conformant string
+}
+
+type pageTool struct {
+	Name, Contract, Leaf, Reason string
 }
 
 type chart struct {
@@ -95,7 +144,8 @@ func numCell(p *float64) cell {
 }
 
 func buildPage(r *Results) page {
-	p := page{R: r, A: r.Aggregates, Columns: columns}
+	p := page{R: r, A: r.Aggregates, Columns: columns, Run: runOf(r.Meta)}
+	rules := slices.Concat(scan.Catalogue(), Catalogue())
 	for _, row := range r.Servers {
 		none, vac, part, enf, _ := tiers(row)
 		n := len(row.Tools)
@@ -107,7 +157,7 @@ func buildPage(r *Results) page {
 		if row.Failure != "" {
 			status = row.Failure
 		}
-		pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason}
+		pr := drillDown(row, rules, r.Meta.Servers[row.Name])
 		pr.Cells = append(pr.Cells,
 			cell{Text: row.Name, Value: row.Name},
 			cell{Text: orDash(row.SDK), Value: row.SDK},
@@ -199,6 +249,121 @@ func buildPage(r *Results) page {
 	return p
 }
 
+// runOf is the run line: the tool version, the start date (UTC, to the
+// minute) and the duration, each "not recorded" when Meta lacks it.
+func runOf(m Meta) runLine {
+	rl := runLine{ToolVersion: m.ToolVersion, Date: "not recorded", Duration: "not recorded"}
+	if rl.ToolVersion == "" {
+		rl.ToolVersion = "not recorded"
+	}
+	if t, err := time.Parse(time.RFC3339, m.StartedAt); err == nil {
+		rl.Date = t.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	if m.DurationMS > 0 {
+		rl.Duration = (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Second).String()
+	}
+	return rl
+}
+
+// drillDown is a row's identity and what its <details> shows.
+func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
+	pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason}
+	title := func(id string) string {
+		if r, ok := rules.Lookup(id); ok {
+			return r.Title
+		}
+		return ""
+	}
+	sev := map[report.Severity]int{}
+	for _, f := range row.FindingDetails {
+		sev[f.Severity]++
+		pr.Findings = append(pr.Findings, pageFinding{Severity: string(f.Severity), Rule: f.Rule, Title: title(f.Rule), Tool: f.Tool, Text: f.Text()})
+	}
+	total := len(row.FindingDetails)
+	if total == 0 {
+		for _, id := range slices.Sorted(maps.Keys(row.Findings)) {
+			pr.ByRule = append(pr.ByRule, ruleCount{Rule: id, Title: title(id), Count: row.Findings[id]})
+			total += row.Findings[id]
+		}
+	}
+	ran, off := 0, 0
+	for _, p := range row.Probes {
+		pp := pageProbe{Name: p.Name, Verdict: string(p.Verdict), Expected: p.Expected, Conformant: "skipped"}
+		var code []string
+		if p.ErrorCode != nil {
+			code = append(code, strconv.Itoa(*p.ErrorCode))
+		}
+		if p.HTTPStatus != 0 {
+			code = append(code, "HTTP "+strconv.Itoa(p.HTTPStatus))
+		}
+		pp.Code = strings.Join(code, " ")
+		if p.Conformant != nil {
+			ran++
+			pp.Conformant = "yes"
+			if !*p.Conformant {
+				off++
+				pp.Conformant = "no"
+			}
+		}
+		pr.Probes = append(pr.Probes, pp)
+	}
+	for _, t := range row.Tools {
+		pt := pageTool{Name: t.Name, Contract: t.OutputContract, Leaf: "–", Reason: t.Reason}
+		if t.LeafRate != nil && t.Leaves > 0 {
+			pt.Leaf = fmt.Sprintf("%d/%d", t.LeavesRejected, t.Leaves)
+		}
+		pr.Tools = append(pr.Tools, pt)
+	}
+	failed := 0
+	for _, c := range row.Conformance {
+		switch c.Status {
+		case scan.CheckPass:
+			pr.ChecksPassed++
+			continue
+		case scan.CheckFail:
+			failed++
+		}
+		pr.Checks = append(pr.Checks, c)
+	}
+	if row.Status == StatusFailed && len(sm.Stderr) > 0 {
+		lines := make([]string, len(sm.Stderr))
+		for i, l := range sm.Stderr {
+			lines[i] = terminalEscape.ReplaceAllString(l, "")
+		}
+		pr.Stderr = strings.Join(lines, "\n")
+	}
+
+	switch row.Status {
+	case StatusScanned:
+		parts := []string{plural(total, "finding")}
+		if len(row.FindingDetails) > 0 {
+			parts[0] += fmt.Sprintf(" (%d error, %d warn, %d info)", sev[report.SeverityError], sev[report.SeverityWarn], sev[report.SeverityInfo])
+		}
+		if ran > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d probes not conformant", off, ran))
+		}
+		if failed > 0 {
+			parts = append(parts, plural(failed, "conformance check")+" failed")
+		}
+		pr.Summary = strings.Join(parts, " · ")
+	case StatusFailed:
+		pr.Summary = "failed (" + row.Failure + "): " + row.Reason
+	default:
+		pr.Summary = row.Status + ": " + row.Reason
+	}
+	return pr
+}
+
+// terminalEscape matches a colour or cursor sequence in a server's stderr.
+var terminalEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"pct": pct,
 	"f1":  func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
@@ -214,11 +379,25 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;co
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .sub{color:#57606a;margin:0 0 16px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:4px 8px;border-bottom:1px solid #d0d7de;text-align:left;white-space:nowrap}
-th{cursor:pointer;user-select:none;background:#f6f8fa;position:sticky;top:0}
-th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
-td.num,th.num{text-align:right}td.na{color:#8c959f}
+th,td{padding:4px 8px;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top;overflow-wrap:break-word}
+#scoreboard>thead th{cursor:pointer;user-select:none;background:#f6f8fa;position:sticky;top:0;z-index:1}
+#scoreboard>thead th[aria-sort=ascending]::after{content:" ▲"}#scoreboard>thead th[aria-sort=descending]::after{content:" ▼"}
+td.num,th.num{text-align:right}td.num{white-space:nowrap}td.na{color:#8c959f}
 .st-failed{color:#cf222e}.st-skipped{color:#8c959f}
+#scoreboard>tbody>tr.srv>td{border-bottom:none}
+#scoreboard>tbody>tr.more>td{padding:0 8px 6px}
+#scoreboard>tbody>tr.more>td>details{width:0;min-width:100%}
+summary{cursor:pointer;color:#57606a;font-size:13px}
+details[open]>summary{margin-bottom:6px}
+.drill{padding:0 0 4px 16px;font-size:13px}
+.drill h4{font-size:13px;margin:10px 0 4px}
+.drill table{width:auto;max-width:100%}
+.drill th{background:#f6f8fa;font-weight:600}
+.drill th,.drill td{padding:2px 8px}.drill td.msg{overflow-wrap:anywhere}
+.drill pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px 8px;margin:4px 0;font-size:12px}
+.sev-error{color:#cf222e;font-weight:600}.sev-warn{color:#9a6700}.sev-info{color:#57606a}
+.cf-no{color:#cf222e}.cf-skipped{color:#8c959f}
+.filter{margin:0 0 8px}.filter input{font:inherit;padding:3px 6px;width:24em;max-width:100%}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
 .chart{flex:0 0 auto}.chart p{margin:0 0 4px;color:#57606a;font-size:12px}
 svg text{font-size:11px;fill:#1b1f24}
@@ -231,6 +410,7 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <body>
 <h1>mcpdrill study scoreboard</h1>
 <p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
+<p class="sub" id="run">mcpdrill <code>{{.Run.ToolVersion}}</code> · run {{.Run.Date}} · took {{.Run.Duration}}</p>
 
 <h2>Output-contract tiers</h2>
 <div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#8fbf6a"></i>partial</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
@@ -244,12 +424,49 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 </dl>
 
 <h2>Servers</h2>
+<p class="filter"><label>Filter <input type="search" id="filter" placeholder="server, SDK, status, rule id, tool, message" autocomplete="off"></label> <span id="shown"></span></p>
 <table id="scoreboard">
 <thead><tr>{{range .Columns}}<th data-key="{{.Key}}" data-type="{{.Type}}" title="{{.Title}}"{{if eq .Type "num"}} class="num"{{end}}>{{.Label}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr data-server="{{.Name}}" data-status="{{.Status}}"{{if .Reason}} title="{{.Reason}}"{{end}}>{{range $i, $c := .Cells}}<td data-v="{{$c.Value}}"{{if ge $i 4}} class="num{{if $c.Class}} {{$c.Class}}{{end}}"{{else if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>
+{{range .Rows}}<tbody>
+<tr data-server="{{.Name}}" class="srv" data-status="{{.Status}}"{{if .Reason}} title="{{.Reason}}"{{end}}>{{range $i, $c := .Cells}}<td data-v="{{$c.Value}}"{{if ge $i 4}} class="num{{if $c.Class}} {{$c.Class}}{{end}}"{{else if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}</tr>
+<tr class="more"><td colspan="{{len $.Columns}}"><details><summary>{{.Summary}}</summary><div class="drill">
+{{- if .Stderr}}
+<p>The server's last stderr lines (this run):</p><pre>{{.Stderr}}</pre>{{end}}
+{{- if .Findings}}
+<h4>Findings</h4>
+<table class="findings"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>message</th></tr></thead><tbody>
+{{range .Findings}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td title="{{.Title}}">{{.Rule}}</td><td>{{.Tool}}</td><td class="msg">{{if .Text}}{{.Text}}{{else}}{{.Title}}{{end}}</td></tr>
+{{end}}</tbody></table>
+{{- else if .ByRule}}
+<h4>Findings by rule</h4>
+<table class="findings"><thead><tr><th>rule</th><th class="num">count</th><th>what it means</th></tr></thead><tbody>
+{{range .ByRule}}<tr><td>{{.Rule}}</td><td class="num">{{.Count}}</td><td class="msg">{{.Title}}</td></tr>
+{{end}}</tbody></table>
+{{- end}}
+{{- if .Probes}}
+<h4>Error probes</h4>
+<table class="probes"><thead><tr><th>probe</th><th>verdict</th><th>code</th><th>expected</th><th>conformant</th></tr></thead><tbody>
+{{range .Probes}}<tr><td>{{.Name}}</td><td>{{.Verdict}}</td><td>{{.Code}}</td><td class="msg">{{.Expected}}</td><td class="cf-{{.Conformant}}">{{.Conformant}}</td></tr>
+{{end}}</tbody></table>
+{{- end}}
+{{- if .Tools}}
+<h4>Output contracts</h4>
+<table class="tools"><thead><tr><th>tool</th><th>output contract</th><th>leaf rate</th><th>reason</th></tr></thead><tbody>
+{{range .Tools}}<tr><td>{{.Name}}</td><td>{{.Contract}}</td><td>{{.Leaf}}</td><td class="msg">{{.Reason}}</td></tr>
+{{end}}</tbody></table>
+{{- end}}
+{{- if or .Checks .ChecksPassed}}
+<h4>Conformance checks</h4>
+<p>{{.ChecksPassed}} passed{{if .Checks}}; the others:{{end}}</p>
+{{- if .Checks}}
+<table class="checks"><thead><tr><th>check</th><th>status</th><th>detail</th></tr></thead><tbody>
+{{range .Checks}}<tr><td>{{.ID}}</td><td>{{.Status}}</td><td class="msg">{{.Detail}}{{if .Reason}} ({{.Reason}}){{end}}</td></tr>
+{{end}}</tbody></table>
+{{- end}}
+{{- end}}
+</div></details></td></tr>
+</tbody>
+{{end}}</table>
 
 <h2>Per-axis charts</h2>
 <div class="charts">
@@ -262,21 +479,22 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 (function () {
   var table = document.getElementById("scoreboard");
   var heads = table.tHead.rows[0].cells;
-  var body = table.tBodies[0];
+  // One <tbody> per server: its row, then the row of its <details>.
+  var groups = Array.prototype.slice.call(table.tBodies);
   function sortBy(key, dir) {
     var col = -1;
     for (var i = 0; i < heads.length; i++) { if (heads[i].dataset.key === key) col = i; }
     if (col < 0) return;
     var num = heads[col].dataset.type === "num";
-    var rows = Array.prototype.slice.call(body.rows);
+    var rows = groups.slice();
     rows.sort(function (a, b) {
-      var x = a.cells[col].dataset.v, y = b.cells[col].dataset.v, c;
+      var x = a.rows[0].cells[col].dataset.v, y = b.rows[0].cells[col].dataset.v, c;
       if (num) { c = parseFloat(x) - parseFloat(y); } else { c = x < y ? -1 : (x > y ? 1 : 0); }
       if (dir === "desc") c = -c;
-      if (c === 0) c = a.dataset.server < b.dataset.server ? -1 : 1;
+      if (c === 0) c = a.rows[0].dataset.server < b.rows[0].dataset.server ? -1 : 1;
       return c;
     });
-    rows.forEach(function (r) { body.appendChild(r); });
+    rows.forEach(function (g) { table.appendChild(g); });
     for (var j = 0; j < heads.length; j++) { heads[j].removeAttribute("aria-sort"); }
     heads[col].setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
     table.dataset.sorted = key + ":" + dir;
@@ -288,9 +506,26 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
       sortBy(th.dataset.key, dir);
     });
   });
+  // The filter keeps the servers whose row or drill-down holds every word.
+  var filter = document.getElementById("filter"), shown = document.getElementById("shown");
+  function applyFilter() {
+    var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), n = 0;
+    groups.forEach(function (g) {
+      var text = g.textContent.toLowerCase();
+      var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+      g.hidden = !hit;
+      if (hit) n++;
+    });
+    shown.textContent = words.length ? n + " of " + groups.length + " servers" : "";
+    table.dataset.shown = String(n);
+  }
+  filter.addEventListener("input", applyFilter);
   var m = /sort=([a-z]+):(asc|desc)/.exec(location.hash);
   if (m) { sortBy(m[1], m[2]); }
-  document.documentElement.dataset.rows = String(body.rows.length);
+  var f = /filter=([^&]*)/.exec(location.hash);
+  if (f) { filter.value = decodeURIComponent(f[1]); }
+  applyFilter();
+  document.documentElement.dataset.rows = String(groups.length);
 })();
 </script>
 </body>

@@ -57,9 +57,16 @@ func TestMarkdownGolden(t *testing.T) {
 	golden(t, "summary.md", b.Bytes())
 }
 
+// fixedMeta gives the fixture a run of its own: the page's run line is the
+// only part of it (with failed rows' stderr) that reads Meta.
+func fixedMeta(res *Results) {
+	res.Meta.ToolVersion, res.Meta.StartedAt, res.Meta.DurationMS = "test", "2026-01-02T03:04:05Z", 1500
+}
+
 func TestHTMLGolden(t *testing.T) {
 	var b bytes.Buffer
 	res := fixture(t)
+	fixedMeta(res)
 	if err := HTML(&b, res); err != nil {
 		t.Fatal(err)
 	}
@@ -74,22 +81,81 @@ func TestHTMLGolden(t *testing.T) {
 	if n := strings.Count(page, "<tr data-server="); n != len(res.Servers) {
 		t.Errorf("%d table rows, want %d", n, len(res.Servers))
 	}
+	// Each row opens onto its drill-down, and the page says what run it is.
+	if n := strings.Count(page, "<details><summary>"); n != len(res.Servers) {
+		t.Errorf("%d drill-downs, want %d", n, len(res.Servers))
+	}
+	for _, want := range []string{
+		`mcpdrill <code>test</code> · run 2026-01-02 03:04 UTC · took 2s`,
+		"servers.json <code>" + res.SpecHash + "</code>",
+		`<input type="search" id="filter"`,
+		// mid's findings, a failure's reason, a probe verdict.
+		`<td class="msg">/outputSchema: no outputSchema declared</td>`,
+		`<summary>failed (unreachable): no MCP session could be opened`,
+		`<td>unknown_tool</td><td>accepted</td><td></td><td class="msg">jsonrpc_error -32602</td><td class="cf-no">no</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
 	if n := strings.Count(page, `<svg class="axis"`); n != 6 {
 		t.Errorf("%d axis charts, want 6", n)
 	}
 }
 
+// The summary is a function of the document outside Meta; the page too,
+// but for its run line (the fixture's failed rows have no stderr).
 func TestReportsIgnoreMeta(t *testing.T) {
 	a := fixture(t)
 	b := fixture(t)
 	b.Meta = Meta{ToolVersion: "other", DurationMS: 99, StartedAt: "2030-01-01T00:00:00Z"}
+	runLine := regexp.MustCompile(`<p class="sub" id="run">.*</p>`)
 	for _, render := range []func(*Results) string{
 		func(r *Results) string { var w bytes.Buffer; _ = Markdown(&w, r); return w.String() },
-		func(r *Results) string { var w bytes.Buffer; _ = HTML(&w, r); return w.String() },
+		func(r *Results) string {
+			var w bytes.Buffer
+			_ = HTML(&w, r)
+			return runLine.ReplaceAllString(w.String(), "")
+		},
 	} {
 		if render(a) != render(b) {
 			t.Fatal("a report depends on meta")
 		}
+	}
+	var w bytes.Buffer
+	if err := HTML(&w, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := runLine.FindString(w.String()); !strings.Contains(got, "<code>other</code> · run 2030-01-01 00:00 UTC · took 0s") {
+		t.Errorf("run line %q", got)
+	}
+}
+
+// A failed row's drill-down shows the server's last stderr lines, colour
+// escapes removed; a document without finding_details (written before
+// them) lists the findings by rule, with what each rule means.
+func TestScoreboardDrillDown(t *testing.T) {
+	res := fixture(t)
+	res.Meta.Servers = map[string]ServerMeta{"down": {Stderr: []string{"\x1b[31mERROR\x1b[39m listen EADDRINUSE", "  at main.js:1"}}}
+	for i := range res.Servers {
+		res.Servers[i].FindingDetails = nil
+	}
+	var w bytes.Buffer
+	if err := HTML(&w, res); err != nil {
+		t.Fatal(err)
+	}
+	page := w.String()
+	for _, want := range []string{
+		"<pre>ERROR listen EADDRINUSE\n  at main.js:1</pre>",
+		`<h4>Findings by rule</h4>`,
+		`<td>MCP-OUT-NO-SCHEMA</td><td class="num">10</td><td class="msg">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "\x1b") {
+		t.Error("a terminal escape reached the page")
 	}
 }
 
@@ -109,29 +175,54 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// TestScoreboardInChromium loads the page in headless Chromium and checks
-// what it renders after its script ran: one row per server, and the sort
-// requested in the URL fragment applied.
-func TestScoreboardInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser")
-	}
-	bin := chromium(t)
-	res := fixture(t)
+// probeScript runs in the page after its own script, for the tests: it
+// records whether SERVER's first finding is visible before and after its
+// <details> is opened, and the page's scroll width once every <details> is
+// open, as attributes of <html> that --dump-dom shows.
+const probeScript = `<script>
+(function () {
+  var r = document.documentElement;
+  // checkVisibility sees what a closed <details> hides (its content is
+  // laid out, but not rendered).
+  function visible(el) { return !!el && el.checkVisibility() && el.getClientRects().length > 0; }
+  var target = document.querySelector('tr[data-server="SERVER"] + tr.more td.msg');
+  if (target) {
+    r.dataset.before = visible(target) ? "visible" : "hidden";
+    target.closest("details").open = true;
+    r.dataset.after = visible(target) ? "visible" : "hidden";
+    r.dataset.finding = target.textContent;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("#scoreboard details"), function (d) { d.open = true; });
+  r.dataset.scrollWidth = String(r.scrollWidth);
+  r.dataset.innerWidth = String(window.innerWidth);
+})();
+</script>
+</body>`
+
+// pageWidth is the window width the page must fit.
+const pageWidth = 1400
+
+// renderInChromium loads the page of res (with probeScript for server) in
+// headless Chromium in a window pageWidth wide, at the URL fragment, and
+// returns the DOM after the scripts ran.
+func renderInChromium(t *testing.T, bin string, res *Results, server, fragment string) string {
+	t.Helper()
 	dir := t.TempDir()
 	page := filepath.Join(dir, "index.html")
 	var b bytes.Buffer
 	if err := HTML(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+	html := strings.Replace(b.String(), "</body>", strings.ReplaceAll(probeScript, "SERVER", server), 1)
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+page+"#sort=tools:desc")
+		"--hide-scrollbars", "--window-size="+strconv.Itoa(pageWidth)+",1000",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+page+fragment)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
@@ -139,12 +230,51 @@ func TestScoreboardInChromium(t *testing.T) {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
 	s := string(dom)
+	if !strings.Contains(s, `data-rows="`+strconv.Itoa(len(res.Servers))+`"`) {
+		t.Fatal("the page script did not run to the end (no data-rows on <html>)")
+	}
+	return s
+}
+
+// domAttr reads the first attribute name (one the page or probeScript
+// sets on <html> or the table) from a dumped DOM.
+func domAttr(dom, name string) string {
+	m := regexp.MustCompile(` ` + regexp.QuoteMeta(name) + `="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// checkFitsWindow fails when the page, every drill-down open, is wider
+// than the window.
+func checkFitsWindow(t *testing.T, dom string) {
+	t.Helper()
+	if w := domAttr(dom, "data-inner-width"); w != strconv.Itoa(pageWidth) {
+		t.Fatalf("window %s px wide, want %d", w, pageWidth)
+	}
+	w, _ := strconv.Atoi(domAttr(dom, "data-scroll-width"))
+	if w == 0 || w > pageWidth {
+		t.Errorf("the page is %d px wide with every row open, more than the %d px window", w, pageWidth)
+	}
+	t.Logf("%d px wide with every row open", w)
+}
+
+// TestScoreboardInChromium loads the page in headless Chromium and checks
+// what it renders after its script ran: one row per server, the sort
+// requested in the URL fragment applied, a row's findings hidden until its
+// <details> is opened and shown then, the page no wider than a 1400-px
+// window with every row open, and the filter of the URL fragment applied.
+func TestScoreboardInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser")
+	}
+	bin := chromium(t)
+	res := fixture(t)
+	s := renderInChromium(t, bin, res, "mid", "#sort=tools:desc")
 	rows := regexp.MustCompile(`<tr data-server="([^"]+)"`).FindAllStringSubmatch(s, -1)
 	if len(rows) != len(res.Servers) {
 		t.Fatalf("rendered %d rows, want %d (one per server)", len(rows), len(res.Servers))
-	}
-	if !strings.Contains(s, `data-rows="`+strconv.Itoa(len(res.Servers))+`"`) {
-		t.Fatal("the page script did not run to the end (no data-rows on <html>)")
 	}
 	if !strings.Contains(s, `data-sorted="tools:desc"`) {
 		t.Fatal("the #sort fragment was not applied")
@@ -160,4 +290,29 @@ func TestScoreboardInChromium(t *testing.T) {
 			t.Fatalf("a scanned server (%s) sorted below the failed ones", last)
 		}
 	}
+	// The drill-down: mid's finding is hidden until its row is opened.
+	if b, a, f := domAttr(s, "data-before"), domAttr(s, "data-after"), domAttr(s, "data-finding"); b != "hidden" || a != "visible" || f != "/outputSchema: no outputSchema declared" {
+		t.Errorf("mid's finding %q: %s before opening its row, %s after; want hidden, then visible", f, b, a)
+	}
+	checkFitsWindow(t, s)
+
+	// #filter=WORDS keeps the servers whose row or drill-down has them all.
+	s = renderInChromium(t, bin, res, "mid", "#filter=fastmcp%20MCP-OUT-NO-SCHEMA")
+	if n := domAttr(s, "data-shown"); n != "1" {
+		t.Errorf("the filter shows %s servers, want 1 (mid)", n)
+	}
+	if !strings.Contains(s, `<input type="search" id="filter"`) || strings.Count(s, "<tbody hidden") != len(res.Servers)-1 {
+		t.Errorf("%d rows hidden by the filter, want %d", strings.Count(s, "<tbody hidden"), len(res.Servers)-1)
+	}
+
+	// The pilot's 50 servers, real names, reasons and messages, fit too.
+	data, err := os.ReadFile(filepath.Join("pilot", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pilot, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFitsWindow(t, renderInChromium(t, bin, pilot, "", ""))
 }

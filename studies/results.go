@@ -138,6 +138,11 @@ type Row struct {
 	Probes      []Probe        `json:"probes"`
 	Conformance []scan.Check   `json:"conformance"`
 	Findings    map[string]int `json:"findings"`
+	// FindingDetails are the scan's findings themselves, sorted, their
+	// messages cleaned as the reason is, for the scoreboard's drill-down;
+	// none on a row that never reached the scanner, or in a document
+	// written before the field was added.
+	FindingDetails []RowFinding `json:"finding_details,omitempty"`
 
 	// found holds the scan's findings themselves (messages cleaned as the
 	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
@@ -150,6 +155,22 @@ type Row struct {
 // MCP-STUDY-NOT-SCANNED finding of a row that was not scanned (none for a
 // row read from results.json).
 func (r Row) Found() []report.Finding { return r.found }
+
+// RowFinding is one finding of a row's scan as results.json keeps it:
+// without the evidence and trace ids, which can vary between runs.
+type RowFinding struct {
+	Rule     string          `json:"rule"`
+	Severity report.Severity `json:"severity"`
+	Tool     string          `json:"tool,omitempty"`
+	Pointer  string          `json:"pointer,omitempty"`
+	Message  string          `json:"message"`
+}
+
+// Text is the finding's message, led by its pointer when the message does
+// not name it (report.Finding.Text).
+func (f RowFinding) Text() string {
+	return report.Finding{Pointer: f.Pointer, Message: f.Message}.Text()
+}
 
 // RowProtocol is what the session negotiated.
 type RowProtocol struct {
@@ -227,6 +248,9 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 		row.found = append(row.found, f)
 	}
 	report.Sort(row.found)
+	for _, f := range row.found {
+		row.FindingDetails = append(row.FindingDetails, RowFinding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Pointer: f.Pointer, Message: f.Message})
+	}
 	if r.Server != (scan.Server{}) {
 		s := r.Server
 		row.Server = &s

@@ -54,16 +54,16 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 		case "error":
 			return nil, errors.New("scanner broke in " + cfg.Dir)
 		case "unreachable":
-			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleUnreachable, Message: "no MCP session could be opened: exec " + cfg.Command[0] + " in " + cfg.Dir})
+			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleUnreachable, Severity: report.SeverityError, Message: "no MCP session could be opened: exec " + cfg.Command[0] + " in " + cfg.Dir})
 			return r, nil
 		case "refused":
-			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleRefused, Message: "no protocol revision could be agreed"})
+			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleRefused, Severity: report.SeverityError, Message: "no protocol revision could be agreed"})
 			return r, nil
 		}
 		r.Server = scan.Server{Name: "fake", Version: "1"}
 		r.Protocol = scan.Protocol{Revision: "2025-06-18", Era: "legacy", Transport: "stdio"}
 		if kv["fail"] == "incomplete" {
-			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleIncomplete, Message: "tools/list did not complete"})
+			r.Findings = append(r.Findings, report.Finding{Rule: scan.RuleIncomplete, Severity: report.SeverityError, Message: "tools/list did not complete"})
 			return r, nil
 		}
 		r.Established = true
@@ -100,7 +100,7 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 		r.Conformance = append(r.Conformance, scan.Check{ID: "MCP-CONF-X", Status: scan.CheckPass})
 		for _, tr := range r.Tools {
 			if tr.OutputContract == "none" {
-				r.Findings = append(r.Findings, report.Finding{Rule: "MCP-OUT-NO-SCHEMA", Tool: tr.Name})
+				r.Findings = append(r.Findings, report.Finding{Rule: "MCP-OUT-NO-SCHEMA", Severity: report.SeverityInfo, Tool: tr.Name, Pointer: "/outputSchema", Message: "no outputSchema declared"})
 			}
 		}
 		r.Scores = scan.ScoresOf(r)

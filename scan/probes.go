@@ -217,7 +217,7 @@ func (s *scanner) dualEra() bool {
 }
 
 func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
-	p := Probe{Name: e.name, Expected: e.want, Tool: e.tool}
+	p := Probe{Name: e.name, Expected: e.want, Tool: e.tool, rule: e.rule}
 	if e.skip != "" {
 		p.Verdict, p.Detail = VerdictSkipped, e.skip
 		return p

@@ -162,6 +162,10 @@ type Probe struct {
 	// Verdict is then skipped and it is not graded. Absent otherwise.
 	Established *bool  `json:"established,omitempty"`
 	Reason      string `json:"reason,omitempty"`
+
+	// rule is the rule that grades the probe, for the requirement
+	// accounting; not in the JSON (the name says which probe it was).
+	rule string
 }
 
 // CheckStatus is the outcome of a conformance check.

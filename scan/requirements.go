@@ -246,8 +246,10 @@ var requirementTable = []Requirement{
 		"completion/complete returns at most 100 values", UngradedNotImplemented)),
 	capReq("completions", req("COMPLETION-02", revAll, "server/utilities/completion#error-handling", LevelShould,
 		"a completion for an unknown prompt or resource is refused with -32602", UngradedNotImplemented)),
-	req("ELICITATION-01", rev1125up, "client/elicitation", LevelMust,
+	req("ELICITATION-01", revLegacy, "client/elicitation", LevelMust,
 		"elicitation requests are sent only to a client that declared the capability", UngradedClientFeature),
+	req("ELICITATION-02", revModern, "basic/patterns/mrtr", LevelMust,
+		"an input_required result asks only for inputs the request's client capabilities declare", UngradedNeedsInvoke),
 }
 
 // Requirements returns the requirements that apply to rev, in table order;

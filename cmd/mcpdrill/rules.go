@@ -28,7 +28,10 @@ A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its k
 (CHG-PROPERTY-REMOVED).
 
 ` + exitCodes("", false),
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"},
+			&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
+		},
 		Action: rulesAction,
 	})
 }
@@ -44,6 +47,12 @@ func allRules() (report.Catalogue, error) {
 func rulesAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return usageErr("want at most one rule ID")
+	}
+	if c.IsSet("requirements") {
+		if c.NArg() > 0 {
+			return usageErr("--requirements takes no rule ID")
+		}
+		return requirementsAction(c, c.String("requirements"))
 	}
 	cat, err := allRules()
 	if err != nil {
@@ -84,6 +93,42 @@ func renderRules(w io.Writer, cat report.Catalogue) error {
 		return exitErr(exitInternal, err)
 	}
 	fmt.Fprintf(w, "%d rules; mcpdrill rules ID explains one\n", len(cat))
+	return nil
+}
+
+// requirementsAction prints the requirements table of one revision.
+func requirementsAction(c *cli.Context, rev string) error {
+	reqs := scan.Requirements(rev)
+	if len(reqs) == 0 {
+		return usageErr("no requirements for revision %q (known: %s)", rev, strings.Join(scan.RequirementRevisions(), ", "))
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		return writeJSON(w, reqs)
+	}
+	t := newTable(w, "id", "level", "section", "graded by / reason", "requirement")
+	counts := map[string]int{}
+	graded := 0
+	for _, q := range reqs {
+		by := strings.Join(q.Checks, " ")
+		if by == "" {
+			by = "(" + q.Reason + ")"
+			counts[q.Reason]++
+		} else {
+			graded++
+		}
+		if err := t.Append(q.ID, q.Level, q.Section, by, q.Summary); err != nil {
+			return exitErr(exitInternal, err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	fmt.Fprintf(w, "%d requirements for %s: %d graded", len(reqs), rev, graded)
+	for _, reason := range []string{scan.UngradedNotImplemented, scan.UngradedNeedsInvoke, scan.UngradedClientFeature, scan.UngradedNotObservable} {
+		fmt.Fprintf(w, ", %d %s", counts[reason], reason)
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 

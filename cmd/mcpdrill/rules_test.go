@@ -1,0 +1,34 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/scan"
+)
+
+// TestRulesRequirements pins "mcpdrill rules --requirements REV" for the
+// revisions the issue names, and checks the JSON form lists the same table.
+func TestRulesRequirements(t *testing.T) {
+	t.Setenv("COLUMNS", "200")
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		code, out, _ := runCLI(t, "rules", "--requirements", rev)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", rev, code, out)
+		}
+		testutil.Golden(t, filepath.Join("testdata", "rules", "requirements-"+rev+".txt"), []byte(out), *update)
+		code, out, _ = runCLI(t, "rules", "--requirements", rev, "--json")
+		var reqs []scan.Requirement
+		if err := json.Unmarshal([]byte(out), &reqs); code != exitOK || err != nil {
+			t.Fatalf("%s --json: exit %d, %v", rev, code, err)
+		}
+		if len(reqs) != len(scan.Requirements(rev)) {
+			t.Errorf("%s --json: %d requirements, want %d", rev, len(reqs), len(scan.Requirements(rev)))
+		}
+	}
+	if code, _, _ := runCLI(t, "rules", "--requirements", "1999-01-01"); code != exitUsage {
+		t.Errorf("unknown revision: exit %d, want %d", code, exitUsage)
+	}
+}

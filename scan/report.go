@@ -34,6 +34,11 @@ type Report struct {
 	// StartupFailure says what became of a stdio server that did not
 	// complete the handshake; absent otherwise.
 	StartupFailure *StartupFailure `json:"startup_failure,omitempty"`
+	// Requirements is the NOT VERIFIED accounting of the revision graded:
+	// how many of its requirements were checked, passed, failed, not
+	// applicable or not verified; absent when nothing was negotiated or the
+	// requirements table does not cover the revision.
+	Requirements *RequirementCounts `json:"requirements,omitempty"`
 	// Established is false when the scan could not complete its inventory
 	// (no connection, refused revision); the findings say why.
 	Established bool `json:"established"`

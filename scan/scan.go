@@ -395,6 +395,7 @@ func (s *scanner) finish() {
 	slices.SortStableFunc(r.Conformance, func(a, b Check) int { return cmp.Compare(a.ID, b.ID) })
 	report.Sort(r.Findings)
 	r.Scores = ScoresOf(r)
+	r.Requirements = AccountRequirements(r, s.sess.Capabilities)
 }
 
 // targetOf describes the target without secrets (see internal/redact).

@@ -279,8 +279,12 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	fmt.Fprintf(w, "tools %d · declared %d · enforceable %d · partial %d · vacuous %d · invalid %d\n", s.Tools, s.Declared, s.Enforceable, s.Partial, s.Vacuous, s.Invalid)
 	fmt.Fprintf(w, "output coverage %s · enforceable %s of tools (%s of declared) · rejects at least one %s · leaf rate %s\n",
 		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.RejectsAnyRate), pct(s.LeafRate))
-	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n\n",
+	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n",
 		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
+	if rc := r.Requirements; rc != nil {
+		fmt.Fprintf(w, "requirements %s\n", rc)
+	}
+	fmt.Fprintln(w)
 	renderPosture(w, r.AuthPosture)
 	if err := renderInvocation(w, r.Invocation, width); err != nil {
 		return err

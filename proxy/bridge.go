@@ -111,34 +111,27 @@ func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpdrill: origin not allowed", http.StatusForbidden)
 		return
 	}
-	switch r.Method {
-	case http.MethodPost:
+	if r.Method == http.MethodPost {
 		b.post(w, r)
-	case http.MethodGet:
-		s := b.session(r)
-		if s == nil {
-			http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
-			return
-		}
-		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			http.Error(w, "mcpdrill: a GET stream needs Accept: text/event-stream", http.StatusNotAcceptable)
-			return
-		}
-		s.stream(w, r)
-	case http.MethodDelete:
-		s := b.session(r)
-		if s == nil {
-			http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
-			return
-		}
+		return
+	}
+	s := b.session(r)
+	switch {
+	case r.Method != http.MethodGet && r.Method != http.MethodDelete:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "mcpdrill: method not allowed", http.StatusMethodNotAllowed)
+	case s == nil:
+		http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
+	case r.Method == http.MethodDelete:
 		b.mu.Lock()
 		delete(b.sessions, s.id)
 		b.mu.Unlock()
 		s.end()
 		w.WriteHeader(http.StatusOK)
+	case !strings.Contains(r.Header.Get("Accept"), "text/event-stream"):
+		http.Error(w, "mcpdrill: a GET stream needs Accept: text/event-stream", http.StatusNotAcceptable)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		http.Error(w, "mcpdrill: method not allowed", http.StatusMethodNotAllowed)
+		s.stream(w, r)
 	}
 }
 

@@ -102,34 +102,32 @@ done
 [ -n "$upstream_port" ] || die "the everything-server did not start: $(tail -n 3 "$WORK/everything-server.log")"
 UPSTREAM="http://127.0.0.1:$upstream_port/mcp"
 
+# start_wrap VAR NAME ARGS...: starts `mcpdrill wrap --listen 127.0.0.1:0 ARGS...` (stderr in
+# $WORK/NAME.log) and sets VAR to the URL it listens on once it accepts connections. It runs in this
+# shell (not a subshell), so the cleanup trap knows its pid.
+start_wrap() {
+	local var=$1 name=$2 pid port="" i
+	shift 2
+	"$WORK/mcpdrill" wrap --listen 127.0.0.1:0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" &
+	pid=$!
+	PIDS+=("$pid")
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		port=$(sed -n 's|^mcpdrill wrap: listening on http://127\.0\.0\.1:\([0-9][0-9]*\) .*|\1|p' "$WORK/$name.log" | head -n 1)
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] && wait_port "$pid" "$port" || die "mcpdrill wrap ($name) did not start: $(tail -n 3 "$WORK/$name.log")"
+	printf -v "$var" 'http://127.0.0.1:%s/mcp' "$port"
+}
+
 echo "== start mcpdrill wrap ${CONFORMANCE_WRAP_FLAGS:-(no faults)}"
 # shellcheck disable=SC2086 # the extra flags are meant to be split into words
-"$WORK/mcpdrill" wrap --listen 127.0.0.1:0 --upstream "$UPSTREAM" ${CONFORMANCE_WRAP_FLAGS:-} >"$WORK/wrap.out" 2>"$WORK/wrap.log" &
-wrap_pid=$!
-PIDS+=("$wrap_pid")
-wrap_port=""
-for i in $(seq 1 100); do
-	kill -0 "$wrap_pid" 2>/dev/null || break
-	wrap_port=$(sed -n 's|^mcpdrill wrap: listening on http://127\.0\.0\.1:\([0-9][0-9]*\) .*|\1|p' "$WORK/wrap.log" | head -n 1)
-	[ -n "$wrap_port" ] && break
-	sleep 0.1
-done
-[ -n "$wrap_port" ] && wait_port "$wrap_pid" "$wrap_port" || die "mcpdrill wrap did not start: $(tail -n 3 "$WORK/wrap.log")"
-PROXIED="http://127.0.0.1:$wrap_port/mcp"
+start_wrap PROXIED wrap --upstream "$UPSTREAM" ${CONFORMANCE_WRAP_FLAGS:-}
 
 echo "== start mcpdrill wrap --listen as a bridge to the everything-server over stdio"
-"$WORK/mcpdrill" wrap --listen 127.0.0.1:0 ${CONFORMANCE_WRAP_FLAGS:-} -- "$WORK/everything-server" >"$WORK/bridge.out" 2>"$WORK/bridge.log" &
-bridge_pid=$!
-PIDS+=("$bridge_pid")
-bridge_port=""
-for i in $(seq 1 100); do
-	kill -0 "$bridge_pid" 2>/dev/null || break
-	bridge_port=$(sed -n 's|^mcpdrill wrap: listening on http://127\.0\.0\.1:\([0-9][0-9]*\) .*|\1|p' "$WORK/bridge.log" | head -n 1)
-	[ -n "$bridge_port" ] && break
-	sleep 0.1
-done
-[ -n "$bridge_port" ] && wait_port "$bridge_pid" "$bridge_port" || die "the bridge did not start: $(tail -n 3 "$WORK/bridge.log")"
-BRIDGED="http://127.0.0.1:$bridge_port/mcp"
+# shellcheck disable=SC2086
+start_wrap BRIDGED bridge ${CONFORMANCE_WRAP_FLAGS:-} -- "$WORK/everything-server"
 
 # run_suite NAME URL: runs the suite, keeps its output in $WORK/NAME.txt and per-check results under
 # $WORK/NAME/, and writes the summary block (one line per scenario, then the total) to $WORK/NAME.summary.

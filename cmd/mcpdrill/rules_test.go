@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/testutil"
@@ -30,5 +32,27 @@ func TestRulesRequirements(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "rules", "--requirements", "1999-01-01"); code != exitUsage {
 		t.Errorf("unknown revision: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestScanPrintsRequirementCounts: the text report prints the NOT VERIFIED
+// accounting under the score line, and nothing when the report has none.
+func TestScanPrintsRequirementCounts(t *testing.T) {
+	rep := scan.Report{Requirements: &scan.RequirementCounts{Revision: "2025-11-25", Requirements: 48, Checked: 10, Passed: 9, Failed: 1, NotApplicable: 8, NotVerified: 30}}
+	var b bytes.Buffer
+	if err := renderScan(&b, &rep, 200); err != nil {
+		t.Fatal(err)
+	}
+	want := "requirements 2025-11-25: 10 checked (9 passed, 1 failed), 8 n/a, 30 not verified of 48 requirements\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("want %q in:\n%s", want, b.String())
+	}
+	b.Reset()
+	rep.Requirements = nil
+	if err := renderScan(&b, &rep, 200); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "requirements ") {
+		t.Errorf("counts printed without accounting:\n%s", b.String())
 	}
 }

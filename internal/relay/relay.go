@@ -57,7 +57,9 @@ func RunPipes(ctx context.Context, argv, env []string, in io.Reader, out io.Writ
 		}
 	}
 	go func() {
-		_, _ = io.CopyBuffer(toChild, onlyReader{in}, make([]byte, 256<<10))
+		// onlyWriter: *os.File's ReadFrom would copy through a 32 KiB
+		// buffer of its own instead of this one.
+		_, _ = io.CopyBuffer(onlyWriter{toChild}, onlyReader{in}, make([]byte, 256<<10))
 		toChild.Close()
 	}()
 	done := make(chan struct{})

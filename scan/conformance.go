@@ -36,6 +36,7 @@ func (s *scanner) conformance(ctx context.Context) {
 	if !modern {
 		s.check(RuleCacheHints, CheckNotApplicable, "legacy revision")
 		s.check(RuleResultType, CheckNotApplicable, "legacy revision")
+		s.legacyReplyCheck()
 	} else {
 		s.modernResultChecks()
 	}
@@ -96,6 +97,41 @@ func (s *scanner) modernResultChecks() {
 	} else {
 		s.check(RuleResultType, CheckPass, "")
 	}
+}
+
+// legacyReplyCheck grades a legacy session's tools/list pages for the
+// fields only 2026-07-28 defines (resultType, ttlMs, cacheScope).
+func (s *scanner) legacyReplyCheck() {
+	if len(s.list.Raw) == 0 {
+		s.check(RuleLegacyReply, CheckNotEstablished, "no tools/list page was received")
+		return
+	}
+	var mixed int
+	var fields []string
+	for _, raw := range s.list.Raw {
+		var page map[string]json.RawMessage
+		if json.Unmarshal(raw, &page) != nil {
+			continue
+		}
+		found := false
+		for _, k := range []string{"resultType", "ttlMs", "cacheScope"} {
+			if _, ok := page[k]; ok {
+				found = true
+				if !slices.Contains(fields, k) {
+					fields = append(fields, k)
+				}
+			}
+		}
+		if found {
+			mixed++
+		}
+	}
+	if mixed > 0 {
+		s.find(RuleLegacyReply, "", "", fmt.Sprintf("%d of %d tools/list page(s) on %s carry %s", mixed, len(s.list.Raw), s.sess.Revision, strings.Join(fields, ", ")))
+		s.check(RuleLegacyReply, CheckFail, "")
+		return
+	}
+	s.check(RuleLegacyReply, CheckPass, "")
 }
 
 // versionNegotiation checks how the server handles a revision it cannot know.

@@ -95,7 +95,7 @@ var requirementTable = []Requirement{
 	req("LIFECYCLE-04", revLegacy, "basic/lifecycle#initialization", LevelShould,
 		"before initialized the server sends nothing but ping and logging", UngradedNotImplemented),
 	req("LIFECYCLE-05", revLegacy, "basic/lifecycle#operation", LevelShould,
-		"a reply on an older revision carries no 2026-07-28 fields (resultType, ttlMs, cacheScope)", UngradedNotImplemented),
+		"a reply on an older revision carries no 2026-07-28 fields (resultType, ttlMs, cacheScope)", RuleLegacyReply),
 	req("LIFECYCLE-06", revLegacy, "basic/lifecycle#capability-negotiation", LevelMust,
 		"a method of a capability the server did not declare is refused; a declared one answers", UngradedNotImplemented),
 	req("VERSION-01", revModern, "basic/versioning#protocol-version-negotiation", LevelMust,

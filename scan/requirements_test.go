@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // TestRequirementsAccounted checks the table: ids unique, sections and
@@ -87,5 +89,26 @@ func TestAccountRequirements(t *testing.T) {
 	}
 	if AccountRequirements(&Report{Protocol: Protocol{Revision: "2024-11-05"}}, nil) != nil {
 		t.Error("a revision the table does not cover must give no counts")
+	}
+}
+
+// TestLegacyReplyCheck: a legacy tools/list page with resultType or ttlMs
+// fails MCP-CONF-LEGACY-REPLY; a plain one passes.
+func TestLegacyReplyCheck(t *testing.T) {
+	for _, tc := range []struct {
+		page string
+		want CheckStatus
+	}{
+		{`{"tools":[]}`, CheckPass},
+		{`{"tools":[],"resultType":"complete","ttlMs":0}`, CheckFail},
+	} {
+		s := &scanner{sess: mcp.Session{Revision: Rev20251125}, list: mcp.ToolList{Raw: []json.RawMessage{json.RawMessage(tc.page)}}, rep: &Report{}}
+		s.legacyReplyCheck()
+		if len(s.rep.Conformance) != 1 || s.rep.Conformance[0].Status != tc.want {
+			t.Errorf("%s: checks %+v, want %s", tc.page, s.rep.Conformance, tc.want)
+		}
+		if (tc.want == CheckFail) != (len(s.rep.Findings) == 1) {
+			t.Errorf("%s: findings %+v", tc.page, s.rep.Findings)
+		}
 	}
 }

@@ -25,6 +25,7 @@ const (
 	RuleOversizeFrame    = "MCP-CONF-OVERSIZE-FRAME"
 	RuleServerRequest    = "MCP-CONF-SERVER-REQUEST"
 	RuleStdioShutdown    = "MCP-CONF-STDIO-SHUTDOWN"
+	RuleLegacyReply      = "MCP-CONF-LEGACY-REPLY"
 
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
@@ -89,6 +90,9 @@ func baseRules() report.Catalogue {
 			"The server asked the client something (ping, roots, sampling, elicitation) during the scan. Modern servers must not send requests at all."),
 		rule(RuleStdioShutdown, report.SeverityWarn, "The stdio server did not exit when its stdin closed",
 			"A client ends a stdio server by closing its stdin, then waits, then sends SIGTERM, then SIGKILL. A server that exits once its stdin closes is recorded at info; one that needed SIGTERM or SIGKILL is a warning: every client that stops it waits out its grace, and a client that does not signal leaves it running. The time it took is in the report's meta (timing.shutdown_ms)."),
+
+		rule(RuleLegacyReply, report.SeverityWarn, "A reply on an older revision carries 2026-07-28 fields",
+			"On a revision before 2026-07-28 the server must speak the revision it negotiated; a tools/list page carrying resultType, ttlMs or cacheScope mixes eras, and a dual-era client may read the reply as a modern one."),
 
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),

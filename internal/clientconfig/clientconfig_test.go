@@ -123,7 +123,7 @@ func TestExpand(t *testing.T) {
 	r := Resolver{
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		Vars:      map[string]string{"SPEC_DIR": "/spec"},
-		Workspace: "/work/repo",
+		Workspace: "/srv/ws/repo",
 		UserHome:  "/home/u",
 		Inputs:    map[string]string{"api-key": "key-456"},
 		Declared:  []Input{{ID: "other", Description: "Other key"}},
@@ -142,7 +142,7 @@ func TestExpand(t *testing.T) {
 		{"${EMPTY:-fallback}", "fallback", nil, ""},
 		{"${TOKEN:-fallback}", "tok-123", []string{"tok-123"}, ""},
 		{"${UNSET:-}x", "x", nil, ""},
-		{"${workspaceFolder}/bin", "/work/repo/bin", nil, ""},
+		{"${workspaceFolder}/bin", "/srv/ws/repo/bin", nil, ""},
 		{"${workspaceFolderBasename}", "repo", nil, ""},
 		{"${userHome}/.cfg", "/home/u/.cfg", nil, ""},
 		{"a${pathSeparator}b${/}c", "a" + string(filepath.Separator) + "b" + string(filepath.Separator) + "c", nil, ""},

@@ -362,6 +362,7 @@ type bridgeSession struct {
 
 	mu      sync.Mutex
 	last    time.Time              // the latest request's arrival
+	seq     uint64                 // the bridge's own request ids (stateless process)
 	waiters map[string]chan []byte // request id → its reply
 	batches []chan []byte          // batch POSTs, in order
 	posts   []chan []byte          // event streams of POSTs waiting for their answer
@@ -385,6 +386,40 @@ func (s *bridgeSession) send(line []byte) bool {
 func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan []byte) ([]byte, error) {
 	ch := make(chan []byte, 1)
 	key := jsonrpc.IDKey(pk.ID)
+	if s.id == "" && pk.Kind == jsonrpc.KindRequest {
+		// The shared stateless process hears many clients, whose ids may
+		// collide: the request travels under an id of the bridge's, and
+		// its answer gets the client's back.
+		s.mu.Lock()
+		s.seq++
+		own, _ := json.Marshal(fmt.Sprintf("mcpdrill-bridge-%d", s.seq))
+		s.mu.Unlock()
+		out, err := withID(line, own)
+		if err != nil {
+			return nil, err
+		}
+		line, key = out, jsonrpc.IDKey(own)
+		reply, err := s.await(ctx, line, key, pk, timeout, events, ch)
+		if err != nil {
+			return nil, err
+		}
+		return withID(reply, pk.ID)
+	}
+	return s.await(ctx, line, key, pk, timeout, events, ch)
+}
+
+// withID returns frame with its id replaced by id, byte for byte else.
+func withID(frame []byte, id json.RawMessage) ([]byte, error) {
+	out, ok := jsonrpc.ReplaceID(frame, id)
+	if !ok {
+		return nil, errors.New("proxy: bridge: a frame without an id cannot be given one")
+	}
+	return out, nil
+}
+
+// await sends line and waits for the answer filed under key (or the next
+// batch answer, for a batch).
+func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan []byte, ch chan []byte) ([]byte, error) {
 	s.mu.Lock()
 	if pk.Kind == jsonrpc.KindBatch {
 		s.batches = append(s.batches, ch)

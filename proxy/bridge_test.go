@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,3 +92,41 @@ func TestBridgeSessions(t *testing.T) {
 }
 
 func mcpConfigURL(url string) mcp.Config { return mcp.Config{URL: url} }
+
+// TestBridgeStatelessClientsDoNotCollide: two clients of the shared
+// stateless process send calls under the same ids at once; each gets the
+// answer to its own call.
+func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
+	url := startBridge(t, "sdk", Config{})
+	var wg sync.WaitGroup
+	for c := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cl, err := mcp.Connect(ctx, mcp.Config{URL: url})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer cl.Close()
+			if cl.Session().Revision != "2026-07-28" {
+				t.Errorf("client %d negotiated %s, not the stateless revision", c, cl.Session().Revision)
+			}
+			for i := range 20 {
+				a := 1000*c + i
+				m, err := cl.Call(ctx, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": a, "b": 0}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if want := fmt.Sprintf(`"sum":%d`, a); !strings.Contains(string(m.Result), want) {
+					t.Errorf("client %d call %d: %s, want %s", c, i, m.Result, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

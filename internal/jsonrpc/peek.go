@@ -403,3 +403,52 @@ func FoldCollision(obj []byte) (name string, ok bool) {
 	}
 	return name, ok
 }
+
+// ReplaceID returns frame, a JSON object, with the value of its top-level
+// "id" member replaced by id, every other byte as it was; ok is false when
+// frame is not an object with an id.
+func ReplaceID(frame []byte, id json.RawMessage) (out []byte, ok bool) {
+	s := scanner{b: frame}
+	s.ws()
+	if s.i >= len(frame) || frame[s.i] != '{' {
+		return nil, false
+	}
+	s.i++
+	start, end := -1, -1
+	for {
+		s.ws()
+		if s.i >= len(frame) {
+			return nil, false
+		}
+		if frame[s.i] == '}' {
+			break
+		}
+		if frame[s.i] == ',' {
+			s.i++
+			continue
+		}
+		key, err := s.str()
+		if err != nil {
+			return nil, false
+		}
+		s.ws()
+		if s.i >= len(frame) || frame[s.i] != ':' {
+			return nil, false
+		}
+		s.i++
+		s.ws()
+		vs := s.i
+		if s.skip(0) != nil {
+			return nil, false
+		}
+		if key == "id" {
+			start, end = vs, s.i
+		}
+	}
+	if start < 0 {
+		return nil, false
+	}
+	out = make([]byte, 0, len(frame)-(end-start)+len(id))
+	out = append(append(append(out, frame[:start]...), id...), frame[end:]...)
+	return out, true
+}

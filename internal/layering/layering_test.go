@@ -34,6 +34,31 @@ var allowed = map[string][]string{
 	"scan":                        {"faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"studies":                     {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/schema", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/fixtures/sdkserver": {},
+	"internal/relay":              {"internal/pipes"},
+	"internal/testutil":           {},
+	// The CLI may use every product package, and no test-only one (see
+	// TestReleaseBinaryHasNoTestFixtures).
+	"cmd/mcpdrill": {"drift", "faults", "guard", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
+		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/schema",
+		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "studies"},
+}
+
+// TestEveryPackageIsLayered: a package missing from allowed would escape
+// the check.
+func TestEveryPackageIsLayered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(pkg, module)
+		if _, ok := allowed[rel]; !ok && rel != "internal/layering" {
+			t.Errorf("package %s is not in the layering table", rel)
+		}
+	}
 }
 
 func TestImportsGoOneWay(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // SchemaVersion is the version of the scan JSON document. It changes when a
 // field is removed or its meaning changes; adding fields does not change it.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // Report is the scan result, the document behind `mcpdrill scan --json`.
 // Everything outside Meta is stable for the same server and options.

@@ -17,7 +17,7 @@ import (
 // SchemaVersion is the version of results.json. It changes when a field is
 // removed or renamed or its meaning changes; adding a field does not change
 // it. results.schema.json describes this version.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // Row statuses.
 const (

@@ -233,7 +233,7 @@ func TestScanCIFormats(t *testing.T) {
 	_, jsonOut, _ := runCLI(t, scanArgs("--json", "--fail-on", "never")...)
 	_, formatOut, _ := runCLI(t, scanArgs("--format", "json", "--fail-on", "never")...)
 	var a, b map[string]any
-	if json.Unmarshal([]byte(jsonOut), &a) != nil || json.Unmarshal([]byte(formatOut), &b) != nil || a["schema_version"] != "1" || len(a) != len(b) {
+	if json.Unmarshal([]byte(jsonOut), &a) != nil || json.Unmarshal([]byte(formatOut), &b) != nil || a["schema_version"] != "2" || len(a) != len(b) {
 		t.Errorf("--json and --format json differ")
 	}
 }

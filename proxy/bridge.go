@@ -220,9 +220,9 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		// sends while it answers (progress, logging, its own requests)
 		// travels on it, then the answer.
 		var events chan []byte
-		written := make(chan struct{})
+		var written chan struct{}
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			events = make(chan []byte, 64)
+			events, written = make(chan []byte, 64), make(chan struct{})
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Cache-Control", "no-cache")
 			w.WriteHeader(http.StatusOK)
@@ -246,7 +246,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case err == nil:
-			writeJSONStatus(w, http.StatusOK, reply)
+			writeJSONBody(w, reply)
 		case errors.Is(err, errSessionEnded):
 			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
 		case r.Context().Err() != nil:
@@ -557,10 +557,4 @@ func batchHasRequest(frame []byte) bool {
 func parseError() []byte {
 	b, _ := jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"})
 	return b
-}
-
-func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
 }

@@ -325,12 +325,7 @@ func TestGuardWithholdsBatchedList(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := mk(t)
 			r.start(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := r.g.Recheck(ctx); err != nil {
-				t.Fatal(err)
-			}
-			waitStatusOf(t, r.store, guard.StatusChanged)
+			recheckTo(t, r, guard.StatusChanged)
 			b := r.peer.roundTrip(t, `[`+hostileList+`]`)
 			if bytes.Contains(b, []byte("hidden_delete_all")) || !bytes.Contains(b, []byte(`"tools":[]`)) {
 				t.Fatalf("a batched listing of a changed server: %.300s", b)
@@ -349,13 +344,8 @@ func TestGuardJudgesBatchedReplies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := mk(t)
 			r.start(t)
-			waitStatusOf(t, r.store, guard.StatusVerified)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := r.g.Recheck(ctx); err != nil {
-				t.Fatal(err)
-			}
-			waitStatusOf(t, r.store, guard.StatusChanged)
+			waitStatus(t, r.store, guard.StatusVerified)
+			recheckTo(t, r, guard.StatusChanged)
 			b := r.peer.roundTrip(t, hostileList)
 			if bytes.Contains(b, []byte("hidden_delete_all")) {
 				t.Fatalf("a batched answer of a changed server: %.300s", b)
@@ -458,7 +448,7 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 				break
 			}
 		}
-		waitStatusOf(t, st, guard.StatusVerified)
+		waitStatus(t, st, guard.StatusVerified)
 	}
 	t.Run("stdio", func(t *testing.T) {
 		st, _ := guard.Open(t.TempDir())
@@ -479,10 +469,16 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 	})
 }
 
-// waitStatusOf is waitStatus for the server "drifting" (every rig's name).
-func waitStatusOf(t *testing.T, st *guard.Store, want guard.Status) {
+// recheckTo runs the guard's own listing and waits for the status it
+// leads to.
+func recheckTo(t *testing.T, r *hostileRig, want guard.Status) {
 	t.Helper()
-	waitStatus(t, st, want)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.g.Recheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, r.store, want)
 }
 
 // TestHTTPNeverFollowsRedirects (F8): an upstream's redirect reaches the

@@ -517,10 +517,13 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func writeJSONBody(w http.ResponseWriter, b []byte) {
+func writeJSONBody(w http.ResponseWriter, b []byte) { writeJSONStatus(w, http.StatusOK, b) }
+
+// writeJSONStatus writes b as a JSON body of declared length with status.
+func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
 

@@ -229,7 +229,11 @@ func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Fram
 		e.mu[dir].Unlock()
 		return f, faults.Action{Kind: faults.Forward}, false
 	}
-	pk, err := jsonrpc.PeekFrame(raw)
+	peek := jsonrpc.PeekFrame
+	if e.cfg.Guard != nil {
+		peek = jsonrpc.PeekFrameStrict // the guard judges what the receiver reads
+	}
+	pk, err := peek(raw)
 	if err == nil {
 		f.Kind, f.Method, f.Tool, f.ID = kindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
 		e.correlate(&f, seq)

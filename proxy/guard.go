@@ -704,7 +704,7 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 // replyTo returns the answer with id key want in frame, a message or a
 // batch (nil: none).
 func replyTo(frame []byte, want string) []byte {
-	pk, err := jsonrpc.PeekFrame(frame)
+	pk, err := jsonrpc.PeekFrameStrict(frame)
 	switch {
 	case err != nil || pk.Ambiguous:
 		return nil
@@ -714,7 +714,7 @@ func replyTo(frame []byte, want string) []byte {
 			return nil
 		}
 		for _, e := range elems {
-			if pk, err := jsonrpc.PeekFrame(e); err == nil && !pk.Ambiguous && pk.Kind != jsonrpc.KindBatch && jsonrpc.IDKey(pk.ID) == want {
+			if pk, err := jsonrpc.PeekFrameStrict(e); err == nil && !pk.Ambiguous && pk.Kind != jsonrpc.KindBatch && jsonrpc.IDKey(pk.ID) == want {
 				return bytes.Clone(e)
 			}
 		}

@@ -143,7 +143,7 @@ func (g *Guard) batch(e *engine, f *faults.Frame) ([]byte, faults.Action, bool) 
 	refused := false
 	for i, raw := range elems {
 		ef := faults.Frame{Dir: f.Dir, Index: f.Index, Raw: raw}
-		pk, perr := jsonrpc.PeekFrame(raw)
+		pk, perr := jsonrpc.PeekFrameStrict(raw)
 		ef.Kind, ef.Method, ef.Tool, ef.ID = kindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
 		if perr == nil && pk.Kind != jsonrpc.KindBatch {
 			e.correlate(&ef, allSeq)

@@ -32,7 +32,7 @@ var ambiguousFrames = []struct {
 func TestPeekAmbiguous(t *testing.T) {
 	for _, tc := range ambiguousFrames {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := PeekFrame([]byte(tc.in))
+			p, err := PeekFrameStrict([]byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestPeekAgreesWithParsers(t *testing.T) {
 		t.Log("python3 not found: Python's reading not compared")
 	}
 	for _, tc := range ambiguousFrames {
-		p, err := PeekFrame([]byte(tc.in))
+		p, err := PeekFrameStrict([]byte(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,5 +144,19 @@ func TestReplaceID(t *testing.T) {
 		if _, ok := ReplaceID([]byte(in), json.RawMessage(`1`)); ok {
 			t.Errorf("ReplaceID(%s) succeeded", in)
 		}
+	}
+}
+
+// TestPeekFrameReadsToTheFirstName: the plain peek (the hot path) stops at
+// a call's first "name"; the strict one reads params whole.
+func TestPeekFrameReadsToTheFirstName(t *testing.T) {
+	in := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":1},"name":"hidden_delete_all"}}`)
+	p, err := PeekFrame(in)
+	if err != nil || p.Tool != "echo" || p.Ambiguous {
+		t.Errorf("PeekFrame: tool %q ambiguous %v (%v)", p.Tool, p.Ambiguous, err)
+	}
+	p, err = PeekFrameStrict(in)
+	if err != nil || p.Tool != "hidden_delete_all" || !p.Ambiguous {
+		t.Errorf("PeekFrameStrict: tool %q ambiguous %v (%v)", p.Tool, p.Ambiguous, err)
 	}
 }

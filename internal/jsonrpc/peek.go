@@ -53,7 +53,8 @@ type Peek struct {
 	// whose names are equal, or equal but for case. JavaScript and Python
 	// keep the last of two equal names, as the peek does; encoding/json
 	// also matches names regardless of case, so {"name":…,"Name":…} names
-	// one tool to a Go server and another to a JavaScript one.
+	// one tool to a Go server and another to a JavaScript one. PeekFrame
+	// judges the envelope only; PeekFrameStrict the call's params too.
 	Ambiguous bool
 }
 
@@ -62,7 +63,18 @@ var ErrNotObject = errors.New("jsonrpc: frame is not a JSON object")
 
 // PeekFrame scans the top level of a frame. It validates only as much syntax as
 // it walks over; a frame that peeks cleanly may still fail a full decode.
-func PeekFrame(b []byte) (Peek, error) {
+// Of a call's params it reads up to the first "name" member, which is
+// what routing and fault targeting need and all that the hot path pays
+// for; see PeekFrameStrict.
+func PeekFrame(b []byte) (Peek, error) { return peekFrame(b, false) }
+
+// PeekFrameStrict is PeekFrame for a reader that must see what the
+// receiver will (the guard): it walks a call's params whole, takes the
+// last "name", as receiving parsers do, and counts a repeated or
+// case-variant "name" or "arguments" as Ambiguous.
+func PeekFrameStrict(b []byte) (Peek, error) { return peekFrame(b, true) }
+
+func peekFrame(b []byte, strict bool) (Peek, error) {
 	var p Peek
 	s := scanner{b: b}
 	s.ws()
@@ -139,7 +151,7 @@ func PeekFrame(b []byte) (Peek, error) {
 	}
 	if params != nil && (p.Method == "tools/call" || p.Method == "prompts/get") {
 		var dup bool
-		p.Tool, dup = peekName(params)
+		p.Tool, dup = peekName(params, strict)
 		p.Ambiguous = p.Ambiguous || dup
 	}
 	return p, nil
@@ -207,6 +219,15 @@ func repeats(name string, names []string, seen *uint8) bool {
 			return dup
 		}
 	}
+	// The names are lower-case ASCII: a name of lower-case ASCII alone
+	// that is none of them folds to none of them.
+	folds := false
+	for i := 0; i < len(name) && !folds; i++ {
+		folds = name[i] >= utf8.RuneSelf || 'A' <= name[i] && name[i] <= 'Z'
+	}
+	if !folds {
+		return false
+	}
 	for _, n := range names {
 		if strings.EqualFold(name, n) {
 			return true
@@ -215,9 +236,10 @@ func repeats(name string, names []string, seen *uint8) bool {
 	return false
 }
 
-// peekName returns params.name (the last one, as receiving parsers keep)
-// and whether params holds equal or case-equal member names.
-func peekName(params []byte) (name string, ambiguous bool) {
+// peekName returns params.name: the first one, or when strict the last
+// one (as receiving parsers keep) and whether params holds equal or
+// case-equal call member names.
+func peekName(params []byte, strict bool) (name string, ambiguous bool) {
 	s := scanner{b: params}
 	s.ws()
 	if s.i >= len(params) || params[s.i] != '{' {
@@ -253,6 +275,9 @@ func peekName(params []byte) (name string, ambiguous bool) {
 		}
 		if key == "name" {
 			name = unquote(params[start:s.i])
+			if !strict {
+				return name, false
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -161,10 +162,24 @@ func TestPlanFromFlags(t *testing.T) {
 	if err == nil {
 		t.Fatal("bad flags accepted")
 	}
-	for _, want := range []string{`unknown fault "nope"`, "want key=value", "--rate", "bad glob", `param "chunk"`} {
+	for _, want := range []string{`unknown fault "nope"`, "want key=value", "bad glob", `param "chunk"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+	if strings.Contains(err.Error(), "--") {
+		t.Errorf("a library error words a CLI flag: %v", err)
+	}
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() error }).Unwrap().(interface{ Unwrap() []error }).Unwrap() {
+		var oe *OptionError
+		if !errors.As(e, &oe) {
+			t.Fatalf("not an *OptionError: %v", e)
+		}
+		fields = append(fields, oe.Field+"/"+oe.Fault)
+	}
+	if got, want := strings.Join(fields, " "), "Rate/ Only/ Faults/ Faults/latency Faults/slow"; got != want {
+		t.Errorf("option errors = %s, want %s", got, want)
 	}
 	if _, err := PlanFromFlags(FlagOptions{}); err == nil {
 		t.Error("no faults accepted")

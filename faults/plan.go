@@ -340,7 +340,8 @@ func (r *Rule) applyDefaults(i int, spec Spec, dirSet, kindSet, methodSet bool) 
 	}
 }
 
-// FlagOptions are the short flags of `mcpdrill wrap` that build a plan.
+// FlagOptions are the short options that build a plan without a plan file
+// (the CLI binds them to its wrap flags).
 type FlagOptions struct {
 	// Faults are fault names, each optionally with parameters:
 	// "latency:latency=2s:jitter=100ms".
@@ -358,9 +359,29 @@ type FlagOptions struct {
 	Session   string
 }
 
-// PlanFromFlags builds one rule per fault from the short flags. With several
-// faults, each rule rolls independently and the first listed that fires on
-// a frame wins. Every problem is reported.
+// OptionError is a problem with one field of FlagOptions. Field is the Go
+// field name ("Faults", "Rate", "Only", "Tool", "Direction"), so that a
+// caller can word it as its own option; Fault names the fault the problem
+// is about, when there is one.
+type OptionError struct {
+	Field string
+	Fault string
+	Err   error
+}
+
+func (e *OptionError) Error() string {
+	if e.Fault != "" {
+		return e.Field + " " + e.Fault + ": " + e.Err.Error()
+	}
+	return e.Field + ": " + e.Err.Error()
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// PlanFromFlags builds one rule per fault from the short options. With
+// several faults, each rule rolls independently and the first listed that
+// fires on a frame wins. Every problem is reported, each as an
+// *OptionError joined into the returned error.
 func PlanFromFlags(o FlagOptions) (*Plan, error) {
 	var errs []error
 	p := &Plan{Seed: o.Seed, Session: o.Session}
@@ -368,21 +389,24 @@ func PlanFromFlags(o FlagOptions) (*Plan, error) {
 		p.Session = "default"
 	}
 	if len(o.Faults) == 0 {
-		errs = append(errs, errors.New("--faults: name at least one fault"))
+		errs = append(errs, &OptionError{Field: "Faults", Err: errors.New("name at least one fault")})
 	}
 	if o.Rate != nil && (math.IsNaN(*o.Rate) || *o.Rate < 0 || *o.Rate > 1) {
-		errs = append(errs, fmt.Errorf("--rate: want a number within [0,1], got %v", *o.Rate))
+		errs = append(errs, &OptionError{Field: "Rate", Err: fmt.Errorf("want a number within [0,1], got %v", *o.Rate)})
 	}
-	for _, g := range append(append([]string(nil), o.Only...), o.Tool) {
+	for _, g := range o.Only {
 		if _, err := path.Match(g, ""); err != nil {
-			errs = append(errs, fmt.Errorf("bad glob %q", g))
+			errs = append(errs, &OptionError{Field: "Only", Err: fmt.Errorf("bad glob %q", g)})
 		}
+	}
+	if _, err := path.Match(o.Tool, ""); err != nil {
+		errs = append(errs, &OptionError{Field: "Tool", Err: fmt.Errorf("bad glob %q", o.Tool)})
 	}
 	var dir Direction
 	if o.Direction != "" {
 		d, err := ParseDirection(o.Direction)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--direction: %w", err))
+			errs = append(errs, &OptionError{Field: "Direction", Err: err})
 		}
 		dir = d
 	}
@@ -391,21 +415,21 @@ func PlanFromFlags(o FlagOptions) (*Plan, error) {
 		name := parts[0]
 		spec, ok := Lookup(name)
 		if !ok {
-			errs = append(errs, fmt.Errorf("--faults: unknown fault %q (one of %s)", name, strings.Join(Names(), ", ")))
+			errs = append(errs, &OptionError{Field: "Faults", Err: fmt.Errorf("unknown fault %q (one of %s)", name, strings.Join(Names(), ", "))})
 			continue
 		}
 		raw := map[string]any{}
 		for _, kv := range parts[1:] {
 			k, v, found := strings.Cut(kv, "=")
 			if !found || k == "" {
-				errs = append(errs, fmt.Errorf("--faults %s: parameter %q: want key=value", name, kv))
+				errs = append(errs, &OptionError{Field: "Faults", Fault: name, Err: fmt.Errorf("parameter %q: want key=value", kv)})
 				continue
 			}
 			raw[k] = v
 		}
 		params, perrs := resolveParams(spec, raw)
 		for _, e := range perrs {
-			errs = append(errs, fmt.Errorf("--faults %s: %w", name, e))
+			errs = append(errs, &OptionError{Field: "Faults", Fault: name, Err: e})
 		}
 		r := Rule{Fault: name, Params: params, Probability: 1, Tool: o.Tool}
 		if o.Rate != nil {
@@ -419,7 +443,7 @@ func PlanFromFlags(o FlagOptions) (*Plan, error) {
 		p.Rules = append(p.Rules, r)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("faults: invalid flags: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("faults: invalid options: %w", errors.Join(errs...))
 	}
 	return p, nil
 }

@@ -75,3 +75,20 @@ func TestStudyRefusesDuplicateNames(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestFaultFlagProblemsNameTheFlags: faults.PlanFromFlags reports problems
+// by option field; wrap words each as its own flag, every one at once.
+func TestFaultFlagProblemsNameTheFlags(t *testing.T) {
+	code, _, stderr := runCLI(t, "wrap", "--faults", "nope,latency:latency", "--rate", "2", "--only", "[x", "--tool", "[y", "--", "true")
+	if code != exitUsage {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"--rate: want a number within [0,1], got 2", `--only: bad glob "[x"`, `--tool: bad glob "[y"`,
+		`--faults: unknown fault "nope"`, `--faults latency: parameter "latency": want key=value`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}

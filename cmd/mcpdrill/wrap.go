@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -165,7 +166,7 @@ func wrapPlan(c *cli.Context) (*faults.Plan, error) {
 			Tool: c.String("tool"), Direction: c.String("direction"),
 		})
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%s", wordPlanOptions(err))
 		}
 		plan = p
 		plan.Seed = randomSeed()
@@ -374,4 +375,34 @@ func openLog(path string) (*os.File, error) {
 		}
 	}
 	return f, nil
+}
+
+// planOptionFlags are wrap's flags for the fields of faults.FlagOptions.
+var planOptionFlags = map[string]string{
+	"Faults": "--faults", "Rate": "--rate", "Only": "--only", "Tool": "--tool", "Direction": "--direction",
+}
+
+// wordPlanOptions words the problems faults.PlanFromFlags reports as wrap's
+// flags, one per line.
+func wordPlanOptions(err error) string {
+	var errs []error
+	if j, ok := errors.Unwrap(err).(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	lines := []string{"wrap: invalid fault flags:"}
+	for _, e := range errs {
+		var oe *faults.OptionError
+		if !errors.As(e, &oe) {
+			lines = append(lines, e.Error())
+			continue
+		}
+		flag := planOptionFlags[oe.Field]
+		if oe.Fault != "" {
+			flag += " " + oe.Fault
+		}
+		lines = append(lines, flag+": "+oe.Err.Error())
+	}
+	return strings.Join(lines, "\n")
 }

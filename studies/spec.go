@@ -35,7 +35,8 @@ type Spec struct {
 // Entry is one server of servers.json: a client configuration's entry
 // (command, args, env, cwd, url, headers, type, disabled mean what they
 // mean to MCP clients) and the study keys (package, sdk, protocol,
-// variant_of, launch), which clients ignore.
+// variant_of, launch, registry, excluded, credentials, downloads,
+// previous_of), which clients ignore.
 type Entry struct {
 	clientconfig.Server
 
@@ -54,6 +55,68 @@ type Entry struct {
 	// Launch starts a local process that serves URL; ${PORT} in URL and in
 	// the launch command, arguments and environment is a free loopback port.
 	Launch *Launch `json:"launch,omitempty"`
+
+	// Registry is where Package comes from: "npm", "pypi", "go" or "oci";
+	// empty is inferred from Package (see PackageRegistry).
+	Registry string `json:"registry,omitempty"`
+	// Excluded is why this candidate of the population is not scanned. The
+	// entry is kept: its row is skipped with this reason.
+	Excluded string `json:"excluded,omitempty"`
+	// Credentials name the environment variables the server needs for real
+	// use (a hint: a server that exits naming one of them needs
+	// credentials, it did not fail to start).
+	Credentials []string `json:"credentials,omitempty"`
+	// Downloads is the package's monthly download figure when the
+	// population was drawn (0: unknown).
+	Downloads int64 `json:"downloads,omitempty"`
+	// PreviousOf names the entry this one is the previous release of. Like
+	// variants, previous releases are scanned and listed but left out of
+	// the tool- and server-weighted figures.
+	PreviousOf string `json:"previous_of,omitempty"`
+}
+
+// Registries an entry's package can come from.
+const (
+	RegistryNPM  = "npm"
+	RegistryPyPI = "pypi"
+	RegistryGo   = "go"
+	RegistryOCI  = "oci"
+)
+
+// PackageRegistry is e.Registry, or when it is empty the registry Package
+// names: a module path whose first element holds a dot (github.com/…,
+// golang.org/x/…) is Go, any other package npm; "" without a package.
+func (e Entry) PackageRegistry() string {
+	if e.Registry != "" || e.Package == "" {
+		return e.Registry
+	}
+	first, _, _ := strings.Cut(e.PackageName(), "/")
+	if !strings.HasPrefix(first, "@") && strings.Contains(first, ".") {
+		return RegistryGo
+	}
+	return RegistryNPM
+}
+
+// PackageName and PackageVersion split Package ("name@version"; an npm
+// scope's leading @ is part of the name); the version is empty when
+// Package pins none.
+func (e Entry) PackageName() string {
+	name, _ := splitPackage(e.Package)
+	return name
+}
+
+// PackageVersion is the version Package pins ("" when none).
+func (e Entry) PackageVersion() string {
+	_, v := splitPackage(e.Package)
+	return v
+}
+
+func splitPackage(p string) (name, version string) {
+	i := strings.LastIndex(p, "@")
+	if i <= 0 {
+		return p, ""
+	}
+	return p[:i], p[i+1:]
 }
 
 // Launch is a local process an HTTP entry needs running while it is scanned.
@@ -112,6 +175,15 @@ func (e Entry) validate() error {
 		return errors.New(`"launch" needs "url"`)
 	case e.Launch != nil && e.Launch.Command == "":
 		return errors.New(`"launch" needs a "command"`)
+	case e.Downloads < 0:
+		return errors.New(`"downloads" must not be negative`)
+	case e.PreviousOf != "" && e.PreviousOf == e.Name:
+		return errors.New(`"previous_of" names the entry itself`)
+	}
+	switch e.Registry {
+	case "", RegistryNPM, RegistryPyPI, RegistryGo, RegistryOCI:
+	default:
+		return fmt.Errorf("registry %q: want npm, pypi, go or oci", e.Registry)
 	}
 	if e.Launch != nil {
 		if e.Launch.Ready != "" {

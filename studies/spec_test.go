@@ -27,6 +27,10 @@ func TestParseSpec(t *testing.T) {
 		{"launch off loopback", `{"mcpServers":{"a":{"url":"http://example.test/mcp","launch":{"command":"y"}}}}`, "loopback"},
 		{"bad ready", `{"mcpServers":{"a":{"url":"http://127.0.0.1:${PORT}/","launch":{"command":"y","ready":"soon"}}}}`, "launch.ready"},
 		{"wrong study field type", `{"mcpServers":{"a":{"command":"x","sdk":1}}}`, `server "a"`},
+		{"population keys", `{"mcpServers":{"a":{"command":"x","registry":"pypi","excluded":"library","credentials":["K"],"downloads":5,"previous_of":"b"}}}`, ""},
+		{"unknown registry", `{"mcpServers":{"a":{"command":"x","registry":"cargo"}}}`, `registry "cargo"`},
+		{"negative downloads", `{"mcpServers":{"a":{"command":"x","downloads":-1}}}`, `"downloads"`},
+		{"previous of itself", `{"mcpServers":{"a":{"command":"x","previous_of":"a"}}}`, `"previous_of"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +53,29 @@ func TestParseSpec(t *testing.T) {
 	e := s.Servers[0]
 	if e.Name != "one" || e.Package != "p@1" || e.SDK != "go" || !slices.Equal(e.Args, []string{"a"}) || len(s.Inputs) != 1 || s.Inputs[0].Description != "Key" {
 		t.Errorf("entry %+v, inputs %+v", e, s.Inputs)
+	}
+}
+
+// TestPackageRegistry: an empty registry is inferred from the package, a
+// module path whose first element has a dot being Go.
+func TestPackageRegistry(t *testing.T) {
+	for _, tt := range []struct{ registry, pkg, want, name, version string }{
+		{"", "github.com/x/y/cmd/z@v1.2.3", "go", "github.com/x/y/cmd/z", "v1.2.3"},
+		{"", "golang.org/x/tools/gopls@v0.23.0", "go", "golang.org/x/tools/gopls", "v0.23.0"},
+		{"", "@scope/pkg@1.0.0", "npm", "@scope/pkg", "1.0.0"},
+		{"", "mcp-hello-world@1.1.2", "npm", "mcp-hello-world", "1.1.2"},
+		{"", "@scope.with.dot/pkg@2", "npm", "@scope.with.dot/pkg", "2"},
+		{"", "unpinned", "npm", "unpinned", ""},
+		{"pypi", "mcp-server-fetch@2025.4.7", "pypi", "mcp-server-fetch", "2025.4.7"},
+		{"", "", "", "", ""},
+	} {
+		e := Entry{Package: tt.pkg, Registry: tt.registry}
+		if got := e.PackageRegistry(); got != tt.want {
+			t.Errorf("%q: registry %q, want %q", tt.pkg, got, tt.want)
+		}
+		if e.PackageName() != tt.name || e.PackageVersion() != tt.version {
+			t.Errorf("%q: name %q version %q", tt.pkg, e.PackageName(), e.PackageVersion())
+		}
 	}
 }
 

@@ -68,6 +68,10 @@ type Finding struct {
 	SpanID  string `json:"span_id,omitempty"`
 }
 
+// SetTrace names the traced call that established the finding; empty ids
+// (an untraced run) leave both fields out of the report.
+func (f *Finding) SetTrace(traceID, spanID string) { f.TraceID, f.SpanID = traceID, spanID }
+
 // Sort orders findings stably: severity (most serious first), rule, tool,
 // pointer, message.
 func Sort(fs []Finding) { slices.SortStableFunc(fs, compareFindings) }

@@ -158,7 +158,7 @@ type authRun struct {
 
 func (a *authRun) add(rule string, sev report.Severity, msg string, c telemetry.Call) {
 	f := report.Finding{Rule: rule, Severity: sev, Message: msg, Evidence: a.evidence}
-	c.Stamp(&f)
+	f.SetTrace(c.IDs())
 	a.fs = append(a.fs, f)
 }
 

@@ -243,7 +243,7 @@ func ExecuteInvocation(ctx context.Context, c *mcp.Client, inv *Invocation, tr *
 		}
 		call := lastCall(tr.Since(mark), "", false)
 		for _, f := range checkReply(ctx, pc, rev, msgOrHTTP(msg, err)) {
-			call.Stamp(&f)
+			f.SetTrace(call.IDs())
 			fs = append(fs, f)
 		}
 	}

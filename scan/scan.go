@@ -129,7 +129,7 @@ func (s *scanner) find(rule, tool, pointer, msg string) {
 
 func (s *scanner) findSev(rule string, sev report.Severity, tool, pointer, msg string) {
 	f := report.Finding{Rule: rule, Severity: sev, Tool: tool, Pointer: pointer, Message: msg}
-	s.callFor(tool).Stamp(&f)
+	f.SetTrace(s.callFor(tool).IDs())
 	s.rep.Findings = append(s.rep.Findings, f)
 }
 

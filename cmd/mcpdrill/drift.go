@@ -243,7 +243,7 @@ func stampListing(fs []report.Finding, calls []telemetry.Call, obs *drift.Observ
 		if p, ok := obs.ToolPages[fs[i].Tool]; ok && p < len(pages) {
 			c = pages[p]
 		}
-		c.Stamp(&fs[i])
+		fs[i].SetTrace(c.IDs())
 	}
 }
 

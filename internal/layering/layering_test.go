@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/outfile":            {},
 	"internal/testbed":            {"internal/jsonrpc", "internal/splitmix"},
 	"internal/mcp":                {"internal/jsonrpc", "internal/reap"},
-	"internal/telemetry":          {"internal/jsonrpc", "report"},
+	"internal/telemetry":          {"internal/jsonrpc"},
 	"faults":                      {"internal/jsonrpc", "internal/schema", "internal/splitmix"},
 	"drift":                       {"internal/jsonrpc", "internal/mcp", "internal/reap", "internal/schema", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"guard":                       {"drift", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/schema", "internal/splitmix", "internal/target", "internal/telemetry", "report"},

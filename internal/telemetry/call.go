@@ -1,10 +1,6 @@
 package telemetry
 
-import (
-	"sync"
-
-	"github.com/mcpdrill/mcpdrill/report"
-)
+import "sync"
 
 // Call is one traced MCP request: what was asked and the span that recorded
 // it. It never holds a header value, an argument or a result.
@@ -19,11 +15,9 @@ type Call struct {
 	TraceID, SpanID string
 }
 
-// Stamp sets the finding's trace fields to the call's. A zero Call leaves
-// them empty, so an untraced run omits both.
-func (c Call) Stamp(f *report.Finding) {
-	f.TraceID, f.SpanID = c.TraceID, c.SpanID
-}
+// IDs returns the call's trace and span ids, both empty for a zero Call
+// (an untraced run).
+func (c Call) IDs() (traceID, spanID string) { return c.TraceID, c.SpanID }
 
 // Traced reports whether the call carries span ids.
 func (c Call) Traced() bool { return c.SpanID != "" }

@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
-	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // receiver is an OTLP/HTTP trace receiver decoding protobuf exports.
@@ -266,10 +265,8 @@ func TestNilTracerDoesNothing(t *testing.T) {
 	} else {
 		end()
 	}
-	var f report.Finding
-	Call{}.Stamp(&f)
-	if f.TraceID != "" || f.SpanID != "" {
-		t.Error("zero call stamped ids")
+	if tid, sid := (Call{}).IDs(); tid != "" || sid != "" {
+		t.Error("zero call has ids")
 	}
 }
 

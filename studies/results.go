@@ -70,43 +70,6 @@ type Settings struct {
 	SecondConnection bool  `json:"second_connection"`
 }
 
-// Shard selects every Count-th server starting at Index (1-based) in name
-// order.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-// ParseShard reads "K/N".
-func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	k, n, ok := strings.Cut(s, "/")
-	if !ok {
-		return sh, fmt.Errorf("shard %q: want K/N", s)
-	}
-	if _, err := fmt.Sscanf(k+" "+n, "%d %d", &sh.Index, &sh.Count); err != nil {
-		return sh, fmt.Errorf("shard %q: want K/N: %w", s, err)
-	}
-	if sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count || fmt.Sprintf("%d/%d", sh.Index, sh.Count) != s {
-		return sh, fmt.Errorf("shard %q: want K/N with 1 <= K <= N", s)
-	}
-	return sh, nil
-}
-
-// Select returns the entries of this shard; the zero Shard selects all.
-func (sh Shard) Select(entries []Entry) []Entry {
-	if sh.Count <= 1 {
-		return entries
-	}
-	var out []Entry
-	for i, e := range entries {
-		if i%sh.Count == sh.Index-1 {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // Row is one server's outcome. Failed and skipped rows keep the identity
 // fields and a reason.
 type Row struct {
@@ -143,6 +106,16 @@ type Row struct {
 	// none on a row that never reached the scanner, or in a document
 	// written before the field was added.
 	FindingDetails []RowFinding `json:"finding_details,omitempty"`
+
+	// SDKObserved is the SDK and framework the installed package and the
+	// scan showed, with the evidence (SDK is the declared label); absent
+	// when nothing named one.
+	SDKObserved *SDKObserved `json:"sdk_observed,omitempty"`
+	// VersionDrift grades this release against its previous one (the row
+	// whose previous_of names this one), when both were in the run.
+	VersionDrift *VersionDrift `json:"version_drift,omitempty"`
+	// base is the scan's listing, kept for the version comparison.
+	base *baseline
 
 	// found holds the scan's findings themselves (messages cleaned as the
 	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
@@ -277,6 +250,7 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	slices.SortStableFunc(row.Conformance, func(a, b scan.Check) int { return cmp.Compare(a.ID, b.ID) })
 
+	row.base = baselineOf(r)
 	if r.Established {
 		row.Status = StatusScanned
 		sc := r.Scores

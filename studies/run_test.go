@@ -374,31 +374,6 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
-func TestParseShard(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Shard
-		ok   bool
-	}{
-		{"1/3", Shard{1, 3}, true},
-		{"3/3", Shard{3, 3}, true},
-		{"1/1", Shard{1, 1}, true},
-		{"0/3", Shard{}, false},
-		{"4/3", Shard{}, false},
-		{"1/0", Shard{}, false},
-		{"a/b", Shard{}, false},
-		{"1/3x", Shard{}, false},
-		{"01/3", Shard{}, false},
-		{"13", Shard{}, false},
-	}
-	for _, tt := range tests {
-		got, err := ParseShard(tt.in)
-		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
-			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
-		}
-	}
-}
-
 func TestAggregateWeightings(t *testing.T) {
 	// One big server with no schemas and one small server whose single tool
 	// is enforceable: pooled tools say 1/11 enforceable, servers say 1/2.

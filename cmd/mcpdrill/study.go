@@ -49,7 +49,7 @@ func init() {
 					&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once", DefaultText: "number of CPUs"},
 					&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "per-server deadline for the whole scan"},
 					&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
-					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th)"},
+					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th); auto or auto/N: K is $" + studies.EnvShardIndex + "+1 (a Kubernetes Indexed Job), N from $" + studies.EnvShardCount + " or auto/N"},
 					&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 				}, placeholderFlags()...),
@@ -124,7 +124,7 @@ func studyRun(c *cli.Context) error {
 		return usageErr("study run: --jobs must be >= 0, --timeout and --request-timeout positive")
 	}
 	if s := c.String("shard"); s != "" {
-		if o.Shard, err = studies.ParseShard(s); err != nil {
+		if o.Shard, err = studies.ParseShard(s, nil); err != nil {
 			return exitErr(exitUsage, err)
 		}
 	}

@@ -107,16 +107,6 @@ type Row struct {
 	// written before the field was added.
 	FindingDetails []RowFinding `json:"finding_details,omitempty"`
 
-	// SDKObserved is the SDK and framework the installed package and the
-	// scan showed, with the evidence (SDK is the declared label); absent
-	// when nothing named one.
-	SDKObserved *SDKObserved `json:"sdk_observed,omitempty"`
-	// VersionDrift grades this release against its previous one (the row
-	// whose previous_of names this one), when both were in the run.
-	VersionDrift *VersionDrift `json:"version_drift,omitempty"`
-	// base is the scan's listing, kept for the version comparison.
-	base *baseline
-
 	// found holds the scan's findings themselves (messages cleaned as the
 	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
 	// scanner, for the CI formats of study run; results.json keeps only
@@ -250,7 +240,6 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	slices.SortStableFunc(row.Conformance, func(a, b scan.Check) int { return cmp.Compare(a.ID, b.ID) })
 
-	row.base = baselineOf(r)
 	if r.Established {
 		row.Status = StatusScanned
 		sc := r.Scores

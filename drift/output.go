@@ -31,6 +31,9 @@ type Report struct {
 	// Invocation is the opt-in tool invocation (a *scan.Invocation set by
 	// the CLI, which owns that gate), when tools were named.
 	Invocation any `json:"invocation,omitempty"`
+	// Served are the live tool names in listing order, when the live side
+	// was listed; for the caller's placing of findings, not in the JSON.
+	Served []string `json:"-"`
 }
 
 // Target describes the live session, when there was one.

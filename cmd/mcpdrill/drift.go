@@ -20,7 +20,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
-	"github.com/mcpdrill/mcpdrill/internal/telemetry"
+	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -142,109 +142,32 @@ func driftAction(c *cli.Context) (err error) {
 	ctx, cancel := runContext(c)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
-	if g.tracer != nil {
-		if cfg.URL != "" {
-			cfg.HTTPClient = g.tracer.Client(cfg.HTTPClient)
-		} else {
-			cfg.Observer = g.tracer.Observer()
-		}
-		var end func()
-		ctx, end = g.tracer.Start(ctx, "mcpdrill drift")
-		defer end()
-	}
-
-	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift", Baseline: manifestPath,
-		Live: live.name(), Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(m.Tools)},
-		Tools: drift.ToolCounts{Baseline: len(m.Tools)}}
-	mark := g.tracer.Mark()
-	obs, err := drift.Observe(ctx, cfg)
-	calls := g.tracer.Since(mark)
-	if err != nil {
-		var fs []report.Finding
-		refused := drift.IsRefused(err)
-		if refused {
-			fs = append(fs, drift.RefusedFinding(err))
-		}
-		if cfg.URL != "" {
-			// Who the server talks to is established even when it refuses us.
-			var last telemetry.Call
-			if len(calls) > 0 {
-				last = calls[len(calls)-1]
-			}
-			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Tracer: g.tracer},
-				scan.Primary{Err: err, Call: last})
-			rep.AuthPosture = res.Posture
-			fs = append(fs, res.Findings...)
-		}
-		if refused || cfg.URL != "" {
-			rep.SetFindings(fs)
-			if werr := writeDrift(w, rep, out, place); werr != nil {
-				return werr
-			}
-			return exitErr(exitUnreachable, err)
-		}
-		return connectError(err)
-	}
-	rep.Target = drift.TargetOf(obs, headerNames(cfg.Headers))
-	place.add(obs.Tools)
-	rep.Fingerprint.Live = drift.Fingerprint(obs.Tools)
-	rep.Tools.Live = len(obs.Tools)
-	rep.Compared = true
-	fs := drift.Compare(drift.Side{Tools: m.Tools, Incomplete: m.Truncated()}, drift.Side{Tools: obs.Tools, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
-	fs = append(fs, obs.SessionFindings()...)
-	stampListing(fs, calls, obs)
-	served := make([]string, 0, len(obs.Tools))
-	for _, t := range obs.Tools {
-		served = append(served, t.Name)
-	}
-	if cfg.URL != "" {
-		var first telemetry.Call
-		for _, c := range calls {
-			if c.Method == "tools/list" {
-				first = c
-				break
-			}
-		}
-		res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: obs.Session.Revision, Tracer: g.tracer},
-			scan.Primary{Listed: true, Tools: served, Call: first})
-		rep.AuthPosture = res.Posture
-		fs = append(fs, res.Findings...)
-	}
+	opts := drift.RunOptions{Baseline: manifestPath, Live: live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
+		Posture: func(ctx context.Context, l drift.Listing) (*tgt.Posture, []report.Finding) {
+			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: l.Revision, Tracer: g.tracer},
+				scan.Primary{Listed: l.Listed, Tools: l.Tools, Err: l.Err, Call: l.Call})
+			return res.Posture, res.Findings
+		}}
 	if len(g.invoke.Tools) > 0 {
-		ifs, err := driftInvoke(ctx, cfg, g, m.Tools, served, rep)
-		if err != nil {
-			return err
+		opts.Invoke = func(ctx context.Context, declared []drift.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
+			return driftInvoke(ctx, cfg, g, declared, served, rep)
 		}
-		fs = append(fs, ifs...)
 	}
-	rep.SetFindings(fs)
+	rep, err := drift.Run(ctx, cfg, &m, opts)
+	if err != nil {
+		if rep == nil {
+			return connectError(err)
+		}
+		if werr := writeDrift(w, rep, out, place); werr != nil {
+			return werr
+		}
+		return exitErr(exitUnreachable, err)
+	}
+	place.add(rep.Served)
 	if err := writeDrift(w, rep, out, place); err != nil {
 		return err
 	}
 	return driftExit(rep, out.threshold)
-}
-
-// stampListing names, on each comparison finding, the tools/list request it
-// was read out of: the page that served the tool, or for a tool that is not
-// served (and for session findings) the last page, which established the
-// end of the list.
-func stampListing(fs []report.Finding, calls []telemetry.Call, obs *drift.Observation) {
-	var pages []telemetry.Call
-	for _, c := range calls {
-		if c.Method == "tools/list" {
-			pages = append(pages, c)
-		}
-	}
-	if len(pages) == 0 {
-		return
-	}
-	for i := range fs {
-		c := pages[len(pages)-1]
-		if p, ok := obs.ToolPages[fs[i].Tool]; ok && p < len(pages) {
-			c = pages[p]
-		}
-		fs[i].SetTrace(c.IDs())
-	}
 }
 
 // driftInvoke plans the named calls against the declared manifest (a server
@@ -370,7 +293,7 @@ func driftCheckAction(c *cli.Context) error {
 		Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(base.ToolSet()), Live: drift.Fingerprint(current.ToolSet())},
 		Tools:       drift.ToolCounts{Baseline: len(base.Tools), Live: len(current.Tools)}, Compared: true}
 	rep.SetFindings(drift.Check(base, current))
-	place.add(current.ToolSet())
+	place.add(drift.ToolNames(current.ToolSet()))
 	if err := writeDrift(c.App.Writer, rep, out, place); err != nil {
 		return err
 	}
@@ -469,14 +392,14 @@ func newDriftPlace(path string, data []byte, tools []drift.Tool) *driftPlace {
 	} else {
 		p.lines = fileToolLines(path)
 	}
-	p.add(tools)
+	p.add(drift.ToolNames(tools))
 	return p
 }
 
-func (p *driftPlace) add(tools []drift.Tool) {
-	for _, t := range tools {
-		if !slices.Contains(p.tools, t.Name) {
-			p.tools = append(p.tools, t.Name)
+func (p *driftPlace) add(names []string) {
+	for _, n := range names {
+		if !slices.Contains(p.tools, n) {
+			p.tools = append(p.tools, n)
 		}
 	}
 }

@@ -5,6 +5,7 @@
 package scan
 
 import (
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -43,6 +44,9 @@ type Report struct {
 	// (no connection, refused revision); the findings say why.
 	Established bool `json:"established"`
 	Meta        Meta `json:"meta"`
+	// Listed is the tools/list the scan read when it completed, for a
+	// caller that keeps it as a drift baseline; it is not serialised.
+	Listed *mcp.ToolList `json:"-"`
 }
 
 // StartupFailure is what a stdio server did instead of completing the

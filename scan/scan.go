@@ -204,6 +204,9 @@ func (s *scanner) run(ctx context.Context) {
 		s.listed = true
 	}
 	s.rep.Established = s.listed
+	if s.listed {
+		s.rep.Listed = &s.list
+	}
 
 	second := s.startSecondConnection(ctx)
 	s.contracts(ctx)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
@@ -281,15 +282,6 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 }
 
 // guardDiffReport is `guard diff --json`.
-type guardDiffReport struct {
-	Server   string         `json:"server"`
-	Status   string         `json:"status"`
-	Against  string         `json:"against"` // "last-seen" or "live"
-	Baseline string         `json:"baseline,omitempty"`
-	Current  string         `json:"current"`
-	Changes  []drift.Change `json:"changes"`
-}
-
 func guardDiff(c *cli.Context) error {
 	args, st, err := guardArgs(c)
 	if err != nil {
@@ -306,48 +298,30 @@ func guardDiff(c *cli.Context) error {
 	if r == nil {
 		return exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, server, st.Dir()))
 	}
-	rep := guardDiffReport{Server: server, Status: r.Status.String(), Against: "last-seen"}
-	var cur []drift.Tool
+	var live *mcp.Config
 	if c.String("url") != "" || len(args) > 1 {
 		// The target's argv is everything after SERVER.
 		cfg, err := targetConfigFor(c, args[1:])
 		if err != nil {
 			return err
 		}
-		ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
-		defer cancel()
-		obs, err := drift.Observe(ctx, cfg)
-		if err != nil {
-			return exitErr(exitUnreachable, err)
-		}
-		if obs.Capped {
-			return exitErr(exitUnreachable, errors.New("guard diff: the live tools/list stopped before its end (page cap); the live set is incomplete"))
-		}
-		if len(obs.Unreadable) > 0 {
-			u := obs.Unreadable[0]
-			return exitErr(exitUnreachable, fmt.Errorf("guard diff: %d of the live tool entries could not be read (the first, %s: %s); the live set is incomplete", len(obs.Unreadable), entryName(u.Name), u.Reason))
-		}
-		cur, rep.Against = obs.Tools, "live"
-	} else {
-		if r.LastSeen == nil {
-			return exitErr(exitUsage, fmt.Errorf("%w: %q", guard.ErrNothingToApprove, server))
-		}
-		if cur, err = r.LastSeen.Parse(); err != nil {
-			return storeErr(fmt.Errorf("%w: last-seen set: %w", guard.ErrCorrupt, err))
-		}
+		live = &cfg
 	}
-	rep.Current = drift.Fingerprint(cur)
-	var base []drift.Tool
-	if r.Baseline != nil {
-		rep.Baseline = r.Baseline.Fingerprint
-		if base, err = r.Baseline.Parse(); err != nil {
-			return storeErr(fmt.Errorf("%w: baseline: %w", guard.ErrCorrupt, err))
-		}
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	defer cancel()
+	rep, err := guard.Diff(ctx, server, r, live)
+	switch {
+	case err == nil:
+	case errors.Is(err, guard.ErrNothingToApprove):
+		return exitErr(exitUsage, err)
+	case errors.Is(err, guard.ErrCorrupt):
+		return storeErr(err)
+	case errors.Is(err, guard.ErrLiveIncomplete):
+		return exitErr(exitUnreachable, fmt.Errorf("guard diff: %w", err))
+	default:
+		return exitErr(exitUnreachable, err)
 	}
-	rep.Changes = drift.Diff(base, cur)
-	if rep.Changes == nil {
-		rep.Changes = []drift.Change{}
-	}
+	base, cur := rep.BaselineTools, rep.CurrentTools
 	w := c.App.Writer
 	if c.Bool("json") {
 		if err := writeJSON(w, rep); err != nil {

@@ -22,13 +22,55 @@ type Decision struct {
 // Decider holds a plan's per-direction match and fire counters. It is safe
 // for concurrent use; each direction's frames must be presented in the order
 // the proxy read them, with consecutive indices.
+//
+// Beside the counters it carries, per direction, the outlook of the next
+// frame: for every rule whether it can still fire at all and whether it
+// fires on that frame if it matches it, with its roll. Everything but the
+// matchers is known before the frame's first byte (the counters, the
+// index), so [Decider.Decide] works out the next frame's outlook in the same
+// walk over the rules that decides the current one: each frame costs one
+// walk, each roll is computed once, and the questions asked before a frame
+// arrives ([Decider.Next], [Decider.MayFireAt] …) read the outlook without
+// walking the rules again.
 type Decider struct {
 	plan *Plan
 	mu   [3]sync.Mutex
 	// matched and fired are indexed [direction][rule].
 	matched [3][]int
 	fired   [3][]int
+	// next is each direction's outlook, for the index after the last frame
+	// decided there.
+	next [3]outlook
 }
+
+// outlook is what the frame at index, travelling in dir, can meet.
+type outlook struct {
+	ok    bool // computed; false: compute before use
+	dir   Direction
+	index uint64
+	// state and roll are per rule; roll is set for armed rules only.
+	state []ruleState
+	roll  []uint64
+	// live counts the rules not dead, armed those armed.
+	live, armed int
+}
+
+// ruleState is one rule's part of an outlook.
+type ruleState uint8
+
+const (
+	// dead: the rule can never fire in this direction again (the other
+	// direction, probability 0, its limit used up, its nth match behind
+	// it). Counters only grow, so a dead rule stays dead and its counters
+	// are never looked at again: Decide does not even match it.
+	dead ruleState = iota
+	// waiting: the rule can still fire, but not on this frame (its counts
+	// or its roll say no).
+	waiting
+	// armed: the rule fires on this frame if its matchers accept it and no
+	// earlier rule fires.
+	armed
+)
 
 // NewDecider returns a Decider with zeroed counters.
 func (p *Plan) NewDecider() *Decider {
@@ -36,6 +78,8 @@ func (p *Plan) NewDecider() *Decider {
 	for i := range d.matched {
 		d.matched[i] = make([]int, len(p.Rules))
 		d.fired[i] = make([]int, len(p.Rules))
+		d.next[i].state = make([]ruleState, len(p.Rules))
+		d.next[i].roll = make([]uint64, len(p.Rules))
 	}
 	return d
 }
@@ -43,6 +87,14 @@ func (p *Plan) NewDecider() *Decider {
 // Empty reports whether the plan has no rules, so the proxy can take its
 // plain byte-copy path.
 func (d *Decider) Empty() bool { return d == nil || len(d.plan.Rules) == 0 }
+
+// slot is the counters' index for frames travelling in dir.
+func slot(dir Direction) Direction {
+	if dir > ToClient {
+		return AnyDirection
+	}
+	return dir
+}
 
 // Decide returns the decision for one frame. Rules are tried in order;
 // every rule whose matchers accept the frame counts it, and the first one
@@ -52,34 +104,65 @@ func (d *Decider) Decide(f *Frame) Decision {
 	if d.Empty() {
 		return Decision{}
 	}
-	dir := f.Dir
-	if dir > ToClient {
-		dir = AnyDirection
-	}
-	d.mu[dir].Lock()
-	defer d.mu[dir].Unlock()
+	ci := slot(f.Dir)
+	d.mu[ci].Lock()
+	defer d.mu[ci].Unlock()
+	o := d.outlookLocked(ci, f.Dir, f.Index)
+	next := f.Index + 1
 	var out Decision
+	o.live, o.armed = 0, 0
 	for i := range d.plan.Rules {
 		r := &d.plan.Rules[i]
-		if !r.Matches(f) {
-			continue
+		if o.state[i] != dead && r.Matches(f) {
+			d.matched[ci][i]++
+			if !out.Fire && o.state[i] == armed {
+				d.fired[ci][i]++
+				out = Decision{Fire: true, Rule: i, RuleName: r.Name, Fault: r.Fault, Params: r.Params, Roll: o.roll[i], Match: d.matched[ci][i]}
+			}
 		}
-		d.matched[dir][i]++
-		if out.Fire {
-			continue
-		}
-		n := d.matched[dir][i]
-		if !eligible(r, n) || (r.Limit > 0 && d.fired[dir][i] >= r.Limit) {
-			continue
-		}
-		roll := Roll(d.plan.Seed, d.plan.Session, f.Dir, i, f.Index)
-		if Unit(roll) >= r.Probability {
-			continue
-		}
-		d.fired[dir][i]++
-		out = Decision{Fire: true, Rule: i, RuleName: r.Name, Fault: r.Fault, Params: r.Params, Roll: roll, Match: n}
+		d.lookRule(o, ci, i, next) // the next frame's outlook, in the same walk
 	}
+	o.index = next
 	return out
+}
+
+// outlookLocked returns the outlook of the frame at index in dir, computing
+// it when the one carried is for another frame (a frame presented out of
+// order, or a question about one). The caller holds mu[ci].
+func (d *Decider) outlookLocked(ci, dir Direction, index uint64) *outlook {
+	o := &d.next[ci]
+	if o.ok && o.dir == dir && o.index == index {
+		return o
+	}
+	o.ok, o.dir, o.index, o.live, o.armed = true, dir, index, 0, 0
+	for i := range d.plan.Rules {
+		d.lookRule(o, ci, i, index)
+	}
+	return o
+}
+
+// lookRule sets rule i's state in o for the frame at index, from the
+// counters, and counts it.
+func (d *Decider) lookRule(o *outlook, ci Direction, i int, index uint64) {
+	r := &d.plan.Rules[i]
+	n := d.matched[ci][i] + 1 // the frame's place among the rule's matches, if it matches
+	switch {
+	case r.Direction != AnyDirection && r.Direction != o.dir,
+		r.Probability <= 0, // a roll in [0,1) is never below 0
+		r.Limit > 0 && d.fired[ci][i] >= r.Limit,
+		r.Nth > 0 && n > r.Nth:
+		o.state[i] = dead
+		return
+	}
+	o.live++
+	o.state[i] = waiting
+	if !eligible(r, n) {
+		return
+	}
+	if roll := Roll(d.plan.Seed, d.plan.Session, o.dir, i, index); Unit(roll) < r.Probability {
+		o.state[i], o.roll[i] = armed, roll
+		o.armed++
+	}
 }
 
 // eligible applies nth, after and every to the n-th matching frame.
@@ -97,6 +180,41 @@ func eligible(r *Rule, n int) bool {
 		}
 	}
 	return true
+}
+
+// Next answers, in one look at the outlook carried from the last Decide in
+// dir, the two questions the proxy asks before a frame's first byte: live
+// is [Decider.MayFire] (some rule can still fire in dir, on some frame) and
+// may is [Decider.MayFireAtIf] (one could fire on the frame at index that
+// only the rules accepted by could may match; nil: every rule). may implies
+// live. With nothing live the answer costs no walk at all.
+func (d *Decider) Next(dir Direction, index uint64, could func(*Rule) bool) (live, may bool) {
+	if d.Empty() {
+		return false, false
+	}
+	ci := slot(dir)
+	d.mu[ci].Lock()
+	defer d.mu[ci].Unlock()
+	o := d.outlookLocked(ci, dir, index)
+	return o.live > 0, d.anyLocked(o, armed, could)
+}
+
+// anyLocked reports whether some rule at least at state in o is accepted
+// by could (nil: every rule). The caller holds the direction's lock.
+func (d *Decider) anyLocked(o *outlook, state ruleState, could func(*Rule) bool) bool {
+	n := o.armed
+	if state < armed {
+		n = o.live
+	}
+	if n == 0 {
+		return false
+	}
+	for i, st := range o.state {
+		if st >= state && (could == nil || could(&d.plan.Rules[i])) {
+			return true
+		}
+	}
+	return false
 }
 
 // MayFire reports whether some rule could still fire on a frame travelling
@@ -137,10 +255,8 @@ func (d *Decider) MayFireAt(dir Direction, index uint64) bool {
 // nor fires on it, so when MayFireAtIf is false, Decide on any frame at
 // that index which those rules alone could match fires nothing.
 func (d *Decider) MayFireAtIf(dir Direction, index uint64, could func(*Rule) bool) bool {
-	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
-		return eligible(r, d.matched[ci][i]+1) && Unit(Roll(d.plan.Seed, d.plan.Session, dir, i, index)) < r.Probability &&
-			(could == nil || could(r))
-	})
+	_, may := d.Next(dir, index, could)
+	return may
 }
 
 // MayFireIf reports whether some rule that could still fire in dir
@@ -152,33 +268,15 @@ func (d *Decider) MayFireAtIf(dir Direction, index uint64, could func(*Rule) boo
 // replies, whose order among concurrent exchanges is not known before
 // their first byte).
 func (d *Decider) MayFireIf(dir Direction, could func(*Rule) bool) bool {
-	return d.anyLive(dir, func(ci Direction, i int, r *Rule) bool {
-		return (r.Nth == 0 || d.matched[ci][i] < r.Nth) && (could == nil || could(r))
-	})
-}
-
-// anyLive reports whether some rule that can still fire in dir (right
-// direction, probability above 0, Limit not used up) also passes ok, under
-// the direction's lock.
-func (d *Decider) anyLive(dir Direction, ok func(ci Direction, i int, r *Rule) bool) bool {
 	if d.Empty() {
 		return false
 	}
-	ci := dir
-	if ci > ToClient {
-		ci = AnyDirection
-	}
+	ci := slot(dir)
 	d.mu[ci].Lock()
 	defer d.mu[ci].Unlock()
-	for i := range d.plan.Rules {
-		r := &d.plan.Rules[i]
-		switch {
-		case r.Direction != AnyDirection && r.Direction != dir:
-		case r.Probability <= 0: // a roll in [0,1) is never below 0
-		case r.Limit > 0 && d.fired[ci][i] >= r.Limit:
-		case ok(ci, i, r):
-			return true
-		}
+	o := &d.next[ci]
+	if !o.ok || o.dir != dir { // which rules are live does not depend on the index
+		o = d.outlookLocked(ci, dir, o.index)
 	}
-	return false
+	return d.anyLocked(o, waiting, could)
 }

@@ -99,16 +99,14 @@ func (d *Decider) clone() *Decider {
 // matched by one of them) is decided on a copy of the counters: when
 // MayFireAt is false none fires, when it is true one does. A frame with no
 // method or tool, which only rules without matchers accept, is tried too.
+// The copies carry no outlook (Decide works out the next frame's in the
+// walk that decides the current one), so each frame's decision on the
+// outlook carried is also checked against a fresh walk over the same
+// counters: the same rule, roll and match count.
 func TestMayFireAtIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	kinds, methods, tools := exactKinds, exactMethods, exactTools
-	var candidates []Frame
-	for _, k := range kinds {
-		for _, tg := range exactTargets() {
-			candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
-		}
-	}
-	candidates = append(candidates, Frame{Kind: KindInvalid})
+	candidates := exactFrames()
 	fires, quiet := 0, 0
 	for trial := 0; trial < 300; trial++ {
 		p := randomPlan(rng, kinds, methods, tools)
@@ -137,8 +135,13 @@ func TestMayFireAtIsExact(t *testing.T) {
 			} else {
 				quiet++
 			}
-			if dec := decideNext(d, rng, candidates, dir, &idx); dec.Fire && !may {
+			fresh := d.clone()
+			dec, f := decideNext(d, rng, candidates, dir, &idx)
+			if dec.Fire && !may {
 				t.Fatalf("trial %d frame %d: fired after MayFireAt said no", trial, i)
+			}
+			if want := fresh.Decide(&f); fmt.Sprint(dec) != fmt.Sprint(want) {
+				t.Fatalf("trial %d frame %d: decided %+v on the outlook carried, %+v on a fresh walk", trial, i, dec, want)
 			}
 		}
 	}
@@ -181,12 +184,13 @@ var (
 	exactTools = []string{"a", "b", "c"}
 )
 
-// decideNext decides a random candidate as the next frame in dir.
-func decideNext(d *Decider, rng *rand.Rand, candidates []Frame, dir Direction, idx *[3]uint64) Decision {
+// decideNext decides a random candidate as the next frame in dir; it
+// returns the decision and the frame.
+func decideNext(d *Decider, rng *rand.Rand, candidates []Frame, dir Direction, idx *[3]uint64) (Decision, Frame) {
 	f := candidates[rng.IntN(len(candidates))]
 	f.Dir, f.Index = dir, idx[dir]
 	idx[dir]++
-	return d.Decide(&f)
+	return d.Decide(&f), f
 }
 
 // exactTargets is every method × tool of the exactness tests.
@@ -198,6 +202,19 @@ func exactTargets() []Target {
 		}
 	}
 	return ts
+}
+
+// exactFrames is every kind × method × tool of the exactness tests, so
+// that every rule is matched by one of them, and a frame with no method or
+// tool, which only rules without matchers accept.
+func exactFrames() []Frame {
+	var fs []Frame
+	for _, k := range exactKinds {
+		for _, tg := range exactTargets() {
+			fs = append(fs, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
+		}
+	}
+	return append(fs, Frame{Kind: KindInvalid})
 }
 
 // randomPlan is a plan of 1 to 4 drop rules with random directions,

@@ -30,7 +30,7 @@ type Config struct {
 
 // reqInfo is what a response is correlated with. seq orders the requests
 // of the table (1, 2, …), so a frame judged before a request was recorded
-// is never correlated with it (see [engine.mayChangeNext]).
+// is never correlated with it (see [passLine]).
 type reqInfo struct {
 	method, tool string
 	seq          uint64
@@ -91,16 +91,6 @@ func (e *engine) passive() bool {
 	return e.dec.Empty() && e.cfg.Guard == nil
 }
 
-// mayChange reports whether the proxy could do anything but forward a
-// frame travelling in dir: a guard sees it, or a rule
-// of the plan may still fire there ([faults.Decider.MayFire]). It looks at
-// no frame and no roll. Once false it stays false (counters only grow), so
-// a pump may then forward frames as they arrive and account for each one
-// with [engine.process] before its last byte is written.
-func (e *engine) mayChange(dir faults.Direction) bool {
-	return e.sees(dir) || e.dec.MayFire(dir)
-}
-
 // sees reports whether every frame in dir must be stored whatever the
 // plan: a guard looks at it (or a test stores all).
 func (e *engine) sees(faults.Direction) bool {
@@ -111,40 +101,60 @@ func (e *engine) sees(faults.Direction) bool {
 // no fault can fire, so indices, counters and correlation are never
 // observed again and the relay may be a plain byte copy.
 func (e *engine) inert() bool {
-	return e.passive() || (!e.mayChange(faults.ToServer) && !e.mayChange(faults.ToClient))
+	return e.passive() || (!e.sees(faults.ToServer) && !e.dec.MayFire(faults.ToServer) && !e.dec.MayFire(faults.ToClient))
 }
 
-// mayChangeNext is [engine.mayChange] for the next frame in dir alone: it
-// also looks at that frame's roll ([faults.Decider.MayFireAtIf] at the
-// index the engine will give it) and at what the frame could be matched by
-// (the requests now pending in the other direction, which a response there
-// answers; [faults.Rule.CouldMatch]). When false, a pump may forward that
-// frame as it arrives and account for it with [engine.account], passing
-// the returned seq, before its last byte is written: the frame is then
-// correlated only with the requests recorded before the choice, as if it
-// had arrived before any later one. It holds until the next frame in dir
-// is processed, so only the one goroutine that processes dir's frames, in
-// order, may rely on it. When true, so is mayChange(dir).
-func (e *engine) mayChangeNext(dir faults.Direction) (bool, uint64) {
+// look is what a pump may do with the next frame in a direction, chosen
+// before the frame's first byte.
+type look uint8
+
+const (
+	// store: a rule may fire on the frame, or a guard sees it: read it
+	// whole, decide, then write.
+	store look = iota
+	// passLine: no rule can fire on this frame (the counts and the roll at
+	// the index it will get, and what it could be matched by: the requests
+	// now pending in the other direction, which a response there answers;
+	// [faults.Rule.CouldMatch]): forward it as it arrives and account for
+	// it with [engine.account], passing the seq choose returned, before its
+	// last byte is written. It is then correlated only with the requests
+	// recorded before the choice, as if it had arrived before any later
+	// one. The choice holds until the next frame in dir is processed, so
+	// only the one goroutine that processes dir's frames, in order, may
+	// rely on it.
+	passLine
+	// passAll: no rule can fire in dir any more, on any frame: forward
+	// every frame as it arrives (counters only grow, so this stays so).
+	passAll
+)
+
+// choose chooses for the next frame in dir, in one look at the decider's
+// outlook ([faults.Decider.Next]).
+func (e *engine) choose(dir faults.Direction) (look, uint64) {
 	e.mu[dir].Lock()
 	idx := e.next[dir]
 	e.mu[dir].Unlock()
-	return e.mayChangeAt(dir, &idx)
+	return e.lookAt(dir, &idx)
 }
 
-// mayChangeAny is mayChangeNext for a frame whose index is not known
-// before its first byte (an HTTP reply, among concurrent exchanges): no
-// roll is looked at, only whether a rule that can still fire could match
-// the frame at all ([faults.Decider.MayFireIf]).
+// mayChangeAny reports whether a rule may fire on a frame in dir whose
+// index is not known before its first byte (an HTTP reply, among
+// concurrent exchanges): no roll is looked at, only whether a rule that can
+// still fire could match the frame at all ([faults.Decider.MayFireIf]).
+// When false the frame may be forwarded as it arrives and accounted for
+// with the seq returned, as for [passLine].
 func (e *engine) mayChangeAny(dir faults.Direction) (bool, uint64) {
-	return e.mayChangeAt(dir, nil)
+	l, seq := e.lookAt(dir, nil)
+	return l == store, seq
 }
 
-// mayChangeAt is mayChangeNext at index idx, or at any index when idx is
-// nil.
-func (e *engine) mayChangeAt(dir faults.Direction, idx *uint64) (bool, uint64) {
+// lookAt is choose for the frame at index *idx, or at any index when idx
+// is nil (then passLine stands for passAll too). The seq returned is the
+// correlation table's last, or allSeq when the choice looked at no
+// pending request.
+func (e *engine) lookAt(dir faults.Direction, idx *uint64) (look, uint64) {
 	if e.sees(dir) {
-		return true, allSeq
+		return store, allSeq
 	}
 	var buf [maxAnswers]faults.Target
 	answers, seq, ok := e.answers(dir, buf[:0])
@@ -154,10 +164,20 @@ func (e *engine) mayChangeAt(dir faults.Direction, idx *uint64) (bool, uint64) {
 	} else {
 		seq = allSeq
 	}
+	var live, may bool
 	if idx != nil {
-		return e.dec.MayFireAtIf(dir, *idx, could), seq
+		live, may = e.dec.Next(dir, *idx, could)
+	} else {
+		may = e.dec.MayFireIf(dir, could)
+		live = true
 	}
-	return e.dec.MayFireIf(dir, could), seq
+	switch {
+	case may:
+		return store, seq
+	case live:
+		return passLine, seq
+	}
+	return passAll, seq
 }
 
 // answers appends to buf what a response travelling in dir could be
@@ -210,7 +230,7 @@ func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults
 // account is process for a frame the proxy has already (mostly) forwarded
 // because no fault could fire on it: its index, correlation and counts.
 // The frame is correlated only with requests whose seq is at most seq (the
-// one mayChangeNext or mayChangeAny returned when the choice was made).
+// one choose or mayChangeAny returned when the choice was made).
 func (e *engine) account(dir faults.Direction, raw []byte, seq uint64) {
 	e.streamed.Add(1)
 	if _, _, fired := e.step(dir, raw, seq); fired {

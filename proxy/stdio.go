@@ -264,14 +264,14 @@ func (s *stdioSession) disconnect() {
 //     plan, or no rule can fire any more, and no guard): a plain
 //     byte copy, like the relay;
 //   - stream (cut-through): nothing can change in this direction
-//     ([engine.mayChange] is false): bytes are forwarded as they arrive and
+//     ([passAll]): bytes are forwarded as they arrive and
 //     every complete line is accounted for (index, peek, correlation, rule
 //     counts) before the write that ends it;
 //   - store (store-and-forward): a rule may fire on this line, so it is
 //     read whole, decided, then written.
 //
 // Between stream and store the choice is made per line, before its first
-// byte: a line on which no rule can fire ([engine.mayChangeNext]: the
+// byte: a line on which no rule can fire ([passLine]: the
 // counts and the roll at the index the line will get) is forwarded as it
 // arrives (streamLine) and accounted for before its last byte is written;
 // the others are stored. A pump moves to the stream mode for good once its
@@ -298,13 +298,11 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 		// can only answer a request recorded by then (the other pump
 		// records a request before its last byte goes out).
 		lb.wait()
-		// mayChangeNext implies mayChange: a stored line costs one look at
-		// the rules, a streamed one two.
-		if may, seq := s.eng.mayChangeNext(dir); !may {
-			if !s.eng.mayChange(dir) {
-				s.stream(dir, lb, dst, keep)
-				return
-			}
+		switch l, seq := s.eng.choose(dir); l {
+		case passAll:
+			s.stream(dir, lb, dst, keep)
+			return
+		case passLine:
 			if !s.streamLine(dir, lb, dst, keep, seq) {
 				return
 			}

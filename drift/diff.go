@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -98,7 +99,7 @@ func DiffTool(o, n Tool) []Change {
 	if ni == nil {
 		ni = map[string]any{}
 	}
-	d.schema("/inputSchema", expandRefs(oi), expandRefs(ni), 0)
+	d.schema("/inputSchema", schema.ExpandRefs(oi), schema.ExpandRefs(ni), 0)
 
 	d.dir = DirectionOutput
 	switch {
@@ -107,7 +108,7 @@ func DiffTool(o, n Tool) []Change {
 	case o.OutputSchema == nil && n.OutputSchema != nil:
 		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
 	case o.OutputSchema != nil:
-		d.schema("/outputSchema", expandRefs(o.OutputSchema), expandRefs(n.OutputSchema), 0)
+		d.schema("/outputSchema", schema.ExpandRefs(o.OutputSchema), schema.ExpandRefs(n.OutputSchema), 0)
 	}
 	SortChanges(d.out)
 	return d.out

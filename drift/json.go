@@ -53,9 +53,6 @@ func joinPointer(ptr string, tokens ...string) string {
 	return ptr
 }
 
-// resolvePointer resolves a JSON pointer, bare or in URI fragment form.
-func resolvePointer(root any, ptr string) (any, bool) { return schema.Resolve(root, ptr) }
-
 // describeType names the JSON type of a decoded value.
 func describeType(v any) string {
 	switch v.(type) {

@@ -430,7 +430,7 @@ func wrongTypedArgs(raw json.RawMessage) map[string]any {
 	for _, name := range requiredProps(raw) {
 		p, _ := props[name].(map[string]any)
 		if ref, ok := p["$ref"].(string); ok {
-			if r, ok := schema.Resolve(root, ref); ok {
+			if r, _, ok := schema.ResolveRef(root, ref); ok {
 				p, _ = r.(map[string]any)
 			}
 		}

@@ -1,7 +1,6 @@
-package drift
+package schema
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -10,12 +9,18 @@ import (
 // schema whose definitions reference each other many times cannot blow up.
 const refBudget = 20000
 
-// expandRefs returns a copy of a schema with every local $ref ("#…", a JSON
-// pointer into the schema itself) replaced by what it points to. A $ref
+// expandDepth bounds how deep expansion recurses; past it a schema is kept
+// as written.
+const expandDepth = 128
+
+// ExpandRefs returns a copy of a schema with every local $ref ("#…", a
+// pointer or an anchor in the schema itself) replaced by what it points to,
+// for comparing two schemas by what they say rather than how they are
+// factored. A $ref
 // with sibling keywords is merged into its target, siblings winning. A ref
 // that is cyclic (already being expanded on the current path), unresolved,
 // non-local or past the budget is left in place and compared as written.
-func expandRefs(root any) any {
+func ExpandRefs(root any) any {
 	e := &expander{root: root, budget: refBudget}
 	return e.expand(root, nil, 0)
 }
@@ -35,7 +40,7 @@ func (e *expander) expand(v any, stack []string, depth int) any {
 		return out
 	case map[string]any:
 		e.budget--
-		if depth > 2*maxDepth {
+		if depth > expandDepth {
 			return x
 		}
 		ref, isRef := x["$ref"].(string)
@@ -45,7 +50,10 @@ func (e *expander) expand(v any, stack []string, depth int) any {
 				tm, isMap := expanded.(map[string]any)
 				if !isMap {
 					if b, isBool := expanded.(bool); isBool {
-						tm, _ = asSchema(b)
+						tm = map[string]any{} // true
+						if !b {
+							tm["not"] = map[string]any{}
+						}
 					}
 				}
 				if tm != nil {
@@ -88,9 +96,6 @@ func (e *expander) expand(v any, stack []string, depth int) any {
 }
 
 func (e *expander) resolve(ref string) (any, bool) {
-	frag := ref[1:]
-	if dec, err := url.PathUnescape(frag); err == nil {
-		frag = dec
-	}
-	return resolvePointer(e.root, frag)
+	t, _, ok := ResolveRef(e.root, ref)
+	return t, ok
 }

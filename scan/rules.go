@@ -27,6 +27,17 @@ const (
 	RuleStdioShutdown    = "MCP-CONF-STDIO-SHUTDOWN"
 	RuleLegacyReply      = "MCP-CONF-LEGACY-REPLY"
 
+	RuleResourcesList     = "MCP-CONF-RESOURCES-LIST"
+	RuleResourceTemplates = "MCP-CONF-RESOURCE-TEMPLATES"
+	RuleResourceRead      = "MCP-CONF-RESOURCE-READ"
+	RuleResourceMissing   = "MCP-CONF-RESOURCE-NOT-FOUND"
+	RulePromptsList       = "MCP-CONF-PROMPTS-LIST"
+	RulePromptGet         = "MCP-CONF-PROMPT-GET"
+	RulePromptUnknown     = "MCP-CONF-PROMPT-UNKNOWN"
+	RuleLogLevel          = "MCP-CONF-LOG-LEVEL"
+	RuleCompletion        = "MCP-CONF-COMPLETION"
+	RuleCapHonesty        = "MCP-CONF-CAPABILITY-HONESTY"
+
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
 	RulePartial        = "MCP-OUT-PARTIAL"
@@ -93,6 +104,27 @@ func baseRules() report.Catalogue {
 
 		rule(RuleLegacyReply, report.SeverityWarn, "A reply on an older revision carries 2026-07-28 fields",
 			"On a revision before 2026-07-28 the server must speak the revision it negotiated; a tools/list page carrying resultType, ttlMs or cacheScope mixes eras, and a dual-era client may read the reply as a modern one."),
+
+		rule(RuleResourcesList, report.SeverityError, "resources/list is refused or malformed",
+			"A server that declares resources must answer resources/list with a resources array whose items carry a uri and a name, paginated by nextCursor without repeating a cursor (at most 10 pages are read)."),
+		rule(RuleResourceTemplates, report.SeverityError, "resources/templates/list is refused or malformed",
+			"A server that declares resources answers resources/templates/list with resourceTemplates whose items carry a name and an RFC 6570 uriTemplate."),
+		rule(RuleResourceRead, report.SeverityError, "A listed resource does not read back",
+			"resources/read of a listed resource (the first 3 are read) must return a non-empty contents array; each item carries a uri, exactly one of text and blob (blob base64), a string mimeType if any, and one of them the URI that was read. Findings name the resource by its index in the listing, never its URI or content."),
+		rule(RuleResourceMissing, report.SeverityError, "A read of a missing resource is not refused",
+			"resources/read of a URI the server does not have must be an error, never a result or an empty contents list: -32002 before 2026-07-28 (SHOULD: a result is a warning, another error code an info note), -32602 from 2026-07-28 (MUST, -32002 included)."),
+		rule(RulePromptsList, report.SeverityError, "prompts/list is refused or malformed",
+			"A server that declares prompts must answer prompts/list with a prompts array whose items carry a name, and arguments (if any) as an array of objects with a name."),
+		rule(RulePromptGet, report.SeverityError, "A listed prompt does not come back as messages",
+			"prompts/get of a listed prompt (the first 3), with its required arguments filled in (from completion/complete when completions are declared, else a fixed word), must return a non-empty messages array, each message with role user or assistant and a typed content block. A refusal of the generated values is not graded."),
+		rule(RulePromptUnknown, report.SeverityWarn, "An unknown prompt is not refused with -32602",
+			"prompts/get of a prompt the server does not list should be refused with -32602."),
+		rule(RuleLogLevel, report.SeverityWarn, "logging/setLevel misbehaves",
+			"Before 2026-07-28 a server that declares logging accepts logging/setLevel with a valid level and should refuse an invalid one with -32602."),
+		rule(RuleCompletion, report.SeverityError, "completion/complete misbehaves",
+			"A server that declares completions answers completion/complete for a listed prompt argument (else a resource template variable) with a completion object of at most 100 string values."),
+		rule(RuleCapHonesty, report.SeverityError, "Declared capabilities and served methods disagree",
+			"A declared capability whose method (resources/list, resources/templates/list, prompts/list, logging/setLevel, completion/complete) answers -32601 claims a feature the server lacks; an undeclared resources or prompts capability whose list method answers with a result breaks the rule that a server that supports it must declare it."),
 
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),

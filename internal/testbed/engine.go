@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func (e *engine) serverInfo(rev string) map[string]any {
 }
 
 func (e *engine) capabilities() map[string]any {
-	return map[string]any{"tools": map[string]any{"listChanged": e.p.b.drift}}
+	return e.declaredContent(map[string]any{"tools": map[string]any{"listChanged": e.p.b.drift}})
 }
 
 func (e *engine) instructions() string {
@@ -330,6 +331,7 @@ func init() {
 		"tools/call":           {legacy: true, modern: true, run: (*conn).callTool},
 		"subscriptions/listen": {modern: true, run: (*conn).listen},
 	}
+	maps.Copy(methods, contentMethods)
 }
 
 // request decides the era of r, checks what that era requires, and runs it.

@@ -16,6 +16,7 @@ const (
 	ekMissingMeta                       // 2026-07-28 request without its required _meta fields
 	ekUnsupportedVersion                // protocol revision not served
 	ekHeaderMismatch                    // HTTP headers disagree with the body
+	ekResourceNotFound                  // resources/read of a URI the server does not have (before 2026-07-28)
 )
 
 // conformantCodes are the codes the specification asks for.
@@ -29,6 +30,7 @@ var conformantCodes = map[errKind]int{
 	ekMissingMeta:        jsonrpc.CodeInvalidParams,
 	ekUnsupportedVersion: jsonrpc.CodeUnsupportedProtocolVersion,
 	ekHeaderMismatch:     jsonrpc.CodeHeaderMismatch,
+	ekResourceNotFound:   jsonrpc.CodeResourceNotFound,
 }
 
 // modernStatus is the HTTP status 2026-07-28 attaches to an error kind.

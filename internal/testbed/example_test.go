@@ -53,11 +53,13 @@ func ExampleProfiles() {
 		}
 	}
 	// Output:
+	// content
 	// drifting
 	// good
 	// legacy
 	// modern
 	// partial
+	// sloppy-content
 	// sloppy-errors
 	// vacuous
 }

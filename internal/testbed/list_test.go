@@ -47,8 +47,8 @@ func TestProfilesCatalogue(t *testing.T) {
 	if !slices.IsSortedFunc(ps, func(a, b Profile) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Fatal("Profiles not sorted")
 	}
-	wantNames := []string{"bad-schema", "crash", "cursor-loop", "deep-schema", "drifting", "flood", "good", "hang",
-		"hugeline", "legacy", "modern", "noisy-stdout", "partial", "ref-cycle", "sloppy-errors", "synth-bomb", "vacuous"}
+	wantNames := []string{"bad-schema", "content", "crash", "cursor-loop", "deep-schema", "drifting", "flood", "good", "hang",
+		"hugeline", "legacy", "modern", "noisy-stdout", "partial", "ref-cycle", "sloppy-content", "sloppy-errors", "synth-bomb", "vacuous"}
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)

@@ -9,6 +9,7 @@ type behaviour struct {
 	sse      bool   // Streamable HTTP replies as text/event-stream
 	tools    func(o Options, drifted bool) []tool
 	errs     errorStyle
+	content  *contentSet // resources, prompts, logging, completions; nil: none
 
 	hang       bool   // read requests, never answer
 	flood      bool   // endless noise on stdout, slow answers
@@ -42,6 +43,12 @@ var profiles = []Profile{
 	{Name: "drifting", Revisions: allRevs,
 		Summary: "tool set differs between --version 1 and 2 (rename, enum, required, description, removal, addition); rug-pulls a description after N lists",
 		b:       behaviour{version: "1", pageSize: 10, sse: true, tools: driftingTools, drift: true}},
+	{Name: "content", Revisions: allRevs,
+		Summary: "declares and serves resources (paged one per page, a text and a blob, a template), prompts (one with a required, completable argument), logging and completions, conformantly",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, content: conformantContent}},
+	{Name: "sloppy-content", Revisions: allRevs,
+		Summary: "resources and prompts served wrongly: a missing URI reads as empty contents, a text resource carries a blob too, prompt messages have role system, logging declared but answering -32601, completions served but not declared, any log level accepted",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, content: sloppyContent}},
 	{Name: "modern", Revisions: modernOnly,
 		Summary: "2026-07-28 only: server/discover and per-request _meta; initialize is refused naming the supported versions",
 		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools}},

@@ -1,7 +1,9 @@
 package studies
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -27,6 +29,102 @@ type Aggregates struct {
 	ServerWeighted ServerWeighted `json:"server_weighted"`
 	// Probes counts verdicts per probe name over scanned rows.
 	Probes map[string]ProbeTally `json:"probes"`
+
+	// PreviousReleases counts scanned rows marked previous_of, which the
+	// weighted figures leave out as they leave out variants.
+	PreviousReleases int `json:"previous_releases"`
+	// SDKsObserved counts every row by its observed SDK (Row.ObservedSDK:
+	// the observed one, else the declared label, else "unknown");
+	// SDKObservedRows counts the rows where evidence named an SDK.
+	SDKsObserved    map[string]int `json:"sdks_observed"`
+	SDKObservedRows int            `json:"sdk_observed_rows"`
+	// BySDK and ByFramework break the output-contract tiers down per
+	// observed SDK and framework, over the rows the weighted figures count.
+	BySDK       map[string]GroupFigures `json:"by_sdk"`
+	ByFramework map[string]GroupFigures `json:"by_framework"`
+	// SDKDisagreements are the rows whose declared label names neither the
+	// observed SDK nor the observed framework, by name.
+	SDKDisagreements []SDKDisagreement `json:"sdk_disagreements"`
+	// SeedProbes is the seed study's error figure over the rows the
+	// weighted figures count.
+	SeedProbes SeedProbes `json:"seed_probes"`
+	// VersionDrift summarises the version pairs (rows' version_drift).
+	VersionDrift DriftAggregates `json:"version_drift"`
+}
+
+// GroupFigures are the tool-weighted figures of one group of servers (an
+// SDK, a framework) and how many servers it holds.
+type GroupFigures struct {
+	Servers int `json:"servers"`
+	ToolWeighted
+}
+
+// toolPool accumulates the tool-weighted figures of rows.
+type toolPool struct {
+	servers int
+	tw      ToolWeighted
+	leaf    mean
+}
+
+func (p *toolPool) add(r Row) {
+	none, vac, part, enf, inv := tiers(r)
+	for _, t := range r.Tools {
+		if t.Wrapped {
+			p.tw.Wrapped++
+		}
+		p.leaf.add(t.LeafRate)
+	}
+	p.servers++
+	p.tw.Tools += len(r.Tools)
+	p.tw.None += none
+	p.tw.Vacuous += vac
+	p.tw.Partial += part
+	p.tw.Enforceable += enf
+	p.tw.Invalid += inv
+}
+
+func addToGroup(pools map[string]*toolPool, key string, r Row) {
+	if pools[key] == nil {
+		pools[key] = &toolPool{}
+	}
+	pools[key].add(r)
+}
+
+// figures computes the shares of the pooled counts.
+func (p *toolPool) figures() ToolWeighted {
+	tw := p.tw
+	tw.NoneShare = share(tw.None, tw.Tools)
+	tw.VacuousShare = share(tw.Vacuous, tw.Tools)
+	tw.EnforceableShare = share(tw.Enforceable, tw.Tools)
+	tw.InvalidShare = share(tw.Invalid, tw.Tools)
+	declared := tw.Enforceable + tw.Partial + tw.Vacuous + tw.Invalid
+	tw.EnforceableOfDeclared = share(tw.Enforceable, declared)
+	tw.PartialShare = share(tw.Partial, tw.Tools)
+	tw.RejectsAnyShare = share(tw.Enforceable+tw.Partial, tw.Tools)
+	tw.RejectsAnyOfDeclared = share(tw.Enforceable+tw.Partial, declared)
+	tw.LeafRate = p.leaf.value()
+	return tw
+}
+
+// SDKDisagreement is a row whose declared SDK label the evidence
+// contradicts.
+type SDKDisagreement struct {
+	Name      string `json:"name"`
+	Declared  string `json:"declared"`
+	Observed  string `json:"observed"`
+	Framework string `json:"framework,omitempty"`
+}
+
+// SeedProbeNames are the three error probes the seed study sent (unknown
+// method, unknown tool, missing arguments).
+var SeedProbeNames = []string{"missing_required_args", "unknown_method", "unknown_tool"}
+
+// SeedProbes counts servers on the seed study's three probes: Measured
+// those where at least one of them ran, Handled those that refused every
+// one that ran visibly (the seed's "handles errors").
+type SeedProbes struct {
+	Measured int `json:"measured"`
+	Handled  int `json:"handled"`
 }
 
 // ToolWeighted pools every tool of every scanned server: big servers weigh
@@ -148,10 +246,17 @@ func Aggregate(rows []Row) Aggregates {
 		Revisions:  map[string]int{},
 		SDKs:       map[string]int{},
 		Probes:     map[string]ProbeTally{},
+
+		SDKsObserved:     map[string]int{},
+		BySDK:            map[string]GroupFigures{},
+		ByFramework:      map[string]GroupFigures{},
+		SDKDisagreements: []SDKDisagreement{},
+		VersionDrift:     aggregateDrift(rows),
 	}
-	tw := &a.ToolWeighted
+	var pool toolPool
+	sdkPools, fwPools := map[string]*toolPool{}, map[string]*toolPool{}
 	sw := &a.ServerWeighted
-	var twLeaf, swNone, swVac, swPart, swEnf, swInv, swEoD, swAny, swAnyD, swLeaf, swErr, swConf, swSpec mean
+	var swNone, swVac, swPart, swEnf, swInv, swEoD, swAny, swAnyD, swLeaf, swErr, swConf, swSpec mean
 	for _, r := range rows {
 		a.Servers++
 		sdk := r.SDK
@@ -159,6 +264,13 @@ func Aggregate(rows []Row) Aggregates {
 			sdk = "unknown"
 		}
 		a.SDKs[sdk]++
+		a.SDKsObserved[r.ObservedSDK()]++
+		if r.SDKObserved != nil && r.SDKObserved.Name != "" {
+			a.SDKObservedRows++
+		}
+		if r.SDKDisagrees() {
+			a.SDKDisagreements = append(a.SDKDisagreements, SDKDisagreement{Name: r.Name, Declared: r.SDK, Observed: r.SDKObserved.Name, Framework: r.SDKObserved.Framework})
+		}
 		switch r.Status {
 		case StatusScanned:
 			a.Scanned++
@@ -200,20 +312,30 @@ func Aggregate(rows []Row) Aggregates {
 			a.Variants++
 			continue
 		}
-		none, vac, part, enf, inv := tiers(r)
-		for _, t := range r.Tools {
-			if t.Wrapped {
-				tw.Wrapped++
-			}
-			twLeaf.add(t.LeafRate)
+		if r.PreviousOf != "" {
+			a.PreviousReleases++
+			continue
 		}
+		seedRan, seedHandled := 0, 0
+		for _, p := range r.Probes {
+			if slices.Contains(SeedProbeNames, p.Name) && p.Verdict != scan.VerdictSkipped {
+				seedRan++
+				if p.Verdict.Handled() {
+					seedHandled++
+				}
+			}
+		}
+		if seedRan > 0 {
+			a.SeedProbes.Measured++
+			if seedHandled == seedRan {
+				a.SeedProbes.Handled++
+			}
+		}
+		pool.add(r)
+		addToGroup(sdkPools, r.ObservedSDK(), r)
+		addToGroup(fwPools, r.ObservedFramework(), r)
+		none, vac, part, enf, inv := tiers(r)
 		n := len(r.Tools)
-		tw.Tools += n
-		tw.None += none
-		tw.Vacuous += vac
-		tw.Partial += part
-		tw.Enforceable += enf
-		tw.Invalid += inv
 
 		if ran > 0 {
 			sw.ErrorsMeasured++
@@ -257,16 +379,13 @@ func Aggregate(rows []Row) Aggregates {
 			sw.WithEnforceable++
 		}
 	}
-	tw.NoneShare = share(tw.None, tw.Tools)
-	tw.VacuousShare = share(tw.Vacuous, tw.Tools)
-	tw.EnforceableShare = share(tw.Enforceable, tw.Tools)
-	tw.InvalidShare = share(tw.Invalid, tw.Tools)
-	declared := tw.Enforceable + tw.Partial + tw.Vacuous + tw.Invalid
-	tw.EnforceableOfDeclared = share(tw.Enforceable, declared)
-	tw.PartialShare = share(tw.Partial, tw.Tools)
-	tw.RejectsAnyShare = share(tw.Enforceable+tw.Partial, tw.Tools)
-	tw.RejectsAnyOfDeclared = share(tw.Enforceable+tw.Partial, declared)
-	tw.LeafRate = twLeaf.value()
+	a.ToolWeighted = pool.figures()
+	for k, p := range sdkPools {
+		a.BySDK[k] = GroupFigures{Servers: p.servers, ToolWeighted: p.figures()}
+	}
+	for k, p := range fwPools {
+		a.ByFramework[k] = GroupFigures{Servers: p.servers, ToolWeighted: p.figures()}
+	}
 	sw.NoneShare = swNone.value()
 	sw.VacuousShare = swVac.value()
 	sw.EnforceableShare = swEnf.value()
@@ -279,5 +398,6 @@ func Aggregate(rows []Row) Aggregates {
 	sw.ErrorHandling = swErr.value()
 	sw.ErrorConformance = swConf.value()
 	sw.SpecConformance = swSpec.value()
+	slices.SortFunc(a.SDKDisagreements, func(x, y SDKDisagreement) int { return cmp.Compare(x.Name, y.Name) })
 	return a
 }

@@ -78,6 +78,9 @@ type Row struct {
 	SDK     string `json:"sdk,omitempty"`
 	// VariantOf is copied from servers.json.
 	VariantOf string `json:"variant_of,omitempty"`
+	// PreviousOf is copied from servers.json: this row is the previous
+	// release of the row it names.
+	PreviousOf string `json:"previous_of,omitempty"`
 	// Transport is what servers.json declares: stdio or http.
 	Transport string `json:"transport"`
 	// Command (stdio) or Launch (http) is the argv as written in
@@ -106,6 +109,16 @@ type Row struct {
 	// none on a row that never reached the scanner, or in a document
 	// written before the field was added.
 	FindingDetails []RowFinding `json:"finding_details,omitempty"`
+
+	// SDKObserved is the SDK and framework the installed package and the
+	// scan showed, with the evidence (SDK is the declared label); absent
+	// when nothing named one.
+	SDKObserved *SDKObserved `json:"sdk_observed,omitempty"`
+	// VersionDrift grades this release against its previous one (the row
+	// whose previous_of names this one), when both were in the run.
+	VersionDrift *VersionDrift `json:"version_drift,omitempty"`
+	// base is the scan's listing, kept for the version comparison.
+	base *baseline
 
 	// found holds the scan's findings themselves (messages cleaned as the
 	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
@@ -240,6 +253,7 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	slices.SortStableFunc(row.Conformance, func(a, b scan.Check) int { return cmp.Compare(a.ID, b.ID) })
 
+	row.base = baselineOf(r)
 	if r.Established {
 		row.Status = StatusScanned
 		sc := r.Scores
@@ -277,6 +291,7 @@ func failedRow(row Row, kind, reason string) Row {
 // identity fills the fields of a row that come from servers.json alone.
 func identity(e Entry) Row {
 	row := Row{Name: e.Name, Package: e.Package, SDK: e.SDK, VariantOf: e.VariantOf, Transport: e.Transport(), URL: redact.URL(e.URL)}
+	row.PreviousOf = e.PreviousOf
 	if e.Command != "" {
 		row.Command = redact.Argv(append([]string{e.Command}, e.Args...))
 	}

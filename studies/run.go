@@ -175,6 +175,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 				mu.Unlock()
 				t0 := time.Now()
 				row, sm := runOne(ctx, spec, e, o)
+				row.SDKObserved = observeSDK(spec, e, row)
 				el := time.Since(t0)
 				mu.Lock()
 				res.Servers[i] = row
@@ -200,6 +201,9 @@ feed:
 	end := o.Now()
 	res.Meta.FinishedAt = end.UTC().Format(time.RFC3339)
 	res.Meta.DurationMS = end.Sub(start).Milliseconds()
+	// Each row kept its scan's listing (Row.base): the pairs joined by
+	// previous_of are graded here, once both releases are scanned.
+	pairVersions(res.Servers, entries)
 	res.Finalize()
 	return res, nil
 }

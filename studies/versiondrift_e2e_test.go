@@ -1,0 +1,106 @@
+package studies_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/studies"
+)
+
+// The testbed's drifting profile serves tool set 1 or 2 (--version): a
+// renamed parameter, a removed enum value, a new required property, a
+// changed description, a removed tool and an added tool. Declared as a
+// minor release of one package, the pair must carry exactly those changes,
+// graded, and a semver violation.
+func TestVersionDriftPair(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess study")
+	}
+	bin := testutil.Binary(t)
+	dir := t.TempDir()
+	server := func(version, pkg, previousOf string) map[string]any {
+		e := map[string]any{"command": bin, "args": []string{"testbed", "--profile", "drifting", "--version", version, "--drift-after", "-1"}, "package": pkg}
+		if previousOf != "" {
+			e["previous_of"] = previousOf
+		}
+		return e
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"drifting":      server("2", "drifting@1.5.0", ""),
+		"drifting-prev": server("1", "drifting@1.4.2", "drifting"),
+		"unpaired":      server("1", "unpaired@1.0.0", ""),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "servers.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := studies.ParseSpec(b, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: time.Minute, RequestTimeout: 5 * time.Second, SkipSecondConnection: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd *studies.VersionDrift
+	for _, r := range res.Servers {
+		if r.Status != studies.StatusScanned {
+			t.Fatalf("%s: %s (%s)", r.Name, r.Status, r.Reason)
+		}
+		switch {
+		case r.Name == "drifting":
+			vd = r.VersionDrift
+		case r.VersionDrift != nil:
+			t.Errorf("%s carries a version drift", r.Name)
+		}
+	}
+	if vd == nil {
+		t.Fatal("the current release carries no version drift")
+	}
+	var got []string
+	for _, c := range vd.Changes {
+		got = append(got, fmt.Sprintf("%s %s %s %s %s breaking=%v", c.Severity, c.Rule, c.Tool, c.Pointer, c.Kind, c.Breaking))
+	}
+	want := []string{
+		"warn BRK-TOOL-DESCRIPTION-CHANGED echo /description CHG-DESCRIPTION-CHANGED breaking=false",
+		"error BRK-TOOL-REMOVED export_csv  CHG-TOOL-REMOVED breaking=true",
+		"error BRK-IN-REQUIRED-PROPERTY-ADDED get_user /inputSchema/properties/tenant CHG-PROPERTY-ADDED breaking=true",
+		"error BRK-IN-PROPERTY-RENAMED search /inputSchema/properties/q CHG-PROPERTY-RENAMED breaking=true",
+		"info BRK-TOOL-ADDED summarize  CHG-TOOL-ADDED breaking=false",
+		"error BRK-IN-ENUM-VALUE-REMOVED weather /inputSchema/properties/units/enum CHG-ENUM-VALUE-REMOVED breaking=true",
+		"info BRK-OUT-ENUM-VALUE-REMOVED weather /outputSchema/properties/units/enum CHG-ENUM-VALUE-REMOVED breaking=false",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%q\nwant\n%q", got, want)
+	}
+	head := studies.VersionDrift{Previous: vd.Previous, From: vd.From, To: vd.To, Step: vd.Step, Compared: vd.Compared,
+		Breaking: vd.Breaking, ToolsRemoved: vd.ToolsRemoved, ToolsAdded: vd.ToolsAdded,
+		DescriptionsChanged: vd.DescriptionsChanged, SemverViolation: vd.SemverViolation}
+	wantHead := studies.VersionDrift{Previous: "drifting-prev", From: "1.4.2", To: "1.5.0", Step: "minor", Compared: true,
+		Breaking: 4, ToolsRemoved: []string{"export_csv"}, ToolsAdded: []string{"summarize"},
+		DescriptionsChanged: []string{"echo"}, SemverViolation: true}
+	if !reflect.DeepEqual(head, wantHead) {
+		t.Errorf("pair %+v\nwant %+v", head, wantHead)
+	}
+	d := res.Aggregates.VersionDrift
+	if d.Pairs != 1 || d.Compared != 1 || d.SemverViolations != 1 || d.WithRemovals != 1 || d.ToolsRemoved != 1 || d.DescriptionsChanged != 1 || d.Steps["minor"] != 1 {
+		t.Errorf("aggregates %+v", d)
+	}
+	// The previous release is left out of the weighted figures, as a
+	// variant is: two of the three rows count.
+	if n := res.Aggregates.ServerWeighted.Servers; n != 2 {
+		t.Errorf("server-weighted over %d servers, want 2", n)
+	}
+}

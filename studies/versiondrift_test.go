@@ -1,0 +1,47 @@
+package studies
+
+import "testing"
+
+func TestSemverStep(t *testing.T) {
+	for _, tc := range []struct{ from, to, want string }{
+		{"1.2.3", "2.0.0", "major"},
+		{"1.2.3", "1.3.0", "minor"},
+		{"1.2.3", "1.2.4", "patch"},
+		{"v1.2.3", "v1.2.3", "same"},
+		{"1.3.0", "1.2.9", "downgrade"},
+		// Before 1.0 the leftmost non-zero component is the major one.
+		{"0.2.3", "0.3.0", "major"},
+		{"0.2.3", "0.2.4", "minor"},
+		{"0.0.3", "0.0.4", "major"},
+		{"0.9.1", "1.0.0", "major"},
+		// Pre-releases and build metadata are ignored.
+		{"1.2.3-beta.1", "1.2.3+build.5", "same"},
+		{"2025.4.8", "2026.8.31", "major"},
+		{"1.2", "1.3.0", "unknown"},
+		{"", "1.0.0", "unknown"},
+		{"latest", "1.0.0", "unknown"},
+	} {
+		if got := SemverStep(tc.from, tc.to); got != tc.want {
+			t.Errorf("SemverStep(%q, %q) = %q, want %q", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+// A pair is graded only when both releases were scanned and listed whole.
+func TestGradeVersionsNotCompared(t *testing.T) {
+	whole, capped := &baseline{complete: true}, &baseline{}
+	for _, tc := range []struct {
+		name      string
+		prev, cur Row
+		reason    string
+	}{
+		{"previous failed", Row{Status: StatusFailed}, Row{Status: StatusScanned, base: whole}, "the previous release was not scanned"},
+		{"current failed", Row{Status: StatusScanned, base: whole}, Row{Status: StatusFailed}, "the current release was not scanned"},
+		{"capped listing", Row{Status: StatusScanned, base: capped}, Row{Status: StatusScanned, base: whole}, "a tools/list was incomplete (capped, looping or unreadable entries): tool removals cannot be told apart from unread tools"},
+	} {
+		vd := gradeVersions(&tc.prev, &tc.cur, "1.0.0", "1.1.0")
+		if vd.Compared || vd.Reason != tc.reason || vd.Step != "minor" || vd.SemverViolation {
+			t.Errorf("%s: %+v", tc.name, vd)
+		}
+	}
+}

@@ -73,6 +73,24 @@ func init() {
 				},
 				Action: studyReport,
 			},
+			{
+				Name:      "import",
+				Usage:     "turn a saved MCP Registry list (GET /v0.1/servers) into a servers.json",
+				ArgsUsage: "REGISTRY.json",
+				Description: "REGISTRY.json is the body of the registry's GET /v0.1/servers (server.json documents under\n" +
+					"\"servers\"), or a JSON array of such pages. Each server's latest version becomes a row: npm packages\n" +
+					"run with npx -y NAME@VERSION, pypi with uvx NAME@VERSION, oci with docker run -i --rm IMAGE,\n" +
+					"runtimeArguments and packageArguments in place; remotes become url rows. A second package or\n" +
+					"remote is a variant_of row, the release before the latest a previous_of row. Secret environment\n" +
+					"variables, and required ones without a default, are listed as \"credentials\" and left unset; a\n" +
+					"required one with a default is set to it. What cannot be launched is kept as an \"excluded\" row\n" +
+					"with the reason. The output is sorted and does not depend on the order of the input.\n\n" +
+					exitCodes("", false),
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write servers.json to `FILE` (- for stdout)"},
+				},
+				Action: studyImport,
+			},
 		},
 	})
 }
@@ -287,6 +305,37 @@ func studyReport(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+func studyImport(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usageErr("study import: give exactly one saved registry list (REGISTRY.json)")
+	}
+	data, err := inputfile.Read(args[0])
+	if err != nil {
+		return usageErr("study import: %v", err)
+	}
+	im, err := studies.ImportRegistry(data)
+	if err != nil {
+		return exitErr(exitUsage, fmt.Errorf("%s: %w", args[0], err))
+	}
+	var buf bytes.Buffer
+	if err := studies.WriteServers(&buf, im.Servers); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	excluded := 0
+	for _, e := range im.Servers {
+		if e.Excluded != "" {
+			excluded++
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded\n",
+		im.Names, im.Documents, len(im.Servers), excluded)
+	return writeOutput(c, c.String("output"), buf.Bytes())
 }
 
 // readResults reads and schema-checks one results.json.

@@ -1,0 +1,662 @@
+package studies
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A saved MCP Registry list response (GET /v0.1/servers): each item is a
+// server.json document under "server", with the registry's own metadata
+// under "_meta". Only the fields the import reads are declared.
+type registryList struct {
+	Servers []registryItem `json:"servers"`
+}
+
+type registryItem struct {
+	Server registryServer `json:"server"`
+	Meta   struct {
+		Official *registryOfficial `json:"io.modelcontextprotocol.registry/official"`
+	} `json:"_meta"`
+}
+
+type registryOfficial struct {
+	Status      string `json:"status"`
+	PublishedAt string `json:"publishedAt"`
+	IsLatest    bool   `json:"isLatest"`
+}
+
+type registryServer struct {
+	Name     string              `json:"name"`
+	Version  string              `json:"version"`
+	Packages []registryPackage   `json:"packages"`
+	Remotes  []registryTransport `json:"remotes"`
+}
+
+type registryPackage struct {
+	RegistryType         string             `json:"registryType"`
+	Identifier           string             `json:"identifier"`
+	Version              string             `json:"version"`
+	RuntimeHint          string             `json:"runtimeHint"`
+	Transport            registryTransport  `json:"transport"`
+	RuntimeArguments     []registryArgument `json:"runtimeArguments"`
+	PackageArguments     []registryArgument `json:"packageArguments"`
+	EnvironmentVariables []registryArgument `json:"environmentVariables"`
+}
+
+type registryTransport struct {
+	Type      string                   `json:"type"`
+	URL       string                   `json:"url"`
+	Headers   []registryArgument       `json:"headers"`
+	Variables map[string]registryInput `json:"variables"`
+}
+
+// registryInput is the schema's Input: a value, or what a client would ask
+// the user for.
+type registryInput struct {
+	Format     string `json:"format"`
+	Value      string `json:"value"`
+	Default    string `json:"default"`
+	IsRequired bool   `json:"isRequired"`
+	IsSecret   bool   `json:"isSecret"`
+}
+
+// registryArgument is a positional or named argument, an environment
+// variable or a header (KeyValueInput): an Input with a name, a type and
+// variables for the {curly} parts of its value.
+type registryArgument struct {
+	registryInput
+	Type      string                   `json:"type"`
+	Name      string                   `json:"name"`
+	ValueHint string                   `json:"valueHint"`
+	Variables map[string]registryInput `json:"variables"`
+}
+
+// launchers are the runtime commands the import knows, by registryType;
+// the first is the default when a package gives no runtimeHint.
+var launchers = map[string][]string{
+	"npm":  {"npx"},
+	"pypi": {"uvx"},
+	"oci":  {"docker", "podman"},
+}
+
+// Import is servers.json made from a registry list.
+type Import struct {
+	// Servers are the entries, sorted by name.
+	Servers []Entry
+	// Registry servers read (every version) and distinct names among them.
+	Documents, Names int
+}
+
+// ImportRegistry turns a saved MCP Registry list response (the body of GET
+// /v0.1/servers, or a JSON array of such pages) into servers.json entries.
+//
+// For each server name the latest version (isLatest, else the last
+// published) gives a row per package and remote: the first
+// launchable package (by the publisher's order) is the server's row, the
+// other packages and the remotes are variants of it. A remote-only server's
+// first remote is its row. When the list holds an older version too, the
+// release just before the latest is a row with previous_of. Packages map
+// to launch commands by registryType and runtimeHint (npm: npx -y
+// name@version; pypi: uvx name@version; oci: docker run -i --rm image);
+// environment variables that are secret, or required with no value, become
+// credentials; a required non-secret variable with a default is set to it.
+// What cannot be launched (an unknown registryType or runtimeHint, a
+// required argument without a value, a deleted server) is an excluded row
+// with the reason.
+func ImportRegistry(data []byte) (*Import, error) {
+	items, err := readRegistry(data)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string][]registryItem{}
+	for i, it := range items {
+		s := it.Server
+		switch {
+		case s.Name == "":
+			return nil, fmt.Errorf("registry: server %d has no name", i+1)
+		case strings.ContainsFunc(s.Name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+			return nil, fmt.Errorf("registry: server %d: name %q holds a control character", i+1, s.Name)
+		}
+		byName[s.Name] = append(byName[s.Name], it)
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+
+	bases := rowBases(names)
+	var rows []importRow
+	for _, n := range names {
+		latest, previous, deleted, err := pickVersions(n, byName[n])
+		if err != nil {
+			return nil, err
+		}
+		if deleted {
+			latest = registryServer{Name: n}
+		}
+		rs := serverRows(bases[n], latest)
+		if deleted {
+			rs[0].entry.Excluded = "deleted from the registry"
+		}
+		if previous != nil {
+			prev := serverRows(bases[n]+"-previous", *previous)[0]
+			prev.previousOf = rs[0].key
+			rs = append(rs, prev)
+		}
+		rows = append(rows, rs...)
+	}
+	// A derived name that is still taken gets -2, -3, … in registry-name
+	// order, which does not depend on the order of the input.
+	taken := map[string]int{}
+	for _, r := range rows {
+		taken[r.entry.Name]++
+	}
+	seen := map[string]int{}
+	final := map[string]string{}
+	for i := range rows {
+		n := rows[i].entry.Name
+		if seen[n]++; seen[n] > 1 {
+			for k := seen[n]; ; k++ {
+				if c := fmt.Sprintf("%s-%d", n, k); taken[c] == 0 {
+					taken[c] = 1
+					rows[i].entry.Name = c
+					break
+				}
+			}
+		}
+		final[rows[i].key] = rows[i].entry.Name
+	}
+	out := &Import{Documents: len(items), Names: len(names)}
+	for _, r := range rows {
+		e := r.entry
+		if r.variantOf != "" {
+			e.VariantOf = final[r.variantOf]
+		}
+		if r.previousOf != "" {
+			e.PreviousOf = final[r.previousOf]
+		}
+		out.Servers = append(out.Servers, e)
+	}
+	slices.SortFunc(out.Servers, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// readRegistry reads one list page or an array of pages.
+func readRegistry(data []byte) ([]registryItem, error) {
+	data = bytes.TrimSpace(data)
+	var pages []json.RawMessage
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		if err := json.Unmarshal(data, &pages); err != nil {
+			return nil, fmt.Errorf("registry: not a JSON array of list pages: %w", err)
+		}
+	case len(data) > 0 && data[0] == '{':
+		pages = []json.RawMessage{data}
+	default:
+		return nil, errors.New(`registry: want the JSON object GET /v0.1/servers returns ({"servers": [...]}) or an array of them`)
+	}
+	var items []registryItem
+	for i, p := range pages {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(p, &probe); err != nil {
+			return nil, fmt.Errorf("registry: page %d: %w", i+1, err)
+		}
+		if _, ok := probe["servers"]; !ok {
+			return nil, fmt.Errorf(`registry: page %d has no "servers" list (a single server.json is not a list response)`, i+1)
+		}
+		var l registryList
+		if err := json.Unmarshal(p, &l); err != nil {
+			return nil, fmt.Errorf("registry: page %d: %w", i+1, err)
+		}
+		items = append(items, l.Servers...)
+	}
+	if len(items) == 0 {
+		return nil, errors.New("registry: the list holds no servers")
+	}
+	return items, nil
+}
+
+// pickVersions returns the latest version of one server (the one marked
+// isLatest, else the last published) and the release published before it,
+// (the next older one), if listed and not deleted; deleted says the latest version is. Versions
+// without a publication time count as older than those with one, in the
+// order listed (the registry lists a server's versions oldest first).
+func pickVersions(name string, items []registryItem) (latest registryServer, previous *registryServer, deleted bool, err error) {
+	type version struct {
+		it        registryItem
+		published time.Time
+		order     int
+	}
+	vs := make([]version, 0, len(items))
+	flagged := 0
+	seen := map[string]bool{}
+	for i, it := range items {
+		v := version{it: it, order: i}
+		if o := it.Meta.Official; o != nil && o.PublishedAt != "" {
+			if v.published, err = time.Parse(time.RFC3339Nano, o.PublishedAt); err != nil {
+				return latest, nil, false, fmt.Errorf("registry: %s %s: publishedAt: %w", name, it.Server.Version, err)
+			}
+		}
+		if it.latest() {
+			flagged++
+		}
+		if seen[it.Server.Version] {
+			return latest, nil, false, fmt.Errorf("registry: %s: version %q is listed twice", name, it.Server.Version)
+		}
+		seen[it.Server.Version] = true
+		vs = append(vs, v)
+	}
+	if flagged > 1 {
+		return latest, nil, false, fmt.Errorf("registry: %s: %d versions are marked isLatest", name, flagged)
+	}
+	// Newest first.
+	slices.SortFunc(vs, func(a, b version) int {
+		if c := b.published.Compare(a.published); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.order, a.order)
+	})
+	top := max(slices.IndexFunc(vs, func(v version) bool { return v.it.latest() }), 0)
+	latest = vs[top].it.Server
+	if vs[top].it.deleted() {
+		return latest, nil, true, nil
+	}
+	if top+1 < len(vs) && !vs[top+1].it.deleted() {
+		previous = &vs[top+1].it.Server
+	}
+	return latest, previous, false, nil
+}
+
+func (it registryItem) latest() bool {
+	return it.Meta.Official != nil && it.Meta.Official.IsLatest
+}
+
+func (it registryItem) deleted() bool {
+	return it.Meta.Official != nil && it.Meta.Official.Status == "deleted"
+}
+
+// importRow is an entry being built: key identifies it before names are
+// final (registry name, derived name, position); variantOf and previousOf
+// are keys of other rows.
+type importRow struct {
+	key, variantOf, previousOf string
+	entry                      Entry
+}
+
+var unsafeName = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// maxBase bounds a derived name, leaving room for the suffixes of variants
+// and previous releases within servers.json's 200 bytes.
+const maxBase = 160
+
+// rowBases derives a servers.json name for each registry name: the part
+// after the slash, lowercased; when two servers share it, the last element
+// of the namespace goes before it; when that is shared too, the whole name.
+func rowBases(names []string) map[string]string {
+	clean := func(s string) string {
+		s = unsafeName.ReplaceAllString(strings.ToLower(s), "-")
+		s = strings.Trim(s[:min(len(s), maxBase)], "-.")
+		if s == "" {
+			return "server"
+		}
+		return s
+	}
+	short := func(n string) string {
+		_, after, _ := strings.Cut(n, "/")
+		if after == "" {
+			after = n
+		}
+		return clean(after)
+	}
+	qualified := func(n string) string {
+		ns, _, _ := strings.Cut(n, "/")
+		return clean(ns[strings.LastIndex(ns, ".")+1:] + "-" + short(n))
+	}
+	out := map[string]string{}
+	assigned := map[string]bool{}
+	for _, derive := range []func(string) string{short, qualified, clean} {
+		count := map[string]int{}
+		for _, n := range names {
+			if _, done := out[n]; !done {
+				count[derive(n)]++
+			}
+		}
+		for _, n := range names {
+			if _, done := out[n]; !done && count[derive(n)] == 1 && !assigned[derive(n)] {
+				out[n] = derive(n)
+				assigned[out[n]] = true
+			}
+		}
+	}
+	for _, n := range names {
+		if _, done := out[n]; !done {
+			out[n] = clean(n) // numbered later, like any other clash
+		}
+	}
+	return out
+}
+
+// serverRows makes the rows of one server version: its launchable packages
+// and remotes, the first the main row and the rest its variants, then what
+// cannot be launched, excluded. A server with no package and no remote is
+// one excluded row.
+func serverRows(base string, s registryServer) []importRow {
+	var ok, excluded []Entry
+	for _, e := range append(mapSlice(s.Packages, packageEntry), mapSlice(s.Remotes, remoteEntry)...) {
+		if e.Excluded != "" {
+			excluded = append(excluded, e)
+		} else {
+			ok = append(ok, e)
+		}
+	}
+	all := append(ok, excluded...)
+	if len(all) == 0 {
+		// A row needs a command or a url; .invalid never resolves.
+		all = []Entry{{Excluded: "the registry lists no package and no remote"}}
+		all[0].URL = "https://registry.invalid/"
+	}
+	rows := make([]importRow, len(all))
+	used := map[string]int{}
+	for i, e := range all {
+		rows[i] = importRow{key: fmt.Sprintf("%s\x00%s\x00%d", s.Name, base, i), entry: e}
+		if i == 0 {
+			rows[i].entry.Name = base
+			continue
+		}
+		suffix := variantSuffix(e)
+		if used[suffix]++; used[suffix] > 1 {
+			suffix = fmt.Sprintf("%s-%d", suffix, used[suffix])
+		}
+		rows[i].entry.Name = base + "-" + suffix
+		rows[i].variantOf = rows[0].key
+	}
+	return rows
+}
+
+func mapSlice[T any](in []T, f func(T) Entry) []Entry {
+	out := make([]Entry, 0, len(in))
+	for _, v := range in {
+		out = append(out, f(v))
+	}
+	return out
+}
+
+// variantSuffix says what a variant row is: its registry (or for an
+// unknown one its command), or the remote's transport.
+func variantSuffix(e Entry) string {
+	switch {
+	case e.Type == "sse":
+		return "sse"
+	case e.URL != "":
+		return "remote"
+	}
+	return cmp.Or(e.Registry, strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(e.Command), "-"), "-."), "package")
+}
+
+// packageEntry maps one package to a launch command.
+func packageEntry(p registryPackage) Entry {
+	var e Entry
+	typ := strings.ToLower(p.RegistryType)
+	known, ok := launchers[typ]
+	if !ok {
+		e.Command = cmp.Or(p.RuntimeHint, typ, "unknown")
+		e.Args = []string{p.Identifier}
+		e.Excluded = fmt.Sprintf("registryType %q (%s): the study launches npm, pypi and oci packages", p.RegistryType, packageRef(p.Identifier, p.Version))
+		return e
+	}
+	e.Registry = typ
+	launcher := cmp.Or(p.RuntimeHint, known[0])
+	e.Command = launcher
+	ref := packageRef(p.Identifier, p.Version)
+	e.Package = ref
+	if typ == RegistryOCI {
+		ref, e.Package = imageRef(p.Identifier, p.Version)
+	}
+	if !slices.Contains(known, launcher) {
+		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", p.RuntimeHint, typ, strings.Join(known, " or "))
+		return e
+	}
+	if t := p.Transport.Type; t != "" && t != "stdio" {
+		e.Excluded = fmt.Sprintf("package transport %q: the import launches stdio packages only (a local HTTP package needs a port the registry does not name)", t)
+		return e
+	}
+
+	env := map[string]string{}
+	var creds, problems []string
+	for _, v := range p.EnvironmentVariables {
+		switch val, need := inputValue(v.registryInput, v.Variables); {
+		case v.Name == "":
+			problems = append(problems, "an environment variable has no name")
+		case need:
+			creds = append(creds, v.Name)
+		case val != "":
+			env[v.Name] = val
+		}
+	}
+	runtimeArgs, c1, err1 := argumentList(p.RuntimeArguments)
+	pkgArgs, c2, err2 := argumentList(p.PackageArguments)
+	creds = append(append(creds, c1...), c2...)
+	for _, err := range []error{err1, err2} {
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	switch launcher {
+	case "npx":
+		e.Args = append(append(runtimeArgs, "-y", ref), pkgArgs...)
+	case "uvx":
+		e.Args = append(append(runtimeArgs, ref), pkgArgs...)
+	default: // docker, podman: the container sees only the variables passed in
+		e.Args = append([]string{"run", "-i", "--rm"}, runtimeArgs...)
+		for _, k := range sortedKeys(env, creds) {
+			e.Args = append(e.Args, "-e", k)
+		}
+		e.Args = append(append(e.Args, ref), pkgArgs...)
+	}
+	if len(env) > 0 {
+		e.Env = env
+	}
+	slices.Sort(creds)
+	e.Credentials = slices.Compact(creds)
+	if len(problems) > 0 {
+		e.Excluded = strings.Join(problems, "; ")
+	}
+	return e
+}
+
+// remoteEntry maps one remote to a URL row.
+func remoteEntry(r registryTransport) Entry {
+	var e Entry
+	switch r.Type {
+	case "streamable-http":
+		e.Type = "http"
+	case "sse":
+		e.Type = "sse"
+	default:
+		e.URL = "https://registry.invalid/"
+		e.Excluded = fmt.Sprintf("remote type %q: want streamable-http or sse", r.Type)
+		return e
+	}
+	url, missing := substitute(r.URL, r.Variables)
+	e.URL = url
+	if len(missing) > 0 {
+		e.Excluded = fmt.Sprintf("remote url needs {%s}, which has no value or default", strings.Join(missing, "}, {"))
+	}
+	if url == "" {
+		e.URL = "https://registry.invalid/"
+		e.Excluded = "remote has no url"
+	}
+	headers := map[string]string{}
+	for _, h := range r.Headers {
+		val, need := inputValue(h.registryInput, h.Variables)
+		switch {
+		case need:
+			e.Credentials = append(e.Credentials, envName(h.Name))
+		case val != "" && h.Name != "":
+			headers[h.Name] = val
+		}
+	}
+	if len(headers) > 0 {
+		e.Headers = headers
+	}
+	slices.Sort(e.Credentials)
+	e.Credentials = slices.Compact(e.Credentials)
+	return e
+}
+
+// inputValue is what the study sets an input to: its fixed value, else the
+// default of a required non-secret one (a study runs on dummy
+// configuration; a filepath becomes the server's scratch directory). need
+// reports a credential: a secret, or a required input with nothing to
+// give.
+func inputValue(in registryInput, vars map[string]registryInput) (val string, need bool) {
+	switch {
+	case in.Value != "":
+		v, missing := substitute(in.Value, vars)
+		return v, len(missing) > 0
+	case in.IsSecret:
+		return "", true
+	case !in.IsRequired:
+		return "", false
+	case in.Format == "filepath":
+		return "${WORK_DIR}", false
+	case in.Default != "":
+		return in.Default, false
+	}
+	return "", true
+}
+
+// argumentList renders runtime or package arguments: a positional one is
+// its value, a named one its name and value (or the name alone for a
+// required flag without one). An optional argument without a fixed value is
+// left out, and so is a secret one, which is a credential (named as the
+// variable that would hold it). A required argument with nothing to give
+// cannot be launched.
+func argumentList(args []registryArgument) (out, creds []string, err error) {
+	for _, a := range args {
+		val, need := inputValue(a.registryInput, a.Variables)
+		label := cmp.Or(a.Name, a.ValueHint, "?")
+		switch {
+		case a.Type != "positional" && a.Type != "named":
+			return nil, nil, fmt.Errorf("argument %q has type %q: want positional or named", label, a.Type)
+		case a.Type == "named" && a.Name == "":
+			return nil, nil, errors.New("a named argument has no name")
+		case need && a.IsSecret:
+			creds = append(creds, envName(label))
+		case need && a.Type == "named" && a.Value == "":
+			out = append(out, a.Name) // a required flag
+		case need:
+			return nil, nil, fmt.Errorf("argument %q is required and has no value or default", label)
+		case val == "":
+		case a.Type == "named":
+			out = append(out, a.Name, val)
+		default:
+			out = append(out, val)
+		}
+	}
+	return out, creds, nil
+}
+
+var curly = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+
+// substitute replaces {name} in s by the variable's value or default; it
+// returns the variables that have neither (left in place).
+func substitute(s string, vars map[string]registryInput) (string, []string) {
+	var missing []string
+	out := curly.ReplaceAllStringFunc(s, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := vars[name]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		switch {
+		case v.Value != "":
+			return v.Value
+		case v.Default != "" && !v.IsSecret:
+			return v.Default
+		case v.Format == "filepath":
+			return "${WORK_DIR}"
+		}
+		missing = append(missing, name)
+		return m
+	})
+	slices.Sort(missing)
+	return out, slices.Compact(missing)
+}
+
+// packageRef is name@version ("name" when the version is empty).
+func packageRef(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + "@" + version
+}
+
+// imageRef is the image reference docker runs and the Package of an OCI
+// entry: identifier carries its tag (or digest) in the current schema; an
+// older document gives the tag as version.
+func imageRef(identifier, version string) (ref, pkg string) {
+	name, digest, hasDigest := strings.Cut(identifier, "@")
+	slash := strings.LastIndex(name, "/")
+	repo, tag, hasTag := name, "", false
+	if i := strings.LastIndex(name, ":"); i > slash {
+		repo, tag, hasTag = name[:i], name[i+1:], true
+	}
+	switch {
+	case hasDigest:
+		return identifier, repo + "@" + digest
+	case hasTag:
+		return identifier, repo + "@" + tag
+	case version != "":
+		return identifier + ":" + version, identifier + "@" + version
+	}
+	return identifier, identifier
+}
+
+// envName turns a header name into the environment variable that would
+// hold it (X-API-Key: X_API_KEY).
+func envName(header string) string {
+	return strings.Trim(strings.ToUpper(nonAlnum.ReplaceAllString(header, "_")), "_")
+}
+
+var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func sortedKeys(env map[string]string, more []string) []string {
+	keys := slices.Clone(more)
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// WriteServers writes entries as a servers.json ({"mcpServers": {...}},
+// keys sorted, two-space indent) that ParseSpec reads back.
+func WriteServers(w io.Writer, entries []Entry) error {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Name]; dup {
+			return fmt.Errorf("servers.json: %q given twice", e.Name)
+		}
+		m[e.Name] = e
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"mcpServers": m}); err != nil {
+		return fmt.Errorf("writing servers.json: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

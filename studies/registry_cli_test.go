@@ -1,0 +1,62 @@
+package studies_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
+)
+
+// TestStudyImportCLI runs `mcpdrill study import` on the registry fixture:
+// to a file and to stdout, both the golden servers.json, which `study run`
+// accepts; malformed input is a usage error.
+func TestStudyImportCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess")
+	}
+	bin := testutil.Binary(t)
+	fixture := filepath.Join("testdata", "registry", "servers.json")
+	want, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "servers.json")
+	stderr := runCLI(t, bin, "study", "import", fixture, "-o", out)
+	if !strings.Contains(stderr, "12 registry servers (14 documents): 19 rows, 8 excluded") {
+		t.Errorf("summary on stderr: %q", stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("study import -o differs from the golden file:\n%s", got)
+	}
+	cmd := exec.Command(bin, "study", "import", fixture)
+	stdout, err := cmd.Output()
+	if err != nil || !bytes.Equal(stdout, want) {
+		t.Errorf("study import to stdout: %v\n%s", err, stdout)
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"name": "io.github.a/x", "version": "1.0.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"study", "import"},
+		{"study", "import", bad},
+		{"study", "import", filepath.Join(dir, "absent.json")},
+		{"study", "import", fixture, fixture},
+	} {
+		var ee *exec.ExitError
+		if err := exec.Command(bin, args...).Run(); !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("mcpdrill %s: %v, want exit 2", strings.Join(args, " "), err)
+		}
+	}
+}

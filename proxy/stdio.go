@@ -85,10 +85,18 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	}
 	childIn.Close()
 	childOut.Close()
+	// The client's pipe is read through the runtime's poller, not with
+	// blocking reads (pipes.Pollable).
+	stdin := o.Stdin
+	if f, ok := stdin.(*os.File); ok {
+		pf, done := pipes.Pollable(f)
+		defer done()
+		stdin = pf
+	}
 	// Large frames cross a pipe in fewer hand-offs when it holds more:
 	// the child's pipes, and the client's when they are pipes, are grown
 	// to pipeSize (where the kernel allows; nothing else changes).
-	for _, f := range []any{toChild, fromChild, o.Stdin, o.Stdout} {
+	for _, f := range []any{toChild, fromChild, stdin, o.Stdout} {
 		pipes.Grow(f, pipeSize)
 	}
 
@@ -119,7 +127,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		s.client.close()
 	}()
 	go func() {
-		s.pump(faults.ToServer, o.Stdin, s.server, s.client)
+		s.pump(faults.ToServer, stdin, s.server, s.client)
 		s.delays.Wait()
 		s.server.close()
 		// The client is gone: give the server time to exit on EOF.

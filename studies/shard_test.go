@@ -3,13 +3,17 @@ package studies_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"github.com/mcpdrill/mcpdrill/studies"
@@ -166,5 +170,191 @@ func TestShardProcesses(t *testing.T) {
 				t.Errorf("merge meta records %d shards, want %d", len(m.Meta.Shards), tc.count)
 			}
 		})
+	}
+}
+
+// TestStudyWorkflow checks the GitHub Actions workflow hangs together: a
+// matrix of shards 1..N, each job scanning shard K of the matrix's size and
+// uploading its part; a merge job after them that downloads the parts and
+// merges them; a report job after the merge.
+func TestStudyWorkflow(t *testing.T) {
+	type step struct {
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]string `yaml:"with"`
+	}
+	type job struct {
+		Needs    any `yaml:"needs"`
+		Strategy struct {
+			FailFast *bool `yaml:"fail-fast"`
+			Matrix   struct {
+				Shard []int `yaml:"shard"`
+			} `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []step `yaml:"steps"`
+	}
+	var wf struct {
+		Jobs map[string]job `yaml:"jobs"`
+	}
+	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), ".github", "workflows", "study.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	runs := func(j job, what string) []step {
+		var out []step
+		for _, s := range j.Steps {
+			if strings.Contains(s.Run, what) || strings.HasPrefix(s.Uses, what) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	shard, merge, report := wf.Jobs["shard"], wf.Jobs["merge"], wf.Jobs["report"]
+	for k, s := range shard.Strategy.Matrix.Shard {
+		if s != k+1 {
+			t.Errorf("matrix.shard = %v, want 1..N", shard.Strategy.Matrix.Shard)
+			break
+		}
+	}
+	if len(shard.Strategy.Matrix.Shard) < 2 || shard.Strategy.FailFast == nil || *shard.Strategy.FailFast {
+		t.Errorf("the shard job wants a matrix of 2 or more shards, fail-fast off")
+	}
+	if r := runs(shard, "study run"); len(r) != 1 || !strings.Contains(r[0].Run, `--shard "${{ matrix.shard }}/${{ strategy.job-total }}"`) ||
+		!strings.Contains(r[0].Run, `-o "shard-${{ matrix.shard }}.json"`) {
+		t.Errorf("the shard job's study run: %+v", r)
+	}
+	if len(runs(shard, "study install")) != 1 {
+		t.Error("the shard job does not install the servers")
+	}
+	if u := runs(shard, "actions/upload-artifact@"); len(u) != 1 || u[0].With["path"] != "shard-${{ matrix.shard }}.json" || u[0].With["name"] != "study-shard-${{ matrix.shard }}" {
+		t.Errorf("the shard job's upload: %+v", u)
+	}
+	if merge.Needs != "shard" || report.Needs != "merge" {
+		t.Errorf("needs: merge %v, report %v; want shard, merge", merge.Needs, report.Needs)
+	}
+	if d := runs(merge, "actions/download-artifact@"); len(d) != 1 || d[0].With["pattern"] != "study-shard-*" || d[0].With["path"] != "parts" {
+		t.Errorf("the merge job's download: %+v", d)
+	}
+	if m := runs(merge, "study merge"); len(m) != 1 || !strings.Contains(m[0].Run, "-o results.json parts/shard-*.json") {
+		t.Errorf("the merge job's study merge: %+v", m)
+	}
+	if r := runs(report, "study report"); len(r) != 1 || len(runs(report, "actions/upload-artifact@")) != 1 {
+		t.Errorf("the report job: %+v", report.Steps)
+	}
+}
+
+// TestStudyJobManifest checks the Kubernetes manifests: an Indexed Job
+// whose pods run study run --shard auto with MCPDRILL_SHARD_COUNT equal to
+// completions and JOB_COMPLETION_INDEX from the pod's annotation, writing
+// their part to the volume the merge job reads.
+func TestStudyJobManifest(t *testing.T) {
+	type container struct {
+		Command []string `yaml:"command"`
+		Args    []string `yaml:"args"`
+		Env     []struct {
+			Name      string `yaml:"name"`
+			Value     string `yaml:"value"`
+			ValueFrom struct {
+				FieldRef struct {
+					FieldPath string `yaml:"fieldPath"`
+				} `yaml:"fieldRef"`
+			} `yaml:"valueFrom"`
+		} `yaml:"env"`
+		VolumeMounts []struct {
+			Name      string `yaml:"name"`
+			MountPath string `yaml:"mountPath"`
+		} `yaml:"volumeMounts"`
+	}
+	type object struct {
+		Kind     string `yaml:"kind"`
+		Metadata struct {
+			Name string `yaml:"name"`
+		} `yaml:"metadata"`
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int    `yaml:"completions"`
+			Parallelism    int    `yaml:"parallelism"`
+			Template       struct {
+				Spec struct {
+					RestartPolicy string      `yaml:"restartPolicy"`
+					Containers    []container `yaml:"containers"`
+					Volumes       []struct {
+						Name string `yaml:"name"`
+						PVC  struct {
+							ClaimName string `yaml:"claimName"`
+						} `yaml:"persistentVolumeClaim"`
+					} `yaml:"volumes"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	read := func(name string) []object {
+		f, err := os.Open(filepath.Join(testutil.ModuleRoot(t), "deploy", "kubernetes", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var out []object
+		dec := yaml.NewDecoder(f)
+		for {
+			var o object
+			if err := dec.Decode(&o); err != nil {
+				if errors.Is(err, io.EOF) {
+					return out
+				}
+				t.Fatalf("%s: %v", name, err)
+			}
+			out = append(out, o)
+		}
+	}
+	var claim string
+	for _, o := range read("study-job.yaml") {
+		switch o.Kind {
+		case "PersistentVolumeClaim":
+			claim = o.Metadata.Name
+		case "Job":
+			s := o.Spec
+			if s.CompletionMode != "Indexed" || s.Completions < 2 || s.Parallelism < 1 || s.Parallelism > s.Completions || s.Template.Spec.RestartPolicy != "Never" {
+				t.Errorf("job %+v", s)
+			}
+			if len(s.Template.Spec.Containers) != 1 {
+				t.Fatalf("%d containers", len(s.Template.Spec.Containers))
+			}
+			c := s.Template.Spec.Containers[0]
+			args := strings.Join(c.Args, " ")
+			if !strings.HasPrefix(args, "study run ") || !strings.Contains(args, " --shard auto ") || !strings.HasSuffix(args, " -o /results/shard-$(JOB_COMPLETION_INDEX).json") {
+				t.Errorf("args %q", args)
+			}
+			env := map[string]string{}
+			for _, e := range c.Env {
+				env[e.Name] = e.Value + e.ValueFrom.FieldRef.FieldPath
+			}
+			if env[studies.EnvShardCount] != fmt.Sprint(s.Completions) {
+				t.Errorf("%s=%q, completions %d", studies.EnvShardCount, env[studies.EnvShardCount], s.Completions)
+			}
+			if env[studies.EnvShardIndex] != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+				t.Errorf("%s from %q", studies.EnvShardIndex, env[studies.EnvShardIndex])
+			}
+			if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/results" || len(s.Template.Spec.Volumes) != 1 || s.Template.Spec.Volumes[0].PVC.ClaimName == "" {
+				t.Errorf("results volume: %+v %+v", c.VolumeMounts, s.Template.Spec.Volumes)
+			}
+			if claim != "" && s.Template.Spec.Volumes[0].PVC.ClaimName != claim {
+				t.Errorf("the job mounts %q, the manifest claims %q", s.Template.Spec.Volumes[0].PVC.ClaimName, claim)
+			}
+		}
+	}
+	merge := read("study-merge-job.yaml")
+	if len(merge) != 1 || len(merge[0].Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("study-merge-job.yaml: %+v", merge)
+	}
+	c := merge[0].Spec.Template.Spec.Containers[0]
+	if cmd := strings.Join(append(c.Command, c.Args...), " "); !strings.Contains(cmd, "study merge -o /results/results.json /results/shard-*.json") || !strings.Contains(cmd, "study report /results/results.json") {
+		t.Errorf("merge command %q", cmd)
+	}
+	if v := merge[0].Spec.Template.Spec.Volumes; claim == "" || len(v) != 1 || v[0].PVC.ClaimName != claim {
+		t.Errorf("the merge job mounts %+v, want claim %q", v, claim)
 	}
 }

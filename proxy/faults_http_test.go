@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // observeHTTP drives the testbed (reply style json or sse) through the
@@ -51,9 +53,9 @@ func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
 		if strings.HasPrefix(o.ctype, "text/event-stream") {
 			br := bufio.NewReader(bytes.NewReader(body))
 			for {
-				ev, rerr := readEvent(br, 0, nil)
-				if ev.hasDat {
-					o.frames = append(o.frames, ev.data)
+				ev, rerr := jsonrpc.ReadEvent(br, 0, nil)
+				if ev.HasData {
+					o.frames = append(o.frames, ev.Data)
 				}
 				if rerr != nil {
 					break

@@ -675,9 +675,9 @@ func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id
 	case strings.HasPrefix(ct, "text/event-stream"):
 		br := bufio.NewReaderSize(resp.Body, 64<<10)
 		for {
-			ev, err := readEvent(br, max+eventSlack, func([]byte) {})
-			if ev.hasDat && len(ev.data) <= max {
-				if b := replyTo(ev.data, want); b != nil {
+			ev, err := jsonrpc.ReadEvent(br, max+jsonrpc.EventSlack, func([]byte) {})
+			if ev.HasData && len(ev.Data) <= max {
+				if b := replyTo(ev.Data, want); b != nil {
 					return b, nil
 				}
 			}

@@ -27,7 +27,7 @@ import (
 //     elements withheld) and the rest delivered as a batch.
 
 // maxHead is how much of a frame over the cap is kept to read its id.
-const maxHead = 64 << 10
+const maxHead = jsonrpc.MaxHead
 
 // unexamined is step for a frame the guard cannot examine whole while it
 // is on (over the frame cap, or cut short): head is its start (at most

@@ -619,9 +619,9 @@ func TestGuardListChangedOverHTTP(t *testing.T) {
 		defer close(events)
 		br := bufio.NewReader(resp.Body)
 		for {
-			ev, err := readEvent(br, 0, nil)
-			if ev.hasDat {
-				events <- string(ev.data)
+			ev, err := jsonrpc.ReadEvent(br, 0, nil)
+			if ev.HasData {
+				events <- string(ev.Data)
 			}
 			if err != nil {
 				return

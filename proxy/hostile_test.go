@@ -188,8 +188,8 @@ func (p *rawHTTP) roundTrip(t *testing.T, frame string) []byte {
 		t.Fatal(ex.err)
 	}
 	if strings.HasPrefix(ex.header.Get("Content-Type"), "text/event-stream") {
-		ev, _ := readEvent(bufio.NewReader(bytes.NewReader(ex.body)), 0, nil)
-		return ev.data
+		ev, _ := jsonrpc.ReadEvent(bufio.NewReader(bytes.NewReader(ex.body)), 0, nil)
+		return ev.Data
 	}
 	return bytes.TrimSpace(ex.body)
 }

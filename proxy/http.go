@@ -697,132 +697,9 @@ func (h *HTTP) replyUpstream(r *http.Request, frame []byte) {
 	}()
 }
 
-// sseEvent is one raw event: its lines as read, and its data joined.
-type sseEvent struct {
-	raw    []byte // every line including the blank terminator
-	fields [][]byte
-	data   []byte
-	hasDat bool
-	name   string
-	// over marks an event past the size readEvent keeps: raw, fields and
-	// data are empty, head is the start of its data.
-	over bool
-	head []byte
-}
-
-// readEvent reads one event's raw bytes (up to and including the blank
-// line). At EOF it returns what it has with io.EOF. An event longer than
-// max bytes (max > 0) is not kept: once it is past max, what was read of
-// it and the rest of it go to spill as they come (each slice valid only
-// during the call), and the event returned has over set and head, the
-// start of its data (at most maxHead bytes), to read its id from.
-func readEvent(br *bufio.Reader, max int, spill func([]byte)) (sseEvent, error) {
-	var ev sseEvent
-	var data bytes.Buffer
-	for {
-		room := -1
-		if max > 0 {
-			room = max - len(ev.raw)
-		}
-		line, over, err := readLine(br, room)
-		if over {
-			ev.over = true
-			ev.head = append(ev.head, data.Bytes()[:min(data.Len(), maxHead)]...)
-			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && len(ev.head) < maxHead {
-				if ev.hasDat {
-					ev.head = append(ev.head, '\n')
-				}
-				v = bytes.TrimPrefix(v, []byte(" "))
-				ev.head = append(ev.head, v[:min(len(v), maxHead-len(ev.head))]...)
-			}
-			spill(ev.raw)
-			spill(line)
-			ev.raw, ev.fields, ev.data = nil, nil, nil
-			if err != nil {
-				return ev, err
-			}
-			return ev, spillRest(br, bytes.HasSuffix(line, []byte("\n")), spill)
-		}
-		ev.raw = append(ev.raw, line...)
-		content := bytes.TrimRight(line, "\r\n")
-		if len(line) > 0 && len(content) == 0 {
-			ev.data = data.Bytes()
-			return ev, nil
-		}
-		if len(content) > 0 {
-			switch {
-			case bytes.HasPrefix(content, []byte("data:")):
-				v := bytes.TrimPrefix(content[5:], []byte(" "))
-				if ev.hasDat {
-					data.WriteByte('\n')
-				}
-				data.Write(v)
-				ev.hasDat = true
-			default:
-				if bytes.HasPrefix(content, []byte("event:")) {
-					ev.name = string(bytes.TrimSpace(content[6:]))
-				}
-				ev.fields = append(ev.fields, append(append([]byte(nil), content...), '\n'))
-			}
-		}
-		if err != nil {
-			ev.data = data.Bytes()
-			return ev, err
-		}
-	}
-}
-
-// readLine returns one line with its terminator, of any length when room
-// is negative. Otherwise a line longer than room is returned as far as it
-// was read (at least room+1 bytes) with over set; the rest is not read.
-func readLine(br *bufio.Reader, room int) (line []byte, over bool, err error) {
-	frag, err := br.ReadSlice('\n')
-	out := append([]byte(nil), frag...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		if room >= 0 && len(out) > room {
-			return out, true, nil
-		}
-		frag, err = br.ReadSlice('\n')
-		out = append(out, frag...)
-	}
-	return out, room >= 0 && len(out) > room, err
-}
-
-// spillRest hands the rest of an event to spill as it is read, up to and
-// including the blank line that ends it; atStart says whether the next
-// byte begins a line.
-func spillRest(br *bufio.Reader, atStart bool, spill func([]byte)) error {
-	for {
-		frag, err := br.ReadSlice('\n')
-		spill(frag)
-		switch {
-		case err == nil:
-			if atStart && len(bytes.TrimRight(frag, "\r\n")) == 0 {
-				return nil
-			}
-			atStart = true
-		case errors.Is(err, bufio.ErrBufferFull):
-			atStart = false
-		default:
-			return err
-		}
-	}
-}
-
-// writeData writes an event made of the kept fields and data lines.
-func writeData(w io.Writer, fields [][]byte, data []byte) {
-	var b bytes.Buffer
-	for _, f := range fields {
-		b.Write(f)
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	_, _ = w.Write(b.Bytes())
-}
+// writeData writes an event of fields and data ([jsonrpc.WriteData]); a
+// write error shows on the stream's next write.
+func writeData(w io.Writer, fields [][]byte, data []byte) { _ = jsonrpc.WriteData(w, fields, data) }
 
 // relayEvents relays an SSE stream, one fault decision per JSON-RPC message.
 func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Response) {
@@ -866,15 +743,15 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 		spill = func([]byte) {}
 	}
 	for {
-		ev, err := readEvent(br, h.maxFrame()+eventSlack, spill)
-		if ev.over {
+		ev, err := jsonrpc.ReadEvent(br, h.maxFrame()+jsonrpc.EventSlack, spill)
+		if ev.Over {
 			if h.eng.cfg.Guard != nil {
-				_, a := h.eng.unexamined(faults.ToClient, ev.head, false)
+				_, a := h.eng.unexamined(faults.ToClient, ev.Head, false)
 				if a.Kind == faults.Replace {
 					write(func() { writeData(w, nil, a.Bytes) })
 				}
 			}
-		} else if len(ev.raw) > 0 {
+		} else if len(ev.Raw) > 0 {
 			if h.relayEvent(w, r, ev, write, &timers) {
 				hang = true
 			}
@@ -889,35 +766,31 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 	}
 }
 
-// eventSlack is what an event may hold besides its data before it is
-// past the cap: field lines and "data:" prefixes.
-const eventSlack = 64 << 10
-
 // relayEvent handles one event; it reports whether a reply was withheld.
-func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev sseEvent, write func(func()), timers *sync.WaitGroup) bool {
-	if ev.name == "endpoint" {
-		if nd := h.rewriteEndpoint(ev.data); !bytes.Equal(nd, ev.data) {
-			write(func() { writeData(w, ev.fields, nd) })
+func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev jsonrpc.RawEvent, write func(func()), timers *sync.WaitGroup) bool {
+	if ev.Event.Event == "endpoint" {
+		if nd := h.rewriteEndpoint(ev.Data); !bytes.Equal(nd, ev.Data) {
+			write(func() { writeData(w, ev.Fields, nd) })
 		} else {
-			write(func() { _, _ = w.Write(ev.raw) })
+			write(func() { _, _ = w.Write(ev.Raw) })
 		}
 		return false
 	}
-	complete := bytes.HasSuffix(ev.raw, []byte("\n\n")) || bytes.HasSuffix(ev.raw, []byte("\r\n\r\n"))
-	if h.eng.cfg.Guard != nil && ev.hasDat && (ev.name == "" || ev.name == "message") && (!complete || len(ev.data) > h.maxFrame()) {
+	complete := bytes.HasSuffix(ev.Raw, []byte("\n\n")) || bytes.HasSuffix(ev.Raw, []byte("\r\n\r\n"))
+	if h.eng.cfg.Guard != nil && ev.HasData && (ev.Event.Event == "" || ev.Event.Event == "message") && (!complete || len(ev.Data) > h.maxFrame()) {
 		// The guard cannot examine it (cut short, or over the cap):
 		// withheld, never relayed.
-		_, a := h.eng.unexamined(faults.ToClient, ev.data[:min(len(ev.data), maxHead)], !complete)
+		_, a := h.eng.unexamined(faults.ToClient, ev.Data[:min(len(ev.Data), maxHead)], !complete)
 		if a.Kind == faults.Replace {
-			write(func() { writeData(w, ev.fields, a.Bytes) })
+			write(func() { writeData(w, ev.Fields, a.Bytes) })
 		}
 		return false
 	}
-	if !ev.hasDat || (ev.name != "" && ev.name != "message") || !complete || len(ev.data) > h.maxFrame() {
-		write(func() { _, _ = w.Write(ev.raw) })
+	if !ev.HasData || (ev.Event.Event != "" && ev.Event.Event != "message") || !complete || len(ev.Data) > h.maxFrame() {
+		write(func() { _, _ = w.Write(ev.Raw) })
 		return false
 	}
-	f, a := h.eng.process(faults.ToClient, ev.data)
+	f, a := h.eng.process(faults.ToClient, ev.Data)
 	p := &eventPort{h: h, w: w, r: r, ev: ev, write: write, timers: timers}
 	execute(&f, a, p)
 	return p.held
@@ -929,20 +802,20 @@ type eventPort struct {
 	h      *HTTP
 	w      http.ResponseWriter
 	r      *http.Request
-	ev     sseEvent
+	ev     jsonrpc.RawEvent
 	write  func(func())
 	timers *sync.WaitGroup
 	held   bool // a reply was withheld: the stream stays open, silent
 }
 
-func (p *eventPort) forward()         { p.write(func() { _, _ = p.w.Write(p.ev.raw) }) }
-func (p *eventPort) deliver(b []byte) { p.write(func() { writeData(p.w, p.ev.fields, b) }) }
+func (p *eventPort) forward()         { p.write(func() { _, _ = p.w.Write(p.ev.Raw) }) }
+func (p *eventPort) deliver(b []byte) { p.write(func() { writeData(p.w, p.ev.Fields, b) }) }
 func (p *eventPort) extra(b []byte)   { p.write(func() { writeData(p.w, nil, b) }) }
 
 func (p *eventPort) deliverCut(b []byte) {
 	p.write(func() {
 		var buf bytes.Buffer
-		for _, fl := range p.ev.fields {
+		for _, fl := range p.ev.Fields {
 			buf.Write(fl)
 		}
 		buf.WriteString("data: ")
@@ -961,13 +834,13 @@ func (p *eventPort) delay(b []byte, d time.Duration) {
 	p.timers.Add(1)
 	time.AfterFunc(d, func() {
 		defer p.timers.Done()
-		p.write(func() { writeData(p.w, p.ev.fields, cp) })
+		p.write(func() { writeData(p.w, p.ev.Fields, cp) })
 	})
 }
 
 func (p *eventPort) dribble(b []byte, chunk int, gap time.Duration) {
 	var buf bytes.Buffer
-	writeData(&buf, p.ev.fields, b)
+	writeData(&buf, p.ev.Fields, b)
 	p.write(func() { dribble(p.r.Context(), p.w, buf.Bytes(), chunk, gap) })
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -304,23 +305,23 @@ func TestHTTPLegacySSE(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
-	next := func() sseEvent {
+	next := func() jsonrpc.RawEvent {
 		for {
-			ev, err := readEvent(br, 0, nil)
+			ev, err := jsonrpc.ReadEvent(br, 0, nil)
 			if err != nil {
 				t.Fatalf("stream: %v", err)
 			}
-			if ev.hasDat {
+			if ev.HasData {
 				return ev
 			}
 		}
 	}
 	ep := next()
-	if ep.name != "endpoint" || !strings.HasPrefix(string(ep.data), "/message") {
-		t.Fatalf("endpoint event = %q %q", ep.name, ep.data)
+	if ep.Event.Event != "endpoint" || !strings.HasPrefix(string(ep.Data), "/message") {
+		t.Fatalf("endpoint event = %q %q", ep.Event.Event, ep.Data)
 	}
 	post := func(body string) {
-		r, err := http.Post(px.URL+string(ep.data), "application/json", strings.NewReader(body))
+		r, err := http.Post(px.URL+string(ep.Data), "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,13 +331,13 @@ func TestHTTPLegacySSE(t *testing.T) {
 		}
 	}
 	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if ev := next(); !strings.Contains(string(ev.data), `"protocolVersion":"2024-11-05"`) {
-		t.Fatalf("initialize reply = %s", ev.data)
+	if ev := next(); !strings.Contains(string(ev.Data), `"protocolVersion":"2024-11-05"`) {
+		t.Fatalf("initialize reply = %s", ev.Data)
 	}
 	post(initNote)
 	post(echoCall)
-	if ev := next(); !strings.Contains(string(ev.data), `"error"`) || !strings.Contains(string(ev.data), `"id":2`) {
-		t.Fatalf("want the injected error on the stream, got %s", ev.data)
+	if ev := next(); !strings.Contains(string(ev.Data), `"error"`) || !strings.Contains(string(ev.Data), `"id":2`) {
+		t.Fatalf("want the injected error on the stream, got %s", ev.Data)
 	}
 }
 

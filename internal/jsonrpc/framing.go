@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 )
 
 // DefaultMaxFrame is the default cap on one frame: 64 MiB.
@@ -132,111 +129,4 @@ func (l *LineReader) keepTail(b []byte) {
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
-}
-
-// Event is one Server-Sent Event.
-type Event struct {
-	ID    string
-	Event string // "" means "message"
-	Data  []byte
-	// Retry is the reconnection delay in ms, -1 when absent.
-	Retry int
-	// HasID tells an empty id field from no id field.
-	HasID bool
-}
-
-// SSEReader parses a text/event-stream body.
-type SSEReader struct {
-	lr  *LineReader
-	max int
-}
-
-// NewSSEReader returns an SSEReader; max caps one event's data (<= 0: DefaultMaxFrame).
-func NewSSEReader(r io.Reader, max int) *SSEReader {
-	if max <= 0 {
-		max = DefaultMaxFrame
-	}
-	return &SSEReader{lr: NewLineReader(r, max), max: max}
-}
-
-// Next returns the next dispatched event. Comment-only blocks and blocks with
-// no data and no id are skipped, as the SSE specification says. A stream that
-// ends in the middle of an event returns io.ErrUnexpectedEOF.
-func (s *SSEReader) Next() (Event, error) {
-	ev := Event{Retry: -1}
-	var data bytes.Buffer
-	dataLines, seen := 0, false
-	for {
-		line, err := s.lr.ReadLine()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				if seen {
-					return Event{}, io.ErrUnexpectedEOF
-				}
-				return Event{}, io.EOF
-			}
-			return Event{}, err
-		}
-		if len(line) == 0 {
-			if dataLines > 0 || ev.HasID || ev.Retry >= 0 {
-				ev.Data = append([]byte(nil), data.Bytes()...)
-				return ev, nil
-			}
-			ev, seen = Event{Retry: -1}, false
-			continue
-		}
-		seen = true
-		if line[0] == ':' {
-			continue
-		}
-		field, value := string(line), ""
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field = string(line[:i])
-			value = strings.TrimPrefix(string(line[i+1:]), " ")
-		}
-		switch field {
-		case "data":
-			if data.Len()+len(value) > s.max {
-				return Event{}, ErrFrameTooLarge
-			}
-			if dataLines > 0 {
-				data.WriteByte('\n')
-			}
-			data.WriteString(value)
-			dataLines++
-		case "event":
-			ev.Event = value
-		case "id":
-			if !strings.ContainsRune(value, 0) {
-				ev.ID, ev.HasID = value, true
-			}
-		case "retry":
-			if n, err := strconv.Atoi(value); err == nil && n >= 0 {
-				ev.Retry = n
-			}
-		}
-	}
-}
-
-// WriteEvent writes one SSE event. Data containing newlines is split into
-// several data lines.
-func WriteEvent(w io.Writer, ev Event) error {
-	var b bytes.Buffer
-	if ev.Event != "" {
-		fmt.Fprintf(&b, "event: %s\n", ev.Event)
-	}
-	if ev.HasID || ev.ID != "" {
-		fmt.Fprintf(&b, "id: %s\n", ev.ID)
-	}
-	if ev.Retry >= 0 && ev.Retry != 0 {
-		fmt.Fprintf(&b, "retry: %d\n", ev.Retry)
-	}
-	for _, line := range bytes.Split(ev.Data, []byte("\n")) {
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
 }

@@ -1,0 +1,69 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzReadEvent: the events read from any stream give back its bytes
+// exactly, in order (an event's Raw, or what went to spill for one past the
+// cap), whatever the cap and the reader's buffer; an event past the cap
+// holds nothing but its head, and an event within it is as long as its
+// bytes allow.
+func FuzzReadEvent(f *testing.F) {
+	f.Add([]byte("data: x\n\n"), 0, 16)
+	f.Add([]byte("id: 1\r\nevent: e\r\ndata: a\r\ndata\r\n\r\n: c\n"), 8, 16)
+	f.Add([]byte("data: "+string(bytes.Repeat([]byte("y"), 100))+"\nid: 2\n\ndata: z"), 20, 16)
+	f.Fuzz(func(t *testing.T, b []byte, max, size int) {
+		if max < 0 || max > 1<<16 {
+			max = 0
+		}
+		br := bufio.NewReaderSize(bytes.NewReader(b), 16+size&0xfff)
+		var got bytes.Buffer
+		for i := 0; ; i++ {
+			ev, err := ReadEvent(br, max, func(p []byte) { got.Write(p) })
+			if ev.Over {
+				if len(ev.Raw) > 0 || len(ev.Head) > MaxHead || max == 0 {
+					t.Fatalf("event %d past the cap %d: raw %d bytes, head %d", i, max, len(ev.Raw), len(ev.Head))
+				}
+			} else {
+				if max > 0 && len(ev.Raw) > max {
+					t.Fatalf("event %d of %d bytes kept under a cap of %d", i, len(ev.Raw), max)
+				}
+				got.Write(ev.Raw)
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				break
+			}
+			if i > len(b) {
+				t.Fatal("more events than bytes")
+			}
+		}
+		if !bytes.Equal(got.Bytes(), b) {
+			t.Fatalf("read back %q, want %q", got.Bytes(), b)
+		}
+	})
+}
+
+// TestReadEventFields: fields parse as the SSE specification says, and
+// the lines that are not data are kept for a rewrite.
+func TestReadEventFields(t *testing.T) {
+	in := "event:message\r\nid: a\x00b\nretry: x\ndata\ndata:  two\n: note\n\n"
+	ev, err := ReadEvent(bufio.NewReader(bytes.NewReader([]byte(in))), 0, nil)
+	if err != nil || ev.Event.Event != "message" || ev.HasID || ev.Retry != -1 || !ev.HasData || string(ev.Data) != "\n two" || string(ev.Raw) != in {
+		t.Fatalf("event %+v, %v", ev, err)
+	}
+	if want := "event:message\nid: a\x00b\nretry: x\n: note\n"; string(bytes.Join(ev.Fields, nil)) != want {
+		t.Fatalf("fields %q, want %q", bytes.Join(ev.Fields, nil), want)
+	}
+	var out bytes.Buffer
+	if err := WriteData(&out, ev.Fields, []byte("1\n2")); err != nil || out.String() != "event:message\nid: a\x00b\nretry: x\n: note\ndata: 1\ndata: 2\n\n" {
+		t.Fatalf("rewritten %q, %v", out.String(), err)
+	}
+}

@@ -41,11 +41,31 @@ type page struct {
 	Rows    []pageRow
 	Charts  []chart
 	Tiers   []tierBar
+	// GroupTiers are the tier bars per observed SDK and per framework.
+	GroupTiers []tierChart
+	// Drift are the version pairs, semver violations first.
+	Drift []pageDrift
+	// Seed is the seed comparison's rows.
+	Seed [][4]string
+}
+
+// tierChart is one stacked-bar chart of tiers, a bar per group.
+type tierChart struct {
+	Key, Title string
+	Height     int
+	Bars       []tierBar
+}
+
+// pageDrift is one version pair on the page.
+type pageDrift struct {
+	Name, From, To, Step, Summary, Removed, Descriptions string
+	Violation                                            bool
+	Changes                                              []VersionChange
 }
 
 // runLine is what the page says of the run, from Meta.
 type runLine struct {
-	ToolVersion, Date, Duration string
+	ToolVersion, Date, Duration, Population string
 }
 
 type column struct {
@@ -76,6 +96,9 @@ type pageRow struct {
 	Checks       []scan.Check
 	ChecksPassed int
 	Stderr       string
+	// SDK is the observed SDK's evidence; Drift the row's version pair.
+	SDK   *SDKObserved
+	Drift *VersionDrift
 }
 
 type pageFinding struct {
@@ -122,7 +145,7 @@ type segment struct {
 
 var columns = []column{
 	{"server", "server", "str", "name in servers.json"},
-	{"sdk", "SDK", "str", "SDK as declared in servers.json"},
+	{"sdk", "SDK", "str", "SDK / framework observed (else the label declared in servers.json)"},
 	{"status", "status", "str", "scanned, or why not"},
 	{"revision", "revision", "str", "negotiated protocol revision and transport"},
 	{"tools", "tools", "num", "tools listed"},
@@ -160,7 +183,7 @@ func buildPage(r *Results) page {
 		pr := drillDown(row, rules, r.Meta.Servers[row.Name])
 		pr.Cells = append(pr.Cells,
 			cell{Text: row.Name, Value: row.Name},
-			cell{Text: orDash(row.SDK), Value: row.SDK},
+			cell{Text: sdkCell(row), Value: sdkCell(row)},
 			cell{Text: status, Value: status, Class: "st-" + row.Status},
 			cell{Text: orDash(rev), Value: rev},
 		)
@@ -225,34 +248,63 @@ func buildPage(r *Results) page {
 	}
 
 	tw, sw := r.Aggregates.ToolWeighted, r.Aggregates.ServerWeighted
-	mk := func(label string, y int, none, vac, part, enf, inv *float64) tierBar {
-		tb := tierBar{Label: label, Y: y}
-		x := 0.0
-		for _, s := range []struct {
-			v     *float64
-			class string
-			name  string
-		}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {part, "t-part", "partial"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
-			if s.v == nil || *s.v == 0 {
-				continue
-			}
-			w := 500 * *s.v
-			tb.Segments = append(tb.Segments, segment{X: 210 + x, W: w, Class: s.class, Title: s.name + " " + pct(s.v)})
-			x += w
-		}
-		return tb
-	}
+	mk := tierBarOf
 	p.Tiers = []tierBar{
 		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.PartialShare, tw.EnforceableShare, tw.InvalidShare),
 		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
 	}
+	for _, g := range []struct {
+		key, title string
+		m          map[string]GroupFigures
+	}{{"sdk", "per SDK (observed, else declared)", r.Aggregates.BySDK}, {"framework", "per framework", r.Aggregates.ByFramework}} {
+		tc := tierChart{Key: g.key, Title: g.title}
+		for i, k := range slices.Sorted(maps.Keys(g.m)) {
+			f := g.m[k]
+			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%d servers, %d tools)", k, f.Servers, f.Tools), 28*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
+		}
+		tc.Height = 28*len(tc.Bars) + 4
+		p.GroupTiers = append(p.GroupTiers, tc)
+	}
+	for _, row := range driftRows(r.Servers) {
+		vd := row.VersionDrift
+		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: vd.Summary(),
+			Removed: orNone(vd.ToolsRemoved), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
+	}
+	a := r.Aggregates
+	p.Seed = [][4]string{
+		{"no outputSchema", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
+		{"vacuous", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
+		{"enforceable (seed: its one payload; here: rejects at least one)", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare)},
+		{"partial", "–", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare)},
+		{"SDK-wrapped tools", fmt.Sprintf("%d (Python FastMCP)", seed.Wrapped), strconv.Itoa(tw.Wrapped), "–"},
+		{"handle the seed's 3 error probes", fmt.Sprintf("%d/%d", seed.Handled, seed.Servers), fmt.Sprintf("%d/%d", a.SeedProbes.Handled, a.SeedProbes.Measured), "–"},
+	}
 	return p
+}
+
+// tierBarOf is one stacked bar of tier shares.
+func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar {
+	tb := tierBar{Label: label, Y: y}
+	x := 0.0
+	for _, s := range []struct {
+		v     *float64
+		class string
+		name  string
+	}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {part, "t-part", "partial"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
+		if s.v == nil || *s.v == 0 {
+			continue
+		}
+		w := 500 * *s.v
+		tb.Segments = append(tb.Segments, segment{X: 210 + x, W: w, Class: s.class, Title: s.name + " " + pct(s.v)})
+		x += w
+	}
+	return tb
 }
 
 // runOf is the run line: the tool version, the start date (UTC, to the
 // minute) and the duration, each "not recorded" when Meta lacks it.
 func runOf(m Meta) runLine {
-	rl := runLine{ToolVersion: m.ToolVersion, Date: "not recorded", Duration: "not recorded"}
+	rl := runLine{ToolVersion: m.ToolVersion, Date: "not recorded", Duration: "not recorded", Population: cmp.Or(m.Population, "not recorded")}
 	if rl.ToolVersion == "" {
 		rl.ToolVersion = "not recorded"
 	}
@@ -267,7 +319,7 @@ func runOf(m Meta) runLine {
 
 // drillDown is a row's identity and what its <details> shows.
 func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
-	pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason}
+	pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason, SDK: row.SDKObserved, Drift: row.VersionDrift}
 	title := func(id string) string {
 		if r, ok := rules.Lookup(id); ok {
 			return r.Title
@@ -394,6 +446,7 @@ details[open]>summary{margin-bottom:6px}
 .drill table{width:auto;max-width:100%}
 .drill th{background:#f6f8fa;font-weight:600}
 .drill th,.drill td{padding:2px 8px}.drill td.msg{overflow-wrap:anywhere}
+ul.evidence{margin:2px 0;padding-left:18px}
 .drill pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:6px 8px;margin:4px 0;font-size:12px}
 .sev-error{color:#cf222e;font-weight:600}.sev-warn{color:#9a6700}.sev-info{color:#57606a}
 .cf-no{color:#cf222e}.cf-skipped{color:#8c959f}
@@ -410,7 +463,7 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <body>
 <h1>mcpdrill study scoreboard</h1>
 <p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
-<p class="sub" id="run">mcpdrill <code>{{.Run.ToolVersion}}</code> · run {{.Run.Date}} · took {{.Run.Duration}}</p>
+<p class="sub" id="run">mcpdrill <code>{{.Run.ToolVersion}}</code> · run {{.Run.Date}} · took {{.Run.Duration}} · population: {{.Run.Population}}</p>
 
 <h2>Output-contract tiers</h2>
 <div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#8fbf6a"></i>partial</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
@@ -423,6 +476,27 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <dt>errors</dt><dd>{{.A.ServerWeighted.AllErrorsHandled}}/{{.A.ServerWeighted.ErrorsMeasured}} servers refused every probe visibly · {{.A.ServerWeighted.AllErrorsConformant}}/{{.A.ServerWeighted.ErrorsMeasured}} answered every probe as their revision asks</dd>
 </dl>
 
+<h2>Beside the seed study</h2>
+<table class="seed"><thead><tr><th>figure</th><th>seed (31 servers, 265 tools)</th><th>this run, tool-weighted</th><th>this run, server-weighted</th></tr></thead><tbody>
+{{range .Seed}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+
+<h2>Tiers by SDK and framework</h2>
+{{range .GroupTiers}}<h3>{{.Title}}</h3>
+<svg class="group-tiers" data-group="{{.Key}}" role="img" aria-label="output-contract tiers {{.Title}}" width="720" height="{{.Height}}" viewBox="0 0 720 {{.Height}}">
+{{range .Bars}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+{{end}}</svg>
+{{end}}
+{{- if .Drift}}
+<h2>Version drift</h2>
+<p class="sub">{{.A.VersionDrift.Pairs}} packages scanned at two releases · {{.A.VersionDrift.Compared}} compared · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
+<table id="drift"><thead><tr><th>package</th><th>from → to</th><th>step</th><th>changes</th><th>tools removed</th><th>descriptions changed</th><th>semver violation</th></tr></thead>
+{{range .Drift}}<tbody><tr data-pair="{{.Name}}"><td>{{.Name}}</td><td>{{.From}} → {{.To}}</td><td>{{.Step}}</td><td>{{if .Changes}}<details class="changes"><summary>{{.Summary}}</summary><table class="changes"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>pointer</th><th>message</th></tr></thead><tbody>
+{{range .Changes}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td>{{.Tool}}</td><td>{{.Pointer}}</td><td class="msg">{{.Message}}</td></tr>
+{{end}}</tbody></table></details>{{else}}{{.Summary}}{{end}}</td><td>{{.Removed}}</td><td>{{.Descriptions}}</td><td{{if .Violation}} class="sev-error"{{end}}>{{if .Violation}}yes{{else}}no{{end}}</td></tr></tbody>
+{{end}}</table>
+{{- end}}
+
 <h2>Servers</h2>
 <p class="filter"><label>Filter <input type="search" id="filter" placeholder="server, SDK, status, rule id, tool, message" autocomplete="off"></label> <span id="shown"></span></p>
 <table id="scoreboard">
@@ -432,6 +506,13 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <tr class="more"><td colspan="{{len $.Columns}}"><details><summary>{{.Summary}}</summary><div class="drill">
 {{- if .Stderr}}
 <p>The server's last stderr lines (this run):</p><pre>{{.Stderr}}</pre>{{end}}
+{{- if .SDK}}
+<h4>SDK evidence</h4>
+<p>{{.SDK.Name}}{{if .SDK.Version}} {{.SDK.Version}}{{end}}{{if .SDK.Framework}} · framework {{.SDK.Framework}}{{end}}</p>
+<ul class="evidence">{{range .SDK.Evidence}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{- if .Drift}}
+<h4>Against the previous release</h4>
+<p>{{.Drift.Previous}} {{.Drift.From}} → {{.Drift.To}} ({{.Drift.Step}}): {{.Drift.Summary}}{{if .Drift.SemverViolation}} · <span class="sev-error">breaking change in a {{.Drift.Step}} step</span>{{end}}</p>{{end}}
 {{- if .Findings}}
 <h4>Findings</h4>
 <table class="findings"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>message</th></tr></thead><tbody>

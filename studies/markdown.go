@@ -3,6 +3,7 @@ package studies
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -89,6 +90,9 @@ func Markdown(w io.Writer, r *Results) error {
 		fmt.Fprintf(&b, "**This is shard %d/%d only**; merge the shards with `mcpdrill study merge`.\n\n", r.Shard.Index, r.Shard.Count)
 	}
 
+	if a.PreviousReleases > 0 {
+		fmt.Fprintf(&b, "%d scanned rows are previous releases of another row (`previous_of`): they are listed, their probes tallied and their tools compared with the newer release (see Version drift), but they are left out of the weighted figures.\n\n", a.PreviousReleases)
+	}
 	if a.Variants > 0 {
 		fmt.Fprintf(&b, "%d scanned rows are transport variants of another row (`variant_of`): they are listed and their probes tallied, but they are left out of the weighted figures.\n\n", a.Variants)
 	}
@@ -109,6 +113,8 @@ func Markdown(w io.Writer, r *Results) error {
 	fmt.Fprintf(&b, "%d of %d servers declare no outputSchema at all; %d have at least one vacuous schema; %d at least one partial schema; %d at least one enforceable schema. SDK-wrapped schemas: %d tools.\n\n",
 		sw.WithoutSchemas, sw.Servers, sw.WithVacuous, sw.WithPartial, sw.WithEnforceable, tw.Wrapped)
 
+	writeSeedComparison(&b, r)
+	writeSDKs(&b, r)
 	b.WriteString("## Error handling\n\n")
 	fmt.Fprintf(&b, "%d of %d servers refused every probe visibly (JSON-RPC error, isError or HTTP error); %d of %d answered every probe as their protocol revision asks. Mean error handling %s, mean error conformance %s.\n\n",
 		sw.AllErrorsHandled, sw.ErrorsMeasured, sw.AllErrorsConformant, sw.ErrorsMeasured, pct(sw.ErrorHandling), pct(sw.ErrorConformance))
@@ -126,11 +132,13 @@ func Markdown(w io.Writer, r *Results) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Mean specification conformance (checks passed of checks decided): %s.\n\n", pct(sw.SpecConformance))
+	writeVersionDrift(&b, r)
 
 	b.WriteString("## Population\n\n")
 	fmt.Fprintf(&b, "- Negotiated revisions: %s\n", orNone(sortedCounts(a.Revisions)))
 	fmt.Fprintf(&b, "- Transports: %s\n", orNone(sortedCounts(a.Transports)))
 	fmt.Fprintf(&b, "- SDKs (as declared in servers.json): %s\n", orNone(sortedCounts(a.SDKs)))
+	fmt.Fprintf(&b, "- SDKs (observed, else declared): %s\n", orNone(sortedCounts(a.SDKsObserved)))
 	if a.Failed > 0 {
 		fmt.Fprintf(&b, "- Failures: %s\n", orNone(sortedCounts(a.Failures)))
 	}
@@ -152,7 +160,7 @@ func Markdown(w io.Writer, r *Results) error {
 			leaf, errc, spec = row.Scores.LeafRate, row.Scores.ErrorConformance, row.Scores.SpecConformance
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d/%d | %s | %s | %s | %s |\n",
-			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(orDash(row.SDK)), status, rev, len(row.Tools),
+			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), status, rev, len(row.Tools),
 			none, vac, part, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
 	}
 	var failed []Row
@@ -197,4 +205,137 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// sdkCell is a row's SDK as the tables show it: the observed SDK and
+// framework, or the declared label marked as such when nothing was
+// observed; a disagreeing declared label follows the observed one.
+func sdkCell(r Row) string {
+	o := r.SDKObserved
+	if o == nil || o.Name == "" {
+		if r.SDK == "" {
+			return "–"
+		}
+		return r.SDK + " (declared)"
+	}
+	s := o.Name
+	if o.Framework != "" {
+		s += " / " + o.Framework
+	}
+	if r.SDKDisagrees() {
+		s += " (declared " + r.SDK + ")"
+	}
+	return s
+}
+
+// seed is the seed study's published figures (31 servers, 265 tools;
+// METHODOLOGY, "The seed study"): tools without an outputSchema, vacuous
+// and enforceable (its one payload rejected), FastMCP-wrapped tools, and
+// servers that handled its three error probes.
+var seed = struct {
+	Servers, Tools, None, Vacuous, Enforceable, Wrapped, Handled int
+}{31, 265, 148, 110, 7, 10, 30}
+
+// ratio is "share (n/d)". The seed's figures are formatted from the exact
+// quotient, as the seed published them (148/265 is 55.8%, where the
+// four-digit share would round up).
+func ratio(n, d int) string {
+	return fmt.Sprintf("%s (%d/%d)", pct(share(n, d)), n, d)
+}
+
+func seedRatio(n, d int) string {
+	return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(d), n, d)
+}
+
+// writeSeedComparison puts the seed study's headline beside this run's.
+func writeSeedComparison(b *strings.Builder, r *Results) {
+	a := r.Aggregates
+	tw, sw := a.ToolWeighted, a.ServerWeighted
+	b.WriteString("## Beside the seed study\n\n")
+	fmt.Fprintf(b, "The seed study published figures for %d servers and %d tools; this run's are over the %d counted servers (scanned, neither a variant nor a previous release) and their %d tools. "+
+		"The seed counted a tool enforceable when its one payload was rejected, which compares with \"rejects at least one\" here.\n\n", seed.Servers, seed.Tools, sw.Servers, tw.Tools)
+	b.WriteString("| figure | seed | this run, tool-weighted | this run, server-weighted |\n|---|---|---|---|\n")
+	fmt.Fprintf(b, "| no outputSchema | %s | %s | %s |\n", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare))
+	fmt.Fprintf(b, "| vacuous | %s | %s | %s |\n", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare))
+	fmt.Fprintf(b, "| enforceable (seed: its one payload rejected; here: rejects at least one) | %s | %s | %s |\n", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare))
+	fmt.Fprintf(b, "| partial (no seed counterpart) | – | %s | %s |\n", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare))
+	fmt.Fprintf(b, "| enforceable, every sampled shape (no seed counterpart) | – | %s | %s |\n", ratio(tw.Enforceable, tw.Tools), pct(sw.EnforceableShare))
+	fmt.Fprintf(b, "| SDK-wrapped tools | %d (Python FastMCP) | %d | – |\n", seed.Wrapped, tw.Wrapped)
+	fmt.Fprintf(b, "| handle the seed's 3 error probes (unknown method, unknown tool, missing arguments) | %d/%d | %d/%d servers | – |\n\n", seed.Handled, seed.Servers, a.SeedProbes.Handled, a.SeedProbes.Measured)
+	var wrapping []string
+	for _, k := range slices.Sorted(maps.Keys(a.ByFramework)) {
+		if g := a.ByFramework[k]; g.Wrapped > 0 {
+			wrapping = append(wrapping, fmt.Sprintf("%s %d", k, g.Wrapped))
+		}
+	}
+	fmt.Fprintf(b, "SDK-wrapped tools by framework: %s.", orNone(wrapping))
+	if g, ok := a.BySDK["python-sdk"]; !ok || g.Tools == 0 {
+		b.WriteString(" No Python server was scanned in this run, so the Python FastMCP figure stays the seed's (10 tools) until a run that reaches PyPI adds it.")
+	}
+	b.WriteString("\n\nWhere the declared schemas come from (counted servers, by observed SDK):\n\n")
+	b.WriteString("| SDK | servers | tools | declared | no schema | vacuous | rejects at least one |\n|---|---|---|---|---|---|---|\n")
+	for _, k := range slices.Sorted(maps.Keys(a.BySDK)) {
+		g := a.BySDK[k]
+		declared := g.Tools - g.None
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s |\n", mdCell(k), g.Servers, g.Tools, ratio(declared, tw.Tools-tw.None), pct(g.NoneShare), pct(g.VacuousShare), pct(g.RejectsAnyShare))
+	}
+	b.WriteString("\n")
+}
+
+// writeSDKs writes the tiers per observed SDK and framework and the
+// declared labels the evidence contradicts.
+func writeSDKs(b *strings.Builder, r *Results) {
+	a := r.Aggregates
+	b.WriteString("## By SDK and framework\n\n")
+	fmt.Fprintf(b, "The SDK and framework are observed (sdk_observed: the installed package's dependencies, Go build info, a venv's dist-info, the wrap marker, serverInfo) for %d of %d rows; the others count under their declared label, or unknown. Tool-weighted shares over counted servers.\n\n", a.SDKObservedRows, a.Servers)
+	for _, t := range []struct {
+		title string
+		m     map[string]GroupFigures
+	}{{"SDK", a.BySDK}, {"framework", a.ByFramework}} {
+		fmt.Fprintf(b, "| %s | servers | tools | no schema | vacuous | partial | enforceable | invalid | wrapped |\n|---|---|---|---|---|---|---|---|---|\n", t.title)
+		for _, k := range slices.Sorted(maps.Keys(t.m)) {
+			g := t.m[k]
+			fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %d |\n", mdCell(k), g.Servers, g.Tools,
+				pct(g.NoneShare), pct(g.VacuousShare), pct(g.PartialShare), pct(g.EnforceableShare), pct(g.InvalidShare), g.Wrapped)
+		}
+		b.WriteString("\n")
+	}
+	if len(a.SDKDisagreements) > 0 {
+		b.WriteString("Declared labels the evidence contradicts (the observed one counts):\n\n")
+		for _, d := range a.SDKDisagreements {
+			obs := d.Observed
+			if d.Framework != "" {
+				obs += " / " + d.Framework
+			}
+			fmt.Fprintf(b, "- **%s**: declared %s, observed %s\n", mdCell(d.Name), mdCell(d.Declared), mdCell(obs))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeVersionDrift writes the version pairs, semver violations first.
+func writeVersionDrift(b *strings.Builder, r *Results) {
+	d := r.Aggregates.VersionDrift
+	if d.Pairs == 0 {
+		return
+	}
+	b.WriteString("## Version drift\n\n")
+	fmt.Fprintf(b, "%s scanned at two releases (`previous_of`); %s compared with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
+		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change, %d of them in a minor or patch step (a semver violation; before 1.0 the leftmost non-zero component is the major one); %d removed %s; %d changed %s.\n\n",
+		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(sortedCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations,
+		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
+	if len(d.ByRule) > 0 {
+		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(sortedCounts(d.ByRule), ", "))
+	}
+	b.WriteString("| package | from → to | step | changes | tools removed | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|\n")
+	for _, row := range driftRows(r.Servers) {
+		vd := row.VersionDrift
+		viol := "no"
+		if vd.SemverViolation {
+			viol = "**yes**"
+		}
+		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), vd.Step,
+			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.DescriptionsChanged)), viol)
+	}
+	b.WriteString("\n")
 }

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/drift"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -25,6 +27,57 @@ func fixture(t *testing.T) *Results {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// enriched is the fixture with what the fake scanner cannot give: observed
+// SDKs (one agreeing with its declared label, one not, one wrapping
+// framework) and a previous release of zeta whose listing differs from
+// zeta's in a removed tool and a changed description, graded as Run grades
+// it.
+func enriched(t *testing.T) *Results {
+	t.Helper()
+	res := fixture(t)
+	tools := func(raws ...string) *baseline {
+		b := &baseline{complete: true}
+		for _, raw := range raws {
+			tl, err := drift.ParseTool([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.tools = append(b.tools, tl)
+		}
+		return b
+	}
+	var zeta Row
+	for i := range res.Servers {
+		r := &res.Servers[i]
+		switch r.Name {
+		case "zeta":
+			r.SDKObserved = &SDKObserved{Name: "typescript-sdk", Version: "1.20.1", Framework: "fastmcp-ts", Evidence: []string{
+				"package.json of fastmcp@4.3.2: dependency @modelcontextprotocol/sdk ^1.24.3 (installed 1.20.1)",
+				"package.json of zeta@1.0.0: dependency fastmcp 4.3.2 (installed 4.3.2)"}}
+			r.Tools[0].Wrapped = true
+			r.Package = "zeta@0.9.4"
+			r.base = tools(`{"name":"enforceable_0","description":"Look it up.","inputSchema":{"type":"object"}}`)
+			zeta = *r
+		case "alpha":
+			r.SDKObserved = &SDKObserved{Name: "mcp-go", Version: "v0.41.1", Evidence: []string{"Go build info: dependency github.com/mark3labs/mcp-go v0.41.1"}}
+		}
+	}
+	prev := zeta
+	prev.Name, prev.Package, prev.PreviousOf, prev.VersionDrift = "zeta-prev", "zeta@0.9.3", "zeta", nil
+	prev.base = tools(`{"name":"enforceable_0","description":"Look it up quickly.","inputSchema":{"type":"object"}}`,
+		`{"name":"export","inputSchema":{"type":"object"}}`)
+	for i := range res.Servers {
+		if res.Servers[i].Name == "zeta" {
+			vd := gradeVersions(&prev, &res.Servers[i], "0.9.3", "0.9.4")
+			res.Servers[i].VersionDrift = &vd
+		}
+	}
+	res.Servers = append(res.Servers, prev)
+	res.SpecServers++
+	res.Finalize()
 	return res
 }
 
@@ -51,10 +104,23 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Markdown(&b, fixture(t)); err != nil {
+	res := enriched(t)
+	if err := Markdown(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "summary.md", b.Bytes())
+	// The enrichment reached the summary: its sections and their figures.
+	for _, want := range []string{
+		"| SDK-wrapped tools | 10 (Python FastMCP) | 1 | – |",
+		"SDK-wrapped tools by framework: fastmcp-ts 1. No Python server was scanned in this run",
+		"- **alpha**: declared go-sdk, observed mcp-go",
+		"| zeta | 0.9.3 → 0.9.4 | minor | 2 changes (1 breaking): BRK-TOOL-DESCRIPTION-CHANGED 1, BRK-TOOL-REMOVED 1 | export | enforceable_0 | **yes** |",
+		"1 scanned rows are previous releases of another row",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the summary lacks %q", want)
+		}
+	}
 }
 
 // fixedMeta gives the fixture a run of its own: the page's run line is the
@@ -65,8 +131,9 @@ func fixedMeta(res *Results) {
 
 func TestHTMLGolden(t *testing.T) {
 	var b bytes.Buffer
-	res := fixture(t)
+	res := enriched(t)
 	fixedMeta(res)
+	res.Meta.Population = "test servers, by hand"
 	if err := HTML(&b, res); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +153,14 @@ func TestHTMLGolden(t *testing.T) {
 		t.Errorf("%d drill-downs, want %d", n, len(res.Servers))
 	}
 	for _, want := range []string{
-		`mcpdrill <code>test</code> · run 2026-01-02 03:04 UTC · took 2s`,
+		`mcpdrill <code>test</code> · run 2026-01-02 03:04 UTC · took 2s · population: test servers, by hand`,
+		// The SDK column, the evidence, the drift table and the pair in
+		// the newer release's drill-down.
+		`<td data-v="mcp-go (declared go-sdk)">mcp-go (declared go-sdk)</td>`,
+		`<li>Go build info: dependency github.com/mark3labs/mcp-go v0.41.1</li>`,
+		`<tr data-pair="zeta"><td>zeta</td><td>0.9.3 → 0.9.4</td><td>minor</td>`,
+		`<td class="sev-error">error</td><td>BRK-TOOL-REMOVED</td><td>export</td>`,
+		`zeta-prev 0.9.3 → 0.9.4 (minor): 2 changes (1 breaking): BRK-TOOL-DESCRIPTION-CHANGED 1, BRK-TOOL-REMOVED 1 · <span class="sev-error">breaking change in a minor step</span>`,
 		"servers.json <code>" + res.SpecHash + "</code>",
 		`<input type="search" id="filter"`,
 		// mid's findings, a failure's reason, a probe verdict.
@@ -100,6 +174,13 @@ func TestHTMLGolden(t *testing.T) {
 	}
 	if n := strings.Count(page, `<svg class="axis"`); n != 6 {
 		t.Errorf("%d axis charts, want 6", n)
+	}
+	// One tier chart per SDK grouping, a bar per group.
+	for key, want := range map[string]int{"sdk": len(res.Aggregates.BySDK), "framework": len(res.Aggregates.ByFramework)} {
+		chart := regexp.MustCompile(`(?s)<svg class="group-tiers" data-group="` + key + `".*?</svg>`).FindString(page)
+		if n := strings.Count(chart, `<rect class="bg"`); n != want || want < 2 {
+			t.Errorf("%s tier chart: %d bars, want %d (at least 2)", key, n, want)
+		}
 	}
 }
 
@@ -192,7 +273,14 @@ const probeScript = `<script>
     r.dataset.after = visible(target) ? "visible" : "hidden";
     r.dataset.finding = target.textContent;
   }
-  Array.prototype.forEach.call(document.querySelectorAll("#scoreboard details"), function (d) { d.open = true; });
+  // The version-drift table's changes open the same way.
+  var change = document.querySelector('#drift details.changes td.msg');
+  if (change) {
+    r.dataset.driftBefore = visible(change) ? "visible" : "hidden";
+    change.closest("details").open = true;
+    r.dataset.driftAfter = visible(change) ? "visible" : "hidden";
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("#scoreboard details, #drift details"), function (d) { d.open = true; });
   r.dataset.scrollWidth = String(r.scrollWidth);
   r.dataset.innerWidth = String(window.innerWidth);
 })();
@@ -270,7 +358,7 @@ func TestScoreboardInChromium(t *testing.T) {
 		t.Skip("browser")
 	}
 	bin := chromium(t)
-	res := fixture(t)
+	res := enriched(t)
 	s := renderInChromium(t, bin, res, "mid", "#sort=tools:desc")
 	rows := regexp.MustCompile(`<tr data-server="([^"]+)"`).FindAllStringSubmatch(s, -1)
 	if len(rows) != len(res.Servers) {
@@ -293,6 +381,10 @@ func TestScoreboardInChromium(t *testing.T) {
 	// The drill-down: mid's finding is hidden until its row is opened.
 	if b, a, f := domAttr(s, "data-before"), domAttr(s, "data-after"), domAttr(s, "data-finding"); b != "hidden" || a != "visible" || f != "/outputSchema: no outputSchema declared" {
 		t.Errorf("mid's finding %q: %s before opening its row, %s after; want hidden, then visible", f, b, a)
+	}
+	// A version pair's changes are hidden until its <details> is opened.
+	if b, a := domAttr(s, "data-drift-before"), domAttr(s, "data-drift-after"); b != "hidden" || a != "visible" {
+		t.Errorf("zeta's version changes: %s before opening, %s after; want hidden, then visible", b, a)
 	}
 	checkFitsWindow(t, s)
 

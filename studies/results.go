@@ -191,6 +191,9 @@ type Meta struct {
 	Shards []ShardMeta `json:"shards,omitempty"`
 	// Servers holds per-server timings and stderr tails by server name.
 	Servers map[string]ServerMeta `json:"servers,omitempty"`
+	// Population is the rule the servers were chosen by, as the run was
+	// told it (Options.Population); the scoreboard shows it.
+	Population string `json:"population,omitempty"`
 }
 
 // ShardMeta is one merged shard's run.

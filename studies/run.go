@@ -35,6 +35,8 @@ type Options struct {
 	Shard Shard
 	// ToolVersion is recorded in Meta and sent as clientInfo.version.
 	ToolVersion string
+	// Population is the rule the servers were chosen by, recorded in Meta.
+	Population string
 	// Progress, when set, is called (never concurrently) as servers start
 	// and finish.
 	Progress func(Event)
@@ -131,7 +133,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 		},
 		Servers: make([]Row, len(entries)),
 		Meta: Meta{
-			ToolVersion: o.ToolVersion, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+			ToolVersion: o.ToolVersion, Population: o.Population, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 			CPUs: runtime.NumCPU(), Jobs: o.Jobs, StartedAt: start.UTC().Format(time.RFC3339),
 			Servers: map[string]ServerMeta{},
 		},

@@ -274,9 +274,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// changeSummary is a pair's changes in a few words, e.g. "3 changes (1
+// Summary is a pair's changes in a few words, e.g. "3 changes (1
 // breaking): BRK-TOOL-REMOVED 1, BRK-TOOL-DESCRIPTION-CHANGED 2".
-func (vd *VersionDrift) changeSummary() string {
+func (vd *VersionDrift) Summary() string {
 	if !vd.Compared {
 		return "not compared: " + vd.Reason
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpdrill/mcpdrill/internal/schema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -99,7 +99,7 @@ func DiffTool(o, n Tool) []Change {
 	if ni == nil {
 		ni = map[string]any{}
 	}
-	d.schema("/inputSchema", schema.ExpandRefs(oi), schema.ExpandRefs(ni), 0)
+	d.schema("/inputSchema", jsonschema.ExpandRefs(oi), jsonschema.ExpandRefs(ni), 0)
 
 	d.dir = DirectionOutput
 	switch {
@@ -108,7 +108,7 @@ func DiffTool(o, n Tool) []Change {
 	case o.OutputSchema == nil && n.OutputSchema != nil:
 		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
 	case o.OutputSchema != nil:
-		d.schema("/outputSchema", schema.ExpandRefs(o.OutputSchema), schema.ExpandRefs(n.OutputSchema), 0)
+		d.schema("/outputSchema", jsonschema.ExpandRefs(o.OutputSchema), jsonschema.ExpandRefs(n.OutputSchema), 0)
 	}
 	SortChanges(d.out)
 	return d.out

@@ -283,7 +283,7 @@ func TestEndToEndSDKFixture(t *testing.T) {
 }
 
 // TestUnreadableServedTool: a served tool whose schema is nested past the
-// decoder's limits (2,000 levels: past internal/schema's 1,000; 10,000: past
+// decoder's limits (2,000 levels: past internal/jsonvalue's 1,000; 10,000: past
 // encoding/json's too) is reported as unreadable, by name, and not as
 // missing; the other tools are still compared.
 func TestUnreadableServedTool(t *testing.T) {

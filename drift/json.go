@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/mcpdrill/mcpdrill/internal/schema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // decodeJSON parses exactly one JSON value with json.Number numbers and a
-// bounded depth (internal/schema.DecodeJSON).
-func decodeJSON(b []byte) (any, error) { return schema.DecodeJSON(b) }
+// bounded depth (internal/jsonvalue.DecodeJSON).
+func decodeJSON(b []byte) (any, error) { return jsonvalue.DecodeJSON(b) }
 
 // canonical is the canonical JSON encoding every comparison and fingerprint
-// uses: internal/schema.Canonical (keys in UTF-16 code-unit order, numbers
+// uses: internal/jsonvalue.Canonical (keys in UTF-16 code-unit order, numbers
 // normalised from their exact decimal text, minimal string escaping).
-func canonical(v any) []byte { return schema.Canonical(v) }
+func canonical(v any) []byte { return jsonvalue.Canonical(v) }
 
 // equalJSON reports whether two decoded values have the same canonical form.
 func equalJSON(a, b any) bool { return bytes.Equal(canonical(a), canonical(b)) }
@@ -48,7 +48,7 @@ func short(v any) string {
 // joinPointer appends reference tokens to a JSON pointer.
 func joinPointer(ptr string, tokens ...string) string {
 	for _, t := range tokens {
-		ptr = schema.PointerAppend(ptr, t)
+		ptr = jsonvalue.PointerAppend(ptr, t)
 	}
 	return ptr
 }

@@ -35,7 +35,7 @@ type Observation struct {
 
 // Unreadable is a served tool entry that could not be read as a tool: not
 // an object, no usable name, or past the decoder's limits (a schema nested
-// deeper than internal/schema.MaxJSONDepth, a number too large to hold).
+// deeper than jsonvalue.MaxJSONDepth, a number too large to hold).
 type Unreadable struct {
 	// Name is the entry's "name" when that much could be read.
 	Name string

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/schema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ActionKind is what the proxy does with a frame.
@@ -329,7 +329,7 @@ func decodeObject(raw []byte) (map[string]any, error) {
 	if bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) > maxDecodeContainers {
 		return nil, errTooManyValues
 	}
-	v, err := schema.DecodeJSON(raw)
+	v, err := jsonvalue.DecodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}

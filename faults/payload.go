@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpdrill/mcpdrill/internal/schema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // mutatePayload applies corrupt (type-preserving sentinels) or schema-break
@@ -27,9 +28,9 @@ func mutatePayload(f *Frame, fault string, rng *stream) Action {
 	}
 	mutate := func(v any) any {
 		if fault == FaultCorrupt {
-			return schema.Corrupt(v)
+			return jsonschema.Corrupt(v)
 		}
-		return schema.BreakTypes(v, rng.next())
+		return jsonschema.BreakTypes(v, rng.next())
 	}
 	changed := 0
 	switch {
@@ -56,11 +57,11 @@ func mutatePayload(f *Frame, fault string, rng *stream) Action {
 			if !ok {
 				continue
 			}
-			if inner, err := schema.DecodeJSON([]byte(text)); err == nil && isContainer(inner) {
+			if inner, err := jsonvalue.DecodeJSON([]byte(text)); err == nil && isContainer(inner) {
 				blk["text"] = string(encode(mutate(inner)))
 				changed++
 			} else if fault == FaultCorrupt {
-				blk["text"] = schema.Corrupt(text)
+				blk["text"] = jsonschema.Corrupt(text)
 				changed++
 			}
 		}

@@ -8,13 +8,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/schema"
 )
 
 // contracts assesses every listed tool's outputSchema and records the
 // schema-level conformance checks. Each schema is assessed under the scan's
-// context and its own synthesis budget (schema.Budget defaults): one that
+// context and its own synthesis budget (jsonschema.Budget defaults): one that
 // needs more is unassessed (MCP-OUT-UNASSESSED, stopped_by "budget"); once
 // the context has ended, the remaining ones are not established.
 func (s *scanner) contracts(ctx context.Context) {
@@ -27,7 +28,7 @@ func (s *scanner) contracts(ctx context.Context) {
 		tr := ToolReport{Name: t.Name}
 		switch {
 		case isAbsent(t.OutputSchema):
-			tr.OutputContract = string(schema.ContractNone)
+			tr.OutputContract = string(jsonschema.ContractNone)
 			s.find(RuleNoOutputSchema, t.Name, "/outputSchema", "declares no outputSchema")
 		default:
 			// Not started, or stopped part-way by the scan's context: either
@@ -36,8 +37,8 @@ func (s *scanner) contracts(ctx context.Context) {
 				tr.cutContract(reason)
 				break
 			}
-			a := schema.AssessContext(ctx, t.OutputSchema, s.opts.Budget)
-			if a.StoppedBy == schema.StoppedDeadline || a.StoppedBy == schema.StoppedCanceled {
+			a := jsonschema.AssessContext(ctx, t.OutputSchema, s.opts.Budget)
+			if a.StoppedBy == jsonschema.StoppedDeadline || a.StoppedBy == jsonschema.StoppedCanceled {
 				tr.cutContract(a.StoppedBy)
 				break
 			}
@@ -46,10 +47,10 @@ func (s *scanner) contracts(ctx context.Context) {
 			tr.Shapes, tr.ShapesRejected = a.Shapes, a.ShapesRejected
 			tr.LeavesSampled, tr.StoppedBy = a.LeavesCapped, a.StoppedBy
 			switch a.Contract {
-			case schema.ContractInvalid:
+			case jsonschema.ContractInvalid:
 				bad[RuleSchemaInvalid] = true
 				s.find(RuleSchemaInvalid, t.Name, "/outputSchema", "outputSchema does not compile: "+a.CompileError)
-			case schema.ContractVacuous, schema.ContractPartial, schema.ContractEnforceable:
+			case jsonschema.ContractVacuous, jsonschema.ContractPartial, jsonschema.ContractEnforceable:
 				if a.Leaves > 0 {
 					rate := a.LeafRate
 					tr.LeafRate = &rate
@@ -57,7 +58,7 @@ func (s *scanner) contracts(ctx context.Context) {
 				if a.Undetermined {
 					tr.Undetermined = true
 					s.find(RuleUnassessed, t.Name, "/outputSchema", a.Reason)
-				} else if a.Contract == schema.ContractVacuous {
+				} else if a.Contract == jsonschema.ContractVacuous {
 					msg := "a corrupted but well-typed payload validates"
 					if a.Leaves > 0 {
 						msg += fmt.Sprintf("; %d of %d single-leaf corruptions rejected", a.LeavesRejected, a.Leaves)
@@ -65,7 +66,7 @@ func (s *scanner) contracts(ctx context.Context) {
 						msg += "; the schema constrains no field"
 					}
 					s.find(RuleVacuous, t.Name, "/outputSchema", msg)
-				} else if a.Contract == schema.ContractPartial {
+				} else if a.Contract == jsonschema.ContractPartial {
 					s.find(RulePartialContract, t.Name, "/outputSchema", fmt.Sprintf("a corrupted payload validates for %d of %d sampled shapes (first: %s); %d of %d single-leaf corruptions rejected",
 						a.Shapes-a.ShapesRejected, a.Shapes, a.Unrejected, a.LeavesRejected, a.Leaves))
 				} else if a.LeavesRejected < a.Leaves {
@@ -75,7 +76,7 @@ func (s *scanner) contracts(ctx context.Context) {
 			if a.Wrapped {
 				s.find(RuleWrapped, t.Name, "/outputSchema", "the SDK wrapped an unstructured return value")
 			}
-			if legacy && a.Contract != schema.ContractInvalid && !a.RootObject {
+			if legacy && a.Contract != jsonschema.ContractInvalid && !a.RootObject {
 				bad[RuleOutputRootObject] = true
 				s.find(RuleOutputRootObject, t.Name, "/outputSchema", "root type is not \"object\" (required before 2026-07-28)")
 			}
@@ -97,7 +98,7 @@ func (s *scanner) contracts(ctx context.Context) {
 // cutContract records an output contract the scan's context (reason) kept
 // from being assessed: undetermined, not graded.
 func (tr *ToolReport) cutContract(reason string) {
-	tr.OutputContract, tr.Undetermined, tr.StoppedBy = string(schema.ContractVacuous), true, reason
+	tr.OutputContract, tr.Undetermined, tr.StoppedBy = string(jsonschema.ContractVacuous), true, reason
 	tr.Reason = notEstablished(reason, "the output contract was not assessed before the scan ended")
 }
 
@@ -107,15 +108,15 @@ func (s *scanner) inputSchema(ctx context.Context, t mcp.Tool, bad map[string]bo
 		s.find(RuleInputSchemaType, t.Name, "/inputSchema", "inputSchema is missing")
 		return
 	}
-	v, err := schema.DecodeJSON(t.InputSchema)
+	v, err := jsonvalue.DecodeJSON(t.InputSchema)
 	obj, isObj := v.(map[string]any)
 	if err != nil || !isObj || obj["type"] != "object" {
 		bad[RuleInputSchemaType] = true
 		s.find(RuleInputSchemaType, t.Name, "/inputSchema/type", "inputSchema is not a schema of type \"object\"")
 	}
-	switch _, err := schema.CompileContext(ctx, t.InputSchema, s.opts.Budget); {
+	switch _, err := jsonschema.CompileContext(ctx, t.InputSchema, s.opts.Budget); {
 	case err == nil:
-	case errors.Is(err, schema.ErrBudget):
+	case errors.Is(err, jsonschema.ErrBudget):
 		s.find(RuleIncomplete, t.Name, "/inputSchema", "compiling the inputSchema exceeded the synthesis budget: whether it compiles was not established")
 	case ctx.Err() != nil:
 		// Cut short by the scan's context: nothing established, nothing graded.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpdrill/mcpdrill/internal/schema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 )
 
 // The scan's deadline (Options.Deadline) is a wall: once it has passed,
@@ -20,8 +20,8 @@ import (
 // Reasons a scan cut its own work short (the same words as the schema
 // package's stop causes).
 const (
-	ReasonDeadline = schema.StoppedDeadline
-	ReasonCanceled = schema.StoppedCanceled
+	ReasonDeadline = jsonschema.StoppedDeadline
+	ReasonCanceled = jsonschema.StoppedCanceled
 )
 
 // cutShort reports whether the scan's context has ended, and why: work that

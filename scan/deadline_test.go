@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -66,7 +66,7 @@ func TestSynthBombStaysWithinBudget(t *testing.T) {
 			// second even under the race detector on a loaded machine, so
 			// the budget, not the deadline, stops the assessment.
 			o := Options{ToolVersion: "test", Deadline: 20 * time.Second, SkipSecondConnection: true,
-				Budget: schema.Budget{Steps: schema.DefaultBudgetSteps / 100},
+				Budget: jsonschema.Budget{Steps: jsonschema.DefaultBudgetSteps / 100},
 				Invoke: InvokeOptions{Tools: []string{"bomb"}}}
 			r := scanWithin(t, tc.cfg(t), o, 5*time.Second)
 			tr, ok := toolReport(r, "bomb")

@@ -10,8 +10,9 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -63,8 +64,8 @@ type InvokeOptions struct {
 	// Seed seeds the argument generation; it is recorded in the plan.
 	Seed uint64
 	// Budget bounds each schema's synthesis and checks (zero: the
-	// schema.Budget defaults).
-	Budget schema.Budget
+	// jsonschema.Budget defaults).
+	Budget jsonschema.Budget
 }
 
 // Sentinel errors of the invocation gate (the user's mistakes).
@@ -148,7 +149,7 @@ func PlanInvocation(o InvokeOptions, cls target.Classification, tools []mcp.Tool
 }
 
 // PlanInvocationContext is PlanInvocation under ctx: each tool's arguments
-// are synthesized under ctx and the default schema.Budget. An inputSchema
+// are synthesized under ctx and the default jsonschema.Budget. An inputSchema
 // that needs more gets no arguments (no_arguments, "synthesis budget
 // exceeded"); once ctx has ended, the remaining calls get none either and
 // carry Reason, with no finding.
@@ -184,7 +185,7 @@ func PlanInvocationContext(ctx context.Context, o InvokeOptions, cls target.Clas
 		case err != nil && cut:
 			pc.Outcome, pc.Reason = OutcomeNoArguments, reason
 			pc.Detail = notEstablished(reason, "argument synthesis was cut short")
-		case errors.Is(err, schema.ErrBudget):
+		case errors.Is(err, jsonschema.ErrBudget):
 			pc.Outcome, pc.Detail = OutcomeNoArguments, err.Error()
 			fs = append(fs, report.Finding{Rule: RuleCallNoArgsCreated, Severity: report.SeverityWarn, Tool: name, Pointer: "/inputSchema",
 				Message: "no arguments could be generated from the declared inputSchema (synthesis budget exceeded); not invoked"})
@@ -202,11 +203,11 @@ func PlanInvocationContext(ctx context.Context, o InvokeOptions, cls target.Clas
 
 // generateArgs synthesizes, under ctx and budget, the first valid instance
 // of an inputSchema (an absent schema takes {}).
-func generateArgs(ctx context.Context, raw json.RawMessage, seed uint64, budget schema.Budget) (json.RawMessage, error) {
+func generateArgs(ctx context.Context, raw json.RawMessage, seed uint64, budget jsonschema.Budget) (json.RawMessage, error) {
 	if isAbsent(raw) {
 		return json.RawMessage(`{}`), nil
 	}
-	insts, err := schema.SynthesizeContext(ctx, raw, schema.SynthOptions{Seed: seed, MaxInstances: 1, Budget: budget})
+	insts, err := jsonschema.SynthesizeContext(ctx, raw, jsonschema.SynthOptions{Seed: seed, MaxInstances: 1, Budget: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -310,14 +311,14 @@ func checkReply(ctx context.Context, pc *PlannedCall, rev string, r callReply) [
 		}
 		return fs
 	}
-	value, err := schema.DecodeJSON(res.StructuredContent)
+	value, err := jsonvalue.DecodeJSON(res.StructuredContent)
 	if err != nil {
 		pc.Detail = "structuredContent could not be decoded"
 		return append(fs, find(RuleCallOutputSchema, "", "structuredContent could not be decoded as JSON"))
 	}
 	if declared {
-		sc, err := schema.CompileContext(ctx, pc.tool.OutputSchema, schema.Budget{})
-		var vs []schema.Violation
+		sc, err := jsonschema.CompileContext(ctx, pc.tool.OutputSchema, jsonschema.Budget{})
+		var vs []jsonschema.Violation
 		if err == nil {
 			vs = sc.Violations(value)
 			if stop := sc.Stopped(); stop != nil {
@@ -325,7 +326,7 @@ func checkReply(ctx context.Context, pc *PlannedCall, rev string, r callReply) [
 			}
 		}
 		switch {
-		case errors.Is(err, schema.ErrBudget):
+		case errors.Is(err, jsonschema.ErrBudget):
 			pc.Detail = "checking the result against the outputSchema exceeded the synthesis budget; the result was not checked"
 		case err != nil && ctx.Err() != nil:
 			reason, _ := cutShort(ctx)
@@ -357,7 +358,7 @@ func checkReply(ctx context.Context, pc *PlannedCall, rev string, r callReply) [
 
 // mirrored reports whether a text block of content holds JSON equal to value.
 func mirrored(content []json.RawMessage, value any) bool {
-	want := schema.Canonical(value)
+	want := jsonvalue.Canonical(value)
 	for _, raw := range content {
 		var b struct {
 			Type string `json:"type"`
@@ -366,8 +367,8 @@ func mirrored(content []json.RawMessage, value any) bool {
 		if json.Unmarshal(raw, &b) != nil || b.Type != "text" {
 			continue
 		}
-		v, err := schema.DecodeJSON([]byte(b.Text))
-		if err == nil && bytes.Equal(schema.Canonical(v), want) {
+		v, err := jsonvalue.DecodeJSON([]byte(b.Text))
+		if err == nil && bytes.Equal(jsonvalue.Canonical(v), want) {
 			return true
 		}
 	}
@@ -396,7 +397,7 @@ func (s *scanner) invoke(ctx context.Context) {
 		return
 	}
 	o := s.opts.Invoke
-	if o.Budget == (schema.Budget{}) {
+	if o.Budget == (jsonschema.Budget{}) {
 		o.Budget = s.opts.Budget
 	}
 	inv, fs := PlanInvocationContext(ctx, o, s.classification(), s.list.Tools, "listed")

@@ -13,8 +13,9 @@ import (
 	"unicode"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -420,7 +421,7 @@ func requiredProps(raw json.RawMessage) []string {
 // wrongTypedArgs gives every required argument that declares a type a value
 // of another JSON type.
 func wrongTypedArgs(raw json.RawMessage) map[string]any {
-	root, err := schema.DecodeJSON(raw)
+	root, err := jsonvalue.DecodeJSON(raw)
 	if err != nil {
 		return nil
 	}
@@ -430,7 +431,7 @@ func wrongTypedArgs(raw json.RawMessage) map[string]any {
 	for _, name := range requiredProps(raw) {
 		p, _ := props[name].(map[string]any)
 		if ref, ok := p["$ref"].(string); ok {
-			if r, _, ok := schema.ResolveRef(root, ref); ok {
+			if r, _, ok := jsonschema.ResolveRef(root, ref); ok {
 				p, _ = r.(map[string]any)
 			}
 		}

@@ -12,9 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
-	"github.com/mcpdrill/mcpdrill/internal/schema"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -25,8 +25,8 @@ type Options struct {
 	// Deadline bounds the whole scan (default 2 minutes).
 	Deadline time.Duration
 	// Budget bounds each schema's assessment, and each argument synthesis
-	// of an invocation (zero: the schema.Budget defaults).
-	Budget schema.Budget
+	// of an invocation (zero: the jsonschema.Budget defaults).
+	Budget jsonschema.Budget
 	// SkipSecondConnection turns off the tool-set stability check, which
 	// opens a second session (a second process on stdio).
 	SkipSecondConnection bool

@@ -1,8 +1,8 @@
-package schema
+package jsonschema
 
 import (
 	"bytes"
-	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +43,7 @@ func FuzzSynthesize(f *testing.F) {
 		}
 		for _, v := range insts {
 			if vs := s.Violations(v); vs != nil {
-				t.Fatalf("instance %s does not validate: %+v", Canonical(v), vs)
+				t.Fatalf("instance %s does not validate: %+v", jsonvalue.Canonical(v), vs)
 			}
 		}
 		if len(insts) > 8 {
@@ -103,13 +103,13 @@ func seedValues(f *testing.F) {
 func FuzzCorrupt(f *testing.F) {
 	seedValues(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := DecodeJSON(b)
+		v, err := jsonvalue.DecodeJSON(b)
 		if err != nil {
 			return
 		}
-		before := Canonical(v)
+		before := jsonvalue.Canonical(v)
 		c := Corrupt(v)
-		if !bytes.Equal(Canonical(v), before) {
+		if !bytes.Equal(jsonvalue.Canonical(v), before) {
 			t.Fatal("Corrupt modified its input")
 		}
 		sameShape(t, v, c, "")
@@ -121,7 +121,7 @@ func FuzzCorrupt(f *testing.F) {
 			for _, q := range Leaves(v) {
 				x, _ := Resolve(v, q)
 				y, _ := Resolve(one, q)
-				changed := !bytes.Equal(Canonical(x), Canonical(y))
+				changed := !bytes.Equal(jsonvalue.Canonical(x), jsonvalue.Canonical(y))
 				if q != p && changed {
 					t.Fatalf("CorruptLeaf(%q) changed %q", p, q)
 				}
@@ -130,22 +130,22 @@ func FuzzCorrupt(f *testing.F) {
 				}
 			}
 		}
-		if !bytes.Equal(Canonical(v), before) {
+		if !bytes.Equal(jsonvalue.Canonical(v), before) {
 			t.Fatal("CorruptLeaf modified its input")
 		}
 		br := BreakTypes(v, 7)
-		if !bytes.Equal(Canonical(br), Canonical(BreakTypes(v, 7))) {
+		if !bytes.Equal(jsonvalue.Canonical(br), jsonvalue.Canonical(BreakTypes(v, 7))) {
 			t.Fatal("BreakTypes not deterministic")
 		}
 		if !typeChanged(v, br) {
-			t.Fatalf("BreakTypes changed no type: %s", Canonical(br))
+			t.Fatalf("BreakTypes changed no type: %s", jsonvalue.Canonical(br))
 		}
 	})
 }
 
 func sameShape(t *testing.T, a, b any, ptr string) {
 	t.Helper()
-	ta, tb := Type(a), Type(b)
+	ta, tb := jsonvalue.Type(a), jsonvalue.Type(b)
 	if ta == "number" && tb == "integer" {
 		tb = "number" // -1.5e308 has no fractional part; it is still a number
 	}
@@ -162,7 +162,7 @@ func sameShape(t *testing.T, a, b any, ptr string) {
 			if _, ok := y[k]; !ok {
 				t.Fatalf("%s: key lost", ptr)
 			}
-			sameShape(t, x[k], y[k], PointerAppend(ptr, k))
+			sameShape(t, x[k], y[k], jsonvalue.PointerAppend(ptr, k))
 		}
 	case []any:
 		y := b.([]any)
@@ -183,51 +183,13 @@ func sameShape(t *testing.T, a, b any, ptr string) {
 	}
 }
 
-// FuzzCanonical: idempotent and independent of key order and whitespace.
-func FuzzCanonical(f *testing.F) {
-	seedValues(f)
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := DecodeJSON(b)
-		if err != nil {
-			return
-		}
-		c1 := Canonical(v)
-		if c1 == nil {
-			t.Fatal("Canonical returned nil for a decoded value")
-		}
-		v2, err := DecodeJSON(c1)
-		if err != nil {
-			t.Fatalf("canonical output does not decode: %v (%q)", err, c1)
-		}
-		if c2 := Canonical(v2); !bytes.Equal(c1, c2) {
-			t.Fatalf("not idempotent: %q then %q", c1, c2)
-		}
-		// encoding/json writes keys in byte order with its own escaping
-		// and spacing; the canonical form must not care.
-		re, err := json.MarshalIndent(v, " ", "\t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		v3, err := DecodeJSON(re)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c3 := Canonical(v3); !bytes.Equal(c1, c3) {
-			t.Fatalf("re-encoding changed the canonical form: %q vs %q", c1, c3)
-		}
-		if !json.Valid(c1) {
-			t.Fatalf("canonical output is not valid JSON: %q", c1)
-		}
-	})
-}
-
 // FuzzResolve: never panics; a pointer built from Leaves resolves.
 func FuzzResolve(f *testing.F) {
 	f.Add([]byte(`{"a/b":[{"~":1}]}`), "#/a~1b/0/~0")
 	f.Add([]byte(`{"x":{"$anchor":"k"}}`), "#k")
 	f.Add([]byte(`[1,2]`), "/01")
 	f.Fuzz(func(t *testing.T, b []byte, ref string) {
-		v, err := DecodeJSON(b)
+		v, err := jsonvalue.DecodeJSON(b)
 		if err != nil {
 			return
 		}

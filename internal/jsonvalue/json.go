@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"bytes"
@@ -27,12 +27,12 @@ const (
 
 var (
 	// ErrTooDeep reports a JSON document or schema nested deeper than allowed.
-	ErrTooDeep = errors.New("schema: JSON nesting too deep")
+	ErrTooDeep = errors.New("jsonvalue: JSON nesting too deep")
 	// ErrNumberTooLarge reports a JSON number with too many digits or too
 	// large an exponent to be handled exactly.
-	ErrNumberTooLarge = errors.New("schema: JSON number too large")
+	ErrNumberTooLarge = errors.New("jsonvalue: JSON number too large")
 	// ErrTrailingData reports bytes after the first JSON value.
-	ErrTrailingData = errors.New("schema: trailing data after JSON value")
+	ErrTrailingData = errors.New("jsonvalue: trailing data after JSON value")
 )
 
 // DecodeJSON decodes one JSON value with json.Number numbers (UseNumber), so
@@ -40,10 +40,11 @@ var (
 // []any. Nesting deeper than MaxJSONDepth, oversized numbers and trailing data
 // are errors. Duplicate object keys keep the last value, as encoding/json does.
 func DecodeJSON(b []byte) (any, error) {
-	return decodeJSONDepth(b, MaxJSONDepth)
+	return DecodeJSONDepth(b, MaxJSONDepth)
 }
 
-func decodeJSONDepth(b []byte, maxDepth int) (any, error) {
+// DecodeJSONDepth is DecodeJSON with another nesting limit.
+func DecodeJSONDepth(b []byte, maxDepth int) (any, error) {
 	if d := jsonDepth(b); d > maxDepth {
 		return nil, fmt.Errorf("%w: depth over %d", ErrTooDeep, maxDepth)
 	}
@@ -51,7 +52,7 @@ func decodeJSONDepth(b []byte, maxDepth int) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("schema: decode JSON: %w", err)
+		return nil, fmt.Errorf("jsonvalue: decode JSON: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, ErrTrailingData
@@ -110,30 +111,30 @@ func checkNumbers(v any, depth int) error {
 			}
 		}
 	case json.Number:
-		if _, ok := parseDecimal(string(t)); !ok {
+		if _, ok := ParseDecimal(string(t)); !ok {
 			return ErrNumberTooLarge
 		}
 	}
 	return nil
 }
 
-// decimal is a parsed JSON number: value = (neg ? -1 : 1) × 0.digits × 10^exp,
-// with digits free of leading and trailing zeros. Zero has empty digits.
-type decimal struct {
-	neg    bool
-	digits string
-	exp    int
+// Decimal is a parsed JSON number: value = (Neg ? -1 : 1) × 0.Digits × 10^Exp,
+// with Digits free of leading and trailing zeros. Zero has empty Digits.
+type Decimal struct {
+	Neg    bool
+	Digits string
+	Exp    int
 }
 
-// parseDecimal parses JSON number text exactly, without binary rounding. It
+// ParseDecimal parses JSON number text exactly, without binary rounding. It
 // fails on malformed text and on numbers outside the accepted bounds.
-func parseDecimal(s string) (decimal, bool) {
-	var d decimal
+func ParseDecimal(s string) (Decimal, bool) {
+	var d Decimal
 	if s == "" {
 		return d, false
 	}
 	if s[0] == '-' {
-		d.neg = true
+		d.Neg = true
 		s = s[1:]
 	}
 	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
@@ -173,13 +174,13 @@ func parseDecimal(s string) (decimal, bool) {
 	e -= len(all) - len(trimmed)
 	trimmed = strings.TrimRight(trimmed, "0")
 	if trimmed == "" {
-		return decimal{}, true // zero, sign dropped
+		return Decimal{}, true // zero, sign dropped
 	}
 	if e > maxNumberExponent || e < -maxNumberExponent {
 		return d, false
 	}
-	d.digits = trimmed
-	d.exp = e
+	d.Digits = trimmed
+	d.Exp = e
 	return d, true
 }
 
@@ -192,38 +193,38 @@ func allDigits(s string) bool {
 	return true
 }
 
-// integral reports whether the decimal has no fractional part.
-func (d decimal) integral() bool { return d.exp >= len(d.digits) }
+// Integral reports whether the decimal has no fractional part.
+func (d Decimal) Integral() bool { return d.Exp >= len(d.Digits) }
 
 // String renders the decimal in the canonical number form documented on
 // Canonical (the ECMAScript Number-to-String layout applied to the exact
 // decimal digits).
-func (d decimal) String() string {
-	if d.digits == "" {
+func (d Decimal) String() string {
+	if d.Digits == "" {
 		return "0"
 	}
 	var b strings.Builder
-	if d.neg {
+	if d.Neg {
 		b.WriteByte('-')
 	}
-	k, n := len(d.digits), d.exp
+	k, n := len(d.Digits), d.Exp
 	switch {
 	case k <= n && n <= 21:
-		b.WriteString(d.digits)
+		b.WriteString(d.Digits)
 		b.WriteString(strings.Repeat("0", n-k))
 	case 0 < n && n <= 21:
-		b.WriteString(d.digits[:n])
+		b.WriteString(d.Digits[:n])
 		b.WriteByte('.')
-		b.WriteString(d.digits[n:])
+		b.WriteString(d.Digits[n:])
 	case -6 < n && n <= 0:
 		b.WriteString("0.")
 		b.WriteString(strings.Repeat("0", -n))
-		b.WriteString(d.digits)
+		b.WriteString(d.Digits)
 	default:
-		b.WriteByte(d.digits[0])
+		b.WriteByte(d.Digits[0])
 		if k > 1 {
 			b.WriteByte('.')
-			b.WriteString(d.digits[1:])
+			b.WriteString(d.Digits[1:])
 		}
 		b.WriteByte('e')
 		if n-1 >= 0 {
@@ -251,11 +252,11 @@ func Type(v any) string {
 	case bool:
 		return "boolean"
 	case json.Number:
-		d, ok := parseDecimal(string(t))
+		d, ok := ParseDecimal(string(t))
 		if !ok {
 			return ""
 		}
-		if d.integral() {
+		if d.Integral() {
 			return "integer"
 		}
 		return "number"

@@ -1,6 +1,11 @@
-package schema
+package jsonschema
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+)
 
 // ResolveRef follows a reference within the schema document root: a local
 // pointer or anchor ("#/$defs/x", "#name"), a reference against the root's
@@ -36,7 +41,7 @@ func refLoc(ref string) string {
 	if frag != "" && frag[0] != '/' {
 		return "#" + frag // anchor
 	}
-	if toks, ok := SplitPointer(frag); ok {
+	if toks, ok := jsonvalue.SplitPointer(frag); ok {
 		return ptrOf(toks)
 	}
 	return frag
@@ -46,7 +51,7 @@ func refLoc(ref string) string {
 // included) for which match holds, with its schema location.
 func findSubschema(v any, loc string, depth int, match func(m map[string]any, depth int) bool) (any, string, bool) {
 	m, ok := v.(map[string]any)
-	if !ok || depth > MaxJSONDepth {
+	if !ok || depth > jsonvalue.MaxJSONDepth {
 		return nil, "", false
 	}
 	if match(m, depth) {
@@ -95,4 +100,48 @@ func findDynamicAnchor(root any, name string) (any, string, bool) {
 		a, ok := m["$dynamicAnchor"].(string)
 		return ok && a == name
 	})
+}
+
+// Resolve follows a local reference inside a schema document: a JSON
+// pointer (bare or as a URI fragment, see jsonvalue.Resolve) or a
+// plain-name fragment ("#node"), looked up as a "$anchor" (or a draft-07
+// style "$id": "#node") anywhere in root.
+func Resolve(root any, ref string) (any, bool) {
+	if frag, ok := strings.CutPrefix(ref, "#"); ok && frag != "" && frag[0] != '/' {
+		name, err := url.PathUnescape(frag)
+		if err != nil {
+			return nil, false
+		}
+		return findAnchor(root, name, 0)
+	}
+	return jsonvalue.Resolve(root, ref)
+}
+
+// findAnchor searches root depth-first (object keys in sorted order) for an
+// object whose "$anchor" is name or whose "$id" is "#name".
+func findAnchor(root any, name string, depth int) (any, bool) {
+	if depth > jsonvalue.MaxJSONDepth {
+		return nil, false
+	}
+	switch t := root.(type) {
+	case map[string]any:
+		if a, ok := t["$anchor"].(string); ok && a == name {
+			return t, true
+		}
+		if id, ok := t["$id"].(string); ok && id == "#"+name {
+			return t, true
+		}
+		for _, k := range sortedKeys(t) {
+			if v, ok := findAnchor(t[k], name, depth+1); ok {
+				return v, true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if v, ok := findAnchor(e, name, depth+1); ok {
+				return v, true
+			}
+		}
+	}
+	return nil, false
 }

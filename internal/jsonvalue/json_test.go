@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -129,7 +129,7 @@ func TestResolve(t *testing.T) {
 		{"#/$defs/arr/2", false, ""},
 		{"#/$defs/missing", false, ""},
 		{"#/$defs/bad~2", false, ""},
-		{"#here", true, `{"$anchor":"here","k":4}`},
+		{"#here", false, ""}, // an anchor, not a pointer
 		{"#nowhere", false, ""},
 		{"other.json#/a", false, ""},
 		{"https://example.com/s#/a", false, ""},

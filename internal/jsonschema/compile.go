@@ -1,9 +1,10 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"regexp"
 	"slices"
 	"strings"
@@ -96,7 +97,7 @@ func (e *CompileError) Unwrap() []error {
 // limits. The dialect comes from "$schema" (draft-04, -06, -07, 2019-09 or
 // 2020-12); without it the document is read as 2020-12. Any reference that
 // leaves the document is refused with ErrRemoteRef: nothing is fetched.
-// Documents deeper than DefaultMaxDepth are refused with ErrTooDeep, so a
+// Documents deeper than DefaultMaxDepth are refused with jsonvalue.ErrTooDeep, so a
 // 10,000-deep schema fails fast; a "$ref" cycle compiles (it is legal) and
 // is reported by the validator as a reference cycle instead of looping.
 func Compile(raw json.RawMessage) (*Schema, error) {
@@ -109,9 +110,9 @@ func CompileOpts(raw json.RawMessage, o Options) (*Schema, error) {
 	if len(raw) > o.MaxBytes {
 		return nil, &CompileError{Msg: fmt.Sprintf("document over %d bytes", o.MaxBytes), err: ErrTooLarge}
 	}
-	doc, err := decodeJSONDepth(raw, o.MaxDepth)
+	doc, err := jsonvalue.DecodeJSONDepth(raw, o.MaxDepth)
 	if err != nil {
-		if errors.Is(err, ErrTooDeep) {
+		if errors.Is(err, jsonvalue.ErrTooDeep) {
 			return nil, &CompileError{Msg: fmt.Sprintf("document nested deeper than %d", o.MaxDepth), err: err}
 		}
 		return nil, &CompileError{Msg: "not valid JSON", err: errors.Join(ErrInvalidSchema, err)}

@@ -1,6 +1,10 @@
-package schema
+package jsonschema
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+)
 
 // Shape sampling: the shapes a server can really send, beyond the one
 // full instance per branch that synthesize produces. Assess corrupts every
@@ -86,7 +90,7 @@ func sampleShapes(s *Schema, res *synthResult, o SynthOptions) (shapes []shape, 
 	m := s.opts.meter
 	seen := map[string]bool{}
 	for _, in := range res.instances {
-		seen[string(Canonical(in.value))] = true
+		seen[string(jsonvalue.Canonical(in.value))] = true
 		shapes = append(shapes, shape{in.value, shapeLabel(in.forced, nil)})
 	}
 	cache := map[string]*matcher{}
@@ -112,7 +116,7 @@ func sampleShapes(s *Schema, res *synthResult, o SynthOptions) (shapes []shape, 
 				if !valid {
 					continue
 				}
-				if key := string(Canonical(v)); !seen[key] {
+				if key := string(jsonvalue.Canonical(v)); !seen[key] {
 					if len(shapes) >= MaxShapes {
 						return shapes, true, nil
 					}

@@ -1,10 +1,11 @@
-package schema
+package jsonschema
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"strings"
 )
 
@@ -262,7 +263,7 @@ func assess(outputSchema json.RawMessage, m *meter) Assessment {
 	var corrupted []any
 	for _, sh := range shapes {
 		c := Corrupt(sh.value)
-		if bytes.Equal(Canonical(c), Canonical(sh.value)) {
+		if bytes.Equal(jsonvalue.Canonical(c), jsonvalue.Canonical(sh.value)) {
 			// Its own corruption, and valid: not rejected.
 			if firstAccepted == "" {
 				firstAccepted = sh.label + " holding nothing to corrupt"
@@ -358,7 +359,7 @@ func (a *Assessment) leafChecks(insts []synthInstance, judge *Schema, m *meter) 
 	for i, in := range insts {
 		var ls []string
 		walkLeaves(in.value, "", 0, func(p string, v any) {
-			if v != nil && !bytes.Equal(Canonical(corruptLeaf(v)), Canonical(v)) {
+			if v != nil && !bytes.Equal(jsonvalue.Canonical(corruptLeaf(v)), jsonvalue.Canonical(v)) {
 				ls = append(ls, p)
 			}
 		})

@@ -1,9 +1,10 @@
-package schema
+package jsonschema
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"math/big"
 	"slices"
 	"strconv"
@@ -100,13 +101,13 @@ func ptrOf(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(EscapeToken(t))
+		b.WriteString(jsonvalue.EscapeToken(t))
 	}
 	return b.String()
 }
 
 func collectViolations(e *jsonschema.ValidationError, out *[]Violation, depth int) {
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return
 	}
 	ptr := ptrOf(e.InstanceLocation)
@@ -133,10 +134,10 @@ func collectViolations(e *jsonschema.ValidationError, out *[]Violation, depth in
 		}
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			add(PointerAppend(ptr, p), "additionalProperties", "property is not allowed")
+			add(jsonvalue.PointerAppend(ptr, p), "additionalProperties", "property is not allowed")
 		}
 	case *kind.PropertyNames:
-		add(PointerAppend(ptr, k.Property), "propertyNames", "property name is not allowed")
+		add(jsonvalue.PointerAppend(ptr, k.Property), "propertyNames", "property name is not allowed")
 	case *kind.DependentRequired:
 		for _, m := range k.Missing {
 			add(ptr, "dependentRequired", fmt.Sprintf("property %q requires property %q", k.Prop, m))

@@ -1,8 +1,9 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"reflect"
 	"testing"
 )
@@ -53,12 +54,12 @@ func TestSynthesize(t *testing.T) {
 			}
 			for i, v := range got {
 				if vs := s.Violations(v); vs != nil {
-					t.Errorf("instance %d %s invalid: %+v", i, Canonical(v), vs)
+					t.Errorf("instance %d %s invalid: %+v", i, jsonvalue.Canonical(v), vs)
 				}
 			}
 			if tt.n >= 0 && len(got) != tt.n {
 				for _, v := range got {
-					t.Logf("instance %s", Canonical(v))
+					t.Logf("instance %s", jsonvalue.Canonical(v))
 				}
 				t.Errorf("%d instances, want %d", len(got), tt.n)
 			}
@@ -71,7 +72,7 @@ func TestSynthesizeOptionalPresent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := string(Canonical(got[0])); s != `{"a":"sample","b":1,"c":{"d":true}}` {
+	if s := string(jsonvalue.Canonical(got[0])); s != `{"a":"sample","b":1,"c":{"d":true}}` {
 		t.Fatalf("first instance %s does not hold every optional property", s)
 	}
 }

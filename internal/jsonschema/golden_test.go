@@ -1,9 +1,10 @@
-package schema
+package jsonschema
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestAssessGolden(t *testing.T) {
 			g := golden{Assessment: Assess(raw)}
 			if insts, err := Synthesize(raw, SynthOptions{}); err == nil {
 				for _, in := range insts {
-					g.Instances = append(g.Instances, Canonical(in))
+					g.Instances = append(g.Instances, jsonvalue.Canonical(in))
 				}
 			}
 			got, err := json.MarshalIndent(g, "", "  ")

@@ -1,10 +1,11 @@
-package schema
+package jsonschema
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"math/big"
 	"slices"
 	"strings"
@@ -211,7 +212,7 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 				break
 			}
 			if len(vs) == 0 {
-				if len(cs) > 0 && seen[string(Canonical(v))] {
+				if len(cs) > 0 && seen[string(jsonvalue.Canonical(v))] {
 					// Valid but already known: another attempt may
 					// reach the branch for real (say, an if/else
 					// branch needs another enum member).
@@ -240,7 +241,7 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 		switch {
 		case accepted != nil:
 			base = accepted
-			key := string(Canonical(accepted.value))
+			key := string(jsonvalue.Canonical(accepted.value))
 			if !seen[key] {
 				seen[key] = true
 				res.instances = append(res.instances, synthInstance{value: accepted.value, choices: accepted.used, forced: cs})
@@ -475,12 +476,12 @@ func (g *gen) expand(node any, loc string, c *conj, depth int) {
 	c.parts = append(c.parts, part{m, loc})
 	if all, ok := m["allOf"].([]any); ok {
 		for i, sub := range all {
-			g.expand(sub, PointerAppend(loc, "allOf")+"/"+itoa(i), c, depth+1)
+			g.expand(sub, jsonvalue.PointerAppend(loc, "allOf")+"/"+itoa(i), c, depth+1)
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := m[k].([]any); ok && len(alts) > 0 {
-			p := PointerAppend(loc, k)
+			p := jsonvalue.PointerAppend(loc, k)
 			i := g.chooseNullable(p, len(alts), 0, nullOnly(alts))
 			g.expand(alts[i], p+"/"+itoa(i), c, depth+1)
 		}
@@ -489,14 +490,14 @@ func (g *gen) expand(node any, loc string, c *conj, depth int) {
 		th, hasThen := m["then"]
 		el, hasElse := m["else"]
 		if hasThen || hasElse {
-			p := PointerAppend(loc, "if")
+			p := jsonvalue.PointerAppend(loc, "if")
 			if g.choose(p, 2, 0) == 0 {
 				g.expand(ifs, p, c, depth+1)
 				if hasThen {
-					g.expand(th, PointerAppend(loc, "then"), c, depth+1)
+					g.expand(th, jsonvalue.PointerAppend(loc, "then"), c, depth+1)
 				}
 			} else if hasElse {
-				g.expand(el, PointerAppend(loc, "else"), c, depth+1)
+				g.expand(el, jsonvalue.PointerAppend(loc, "else"), c, depth+1)
 			}
 		}
 	}
@@ -552,7 +553,7 @@ func (g *gen) fromConj(c *conj, depth, idx int) (any, bool) {
 		}
 		var fit []any
 		for _, e := range ev {
-			if typeAllowed(declared, Type(e)) {
+			if typeAllowed(declared, jsonvalue.Type(e)) {
 				fit = append(fit, e)
 			}
 		}
@@ -653,7 +654,7 @@ func (g *gen) pickType(c *conj, declared []string, preferNull bool) (string, boo
 		point := ""
 		for _, p := range c.parts {
 			if _, ok := p.m["type"].([]any); ok {
-				point = PointerAppend(p.loc, "type")
+				point = jsonvalue.PointerAppend(p.loc, "type")
 				break
 			}
 		}
@@ -708,7 +709,7 @@ func (g *gen) copyValue(v any) (any, bool) {
 // strings and keys.
 func valueSize(v any, depth int) (nodes, bytes int64) {
 	nodes = 1
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return nodes, bytes
 	}
 	switch t := v.(type) {
@@ -782,7 +783,7 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 					}
 					applied[key] = true
 					added = true
-					g.expand(deps[name], PointerAppend(PointerAppend(p.loc, kw), name), c, 0)
+					g.expand(deps[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(p.loc, kw), name), c, 0)
 				}
 			}
 		}
@@ -889,7 +890,7 @@ func gatherProps(c *conj) (map[string][]propSrc, map[string]bool) {
 	for _, p := range c.parts {
 		if pm, ok := p.m["properties"].(map[string]any); ok {
 			for _, name := range sortedKeys(pm) {
-				props[name] = append(props[name], propSrc{pm[name], PointerAppend(PointerAppend(p.loc, "properties"), name)})
+				props[name] = append(props[name], propSrc{pm[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(p.loc, "properties"), name)})
 			}
 		}
 		if req, ok := p.m["required"].([]any); ok {
@@ -916,7 +917,7 @@ func (g *gen) propValue(c *conj, props map[string][]propSrc, name string, depth,
 			for _, pat := range sortedKeys(pp) {
 				if re := g.regexp(pat); re != nil && re.MatchString(name) {
 					matched = true
-					g.expand(pp[pat], PointerAppend(PointerAppend(p.loc, "patternProperties"), pat), child, 0)
+					g.expand(pp[pat], jsonvalue.PointerAppend(jsonvalue.PointerAppend(p.loc, "patternProperties"), pat), child, 0)
 				}
 			}
 		}
@@ -925,7 +926,7 @@ func (g *gen) propValue(c *conj, props map[string][]propSrc, name string, depth,
 			continue
 		}
 		if ap, ok := p.m["additionalProperties"]; ok {
-			g.expand(ap, PointerAppend(p.loc, "additionalProperties"), child, 0)
+			g.expand(ap, jsonvalue.PointerAppend(p.loc, "additionalProperties"), child, 0)
 		}
 	}
 	return g.fromConj(child, depth+1, idx)
@@ -973,7 +974,7 @@ func (g *gen) extraProps(c *conj, props map[string][]propSrc, out map[string]any
 		key := "extra"
 		if pn, ok := p.m["propertyNames"]; ok {
 			kc := g.newConj()
-			g.expand(pn, PointerAppend(p.loc, "propertyNames"), kc, 0)
+			g.expand(pn, jsonvalue.PointerAppend(p.loc, "propertyNames"), kc, 0)
 			if v, ok := g.fromConj(kc, depth+1, idx); ok {
 				if s, ok := v.(string); ok {
 					key = s
@@ -994,15 +995,15 @@ func intKeyword(m map[string]any, k string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	d, ok := parseDecimal(string(n))
-	if !ok || !d.integral() || d.neg || d.exp > 9 {
+	d, ok := jsonvalue.ParseDecimal(string(n))
+	if !ok || !d.Integral() || d.Neg || d.Exp > 9 {
 		return 0, false
 	}
 	i := 0
-	for j := 0; j < d.exp; j++ {
+	for j := 0; j < d.Exp; j++ {
 		i *= 10
-		if j < len(d.digits) {
-			i += int(d.digits[j] - '0')
+		if j < len(d.Digits) {
+			i += int(d.Digits[j] - '0')
 		}
 	}
 	return i, true
@@ -1025,11 +1026,11 @@ func (g *gen) genArray(c *conj, depth, idx int, minimal bool) (any, bool) {
 		prefix[i] = append(prefix[i], ps)
 	}
 	for _, p := range c.parts {
-		itemsLoc := PointerAppend(p.loc, "items")
+		itemsLoc := jsonvalue.PointerAppend(p.loc, "items")
 		if g.draft >= 2020 {
 			if pi, ok := p.m["prefixItems"].([]any); ok {
 				for i, s := range pi {
-					addPrefix(i, propSrc{s, PointerAppend(p.loc, "prefixItems") + "/" + itoa(i)})
+					addPrefix(i, propSrc{s, jsonvalue.PointerAppend(p.loc, "prefixItems") + "/" + itoa(i)})
 				}
 			}
 			if it, ok := p.m["items"]; ok && isSchema(it) {
@@ -1043,7 +1044,7 @@ func (g *gen) genArray(c *conj, depth, idx int, minimal bool) (any, bool) {
 					addPrefix(i, propSrc{s, itemsLoc + "/" + itoa(i)})
 				}
 				if ai, ok := p.m["additionalItems"]; ok && isSchema(ai) {
-					rest = append(rest, propSrc{ai, PointerAppend(p.loc, "additionalItems")})
+					rest = append(rest, propSrc{ai, jsonvalue.PointerAppend(p.loc, "additionalItems")})
 					restFalse = restFalse || ai == false
 				}
 			case map[string]any, bool:
@@ -1061,7 +1062,7 @@ func (g *gen) genArray(c *conj, depth, idx int, minimal bool) (any, bool) {
 			unique = true
 		}
 		if cs, ok := p.m["contains"]; ok {
-			contains = append(contains, propSrc{cs, PointerAppend(p.loc, "contains")})
+			contains = append(contains, propSrc{cs, jsonvalue.PointerAppend(p.loc, "contains")})
 			mc := 1
 			if n, ok := intKeyword(p.m, "minContains"); ok && g.draft >= 2019 {
 				mc = n
@@ -1132,7 +1133,7 @@ func ratOf(v any) *big.Rat {
 	if !ok {
 		return nil
 	}
-	if _, ok := parseDecimal(string(n)); !ok {
+	if _, ok := jsonvalue.ParseDecimal(string(n)); !ok {
 		return nil
 	}
 	r, ok := new(big.Rat).SetString(string(n))

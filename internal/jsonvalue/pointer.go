@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"net/url"
@@ -63,8 +63,8 @@ func SplitPointer(ptr string) ([]string, bool) {
 // "$ref", e.g. "#/properties/a%20b") or a bare JSON pointer ("", "/a/b").
 // Tokens use the RFC 6901 escapes ~0 and ~1; array elements are addressed by
 // decimal index without leading zeros. A plain-name fragment ("#node") is
-// looked up as a "$anchor" (or a draft-07 style "$id": "#node") anywhere in
-// root. Anything with text before '#' is not local and is not resolved.
+// not a pointer (JSON Schema's anchors are resolved by internal/jsonschema);
+// anything with text before '#' is not local. Neither is resolved.
 func Resolve(root any, ref string) (any, bool) {
 	ptr := ref
 	if strings.HasPrefix(ref, "#") {
@@ -73,7 +73,7 @@ func Resolve(root any, ref string) (any, bool) {
 			return nil, false
 		}
 		if frag != "" && frag[0] != '/' {
-			return findAnchor(root, frag, 0)
+			return nil, false
 		}
 		ptr = frag
 	} else if ref != "" && ref[0] != '/' {
@@ -93,7 +93,7 @@ func Resolve(root any, ref string) (any, bool) {
 			}
 			cur = v
 		case []any:
-			i, ok := arrayIndex(tok)
+			i, ok := ArrayIndex(tok)
 			if !ok || i >= len(t) {
 				return nil, false
 			}
@@ -105,39 +105,12 @@ func Resolve(root any, ref string) (any, bool) {
 	return cur, true
 }
 
-func arrayIndex(tok string) (int, bool) {
+// ArrayIndex parses a JSON pointer token as an array index: digits, no
+// leading zero, at most 9 digits.
+func ArrayIndex(tok string) (int, bool) {
 	if tok == "" || (len(tok) > 1 && tok[0] == '0') || !allDigits(tok) || len(tok) > 9 {
 		return 0, false
 	}
 	i, err := strconv.Atoi(tok)
 	return i, err == nil
-}
-
-// findAnchor searches root depth-first (object keys in sorted order) for an
-// object whose "$anchor" is name or whose "$id" is "#name".
-func findAnchor(root any, name string, depth int) (any, bool) {
-	if depth > MaxJSONDepth {
-		return nil, false
-	}
-	switch t := root.(type) {
-	case map[string]any:
-		if a, ok := t["$anchor"].(string); ok && a == name {
-			return t, true
-		}
-		if id, ok := t["$id"].(string); ok && id == "#"+name {
-			return t, true
-		}
-		for _, k := range sortedKeys(t) {
-			if v, ok := findAnchor(t[k], name, depth+1); ok {
-				return v, true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if v, ok := findAnchor(e, name, depth+1); ok {
-				return v, true
-			}
-		}
-	}
-	return nil, false
 }

@@ -1,4 +1,4 @@
-package schema
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -56,16 +56,16 @@ func Canonical(v any) []byte {
 func CanonicalJSON(raw json.RawMessage) ([]byte, error) {
 	v, err := DecodeJSON(raw)
 	if err != nil {
-		return nil, fmt.Errorf("schema: canonical: %w", err)
+		return nil, fmt.Errorf("jsonvalue: canonical: %w", err)
 	}
 	out, err := appendCanonical(nil, v, 0)
 	if err != nil {
-		return nil, fmt.Errorf("schema: canonical: %w", err)
+		return nil, fmt.Errorf("jsonvalue: canonical: %w", err)
 	}
 	return out, nil
 }
 
-var errNotJSON = fmt.Errorf("schema: value outside the JSON data model")
+var errNotJSON = fmt.Errorf("jsonvalue: value outside the JSON data model")
 
 func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
 	if depth > MaxJSONDepth {
@@ -82,7 +82,7 @@ func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
 	case string:
 		return appendString(b, t), nil
 	case json.Number:
-		d, ok := parseDecimal(string(t))
+		d, ok := ParseDecimal(string(t))
 		if !ok {
 			return nil, fmt.Errorf("%w: malformed number", errNotJSON)
 		}
@@ -133,7 +133,7 @@ func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
 }
 
 func appendIntText(b []byte, s string) []byte {
-	d, _ := parseDecimal(s)
+	d, _ := ParseDecimal(s)
 	return append(b, d.String()...)
 }
 
@@ -141,7 +141,7 @@ func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
-	d, ok := parseDecimal(strconv.FormatFloat(f, 'g', -1, 64))
+	d, ok := ParseDecimal(strconv.FormatFloat(f, 'g', -1, 64))
 	if !ok {
 		return append(b, "null"...)
 	}

@@ -1,7 +1,8 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,7 +11,7 @@ import (
 
 func mustDecode(t testing.TB, s string) any {
 	t.Helper()
-	v, err := DecodeJSON([]byte(s))
+	v, err := jsonvalue.DecodeJSON([]byte(s))
 	if err != nil {
 		t.Fatalf("decode %s: %v", s, err)
 	}
@@ -34,12 +35,12 @@ func TestCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in := mustDecode(t, tt.in)
-		before := string(Canonical(in))
-		got := Canonical(Corrupt(in))
+		before := string(jsonvalue.Canonical(in))
+		got := jsonvalue.Canonical(Corrupt(in))
 		if string(got) != tt.want {
 			t.Errorf("Corrupt(%s) = %s, want %s", tt.in, got, tt.want)
 		}
-		if string(Canonical(in)) != before {
+		if string(jsonvalue.Canonical(in)) != before {
 			t.Errorf("Corrupt modified its input %s", tt.in)
 		}
 	}
@@ -67,15 +68,15 @@ func TestLeavesAndCorruptLeaf(t *testing.T) {
 	if got := Leaves(mustDecode(t, `"x"`)); !slices.Equal(got, []string{""}) {
 		t.Fatalf("scalar Leaves = %v", got)
 	}
-	orig := string(Canonical(v))
+	orig := string(jsonvalue.Canonical(v))
 	got, ok := CorruptLeaf(v, "/b/1/x~1y")
 	if !ok {
 		t.Fatal("CorruptLeaf failed")
 	}
-	if s := string(Canonical(got)); s != `{"a":1,"b":[true,{"x/y":"\u0000"}],"e":{},"n":null,"~":[]}` {
+	if s := string(jsonvalue.Canonical(got)); s != `{"a":1,"b":[true,{"x/y":"\u0000"}],"e":{},"n":null,"~":[]}` {
 		t.Errorf("CorruptLeaf = %s", s)
 	}
-	if string(Canonical(v)) != orig {
+	if string(jsonvalue.Canonical(v)) != orig {
 		t.Error("CorruptLeaf modified its input")
 	}
 	for _, bad := range []string{"/b", "/e", "/zz", "/b/2", "/b/01", "x", "/~"} {
@@ -90,7 +91,7 @@ func TestLeavesAndCorruptLeaf(t *testing.T) {
 
 func TestBreakTypes(t *testing.T) {
 	v := mustDecode(t, `{"name":"n","count":3,"tags":["a","b"],"meta":{"ok":true,"z":null}}`)
-	orig := string(Canonical(v))
+	orig := string(jsonvalue.Canonical(v))
 	for seed := range uint64(50) {
 		a := BreakTypes(v, seed)
 		b := BreakTypes(v, seed)
@@ -101,16 +102,16 @@ func TestBreakTypes(t *testing.T) {
 			t.Fatalf("seed %d: nothing broken", seed)
 		}
 		if !typeChanged(v, a) {
-			t.Fatalf("seed %d: no JSON type changed: %s", seed, Canonical(a))
+			t.Fatalf("seed %d: no JSON type changed: %s", seed, jsonvalue.Canonical(a))
 		}
 	}
-	if string(Canonical(v)) != orig {
+	if string(jsonvalue.Canonical(v)) != orig {
 		t.Fatal("BreakTypes modified its input")
 	}
 	for _, s := range []string{`{}`, `[]`, `"x"`, `null`, `1`} {
 		in := mustDecode(t, s)
-		if out := BreakTypes(in, 1); Type(out) == Type(in) {
-			t.Errorf("BreakTypes(%s) kept the type: %s", s, Canonical(out))
+		if out := BreakTypes(in, 1); jsonvalue.Type(out) == jsonvalue.Type(in) {
+			t.Errorf("BreakTypes(%s) kept the type: %s", s, jsonvalue.Canonical(out))
 		}
 	}
 }
@@ -118,7 +119,7 @@ func TestBreakTypes(t *testing.T) {
 // typeChanged reports whether some node of b has a different JSON type from
 // the node at the same place in a (integer and number count as one type).
 func typeChanged(a, b any) bool {
-	ta, tb := Type(a), Type(b)
+	ta, tb := jsonvalue.Type(a), jsonvalue.Type(b)
 	if ta == "integer" {
 		ta = "number"
 	}

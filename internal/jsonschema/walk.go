@@ -1,6 +1,10 @@
-package schema
+package jsonschema
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+)
 
 // Keywords whose value is a subschema, by the shape of the value. The union
 // over drafts 4 to 2020-12; "items" and "dependencies" are special-cased
@@ -17,35 +21,35 @@ var (
 func forEachSubschema(node map[string]any, loc string, fn func(sub any, loc string)) {
 	for _, k := range singleSchemaKeys {
 		if v, ok := node[k]; ok && isSchema(v) {
-			fn(v, PointerAppend(loc, k))
+			fn(v, jsonvalue.PointerAppend(loc, k))
 		}
 	}
 	for _, k := range arraySchemaKeys {
 		if arr, ok := node[k].([]any); ok {
 			for i, v := range arr {
-				fn(v, PointerAppend(loc, k)+"/"+itoa(i))
+				fn(v, jsonvalue.PointerAppend(loc, k)+"/"+itoa(i))
 			}
 		}
 	}
 	for _, k := range mapSchemaKeys {
 		if m, ok := node[k].(map[string]any); ok {
 			for _, name := range sortedKeys(m) {
-				fn(m[name], PointerAppend(PointerAppend(loc, k), name))
+				fn(m[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, k), name))
 			}
 		}
 	}
 	switch it := node["items"].(type) {
 	case []any:
 		for i, v := range it {
-			fn(v, PointerAppend(loc, "items")+"/"+itoa(i))
+			fn(v, jsonvalue.PointerAppend(loc, "items")+"/"+itoa(i))
 		}
 	case map[string]any, bool:
-		fn(it, PointerAppend(loc, "items"))
+		fn(it, jsonvalue.PointerAppend(loc, "items"))
 	}
 	if deps, ok := node["dependencies"].(map[string]any); ok {
 		for _, name := range sortedKeys(deps) {
 			if isSchema(deps[name]) {
-				fn(deps[name], PointerAppend(PointerAppend(loc, "dependencies"), name))
+				fn(deps[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, "dependencies"), name))
 			}
 		}
 	}
@@ -69,7 +73,7 @@ func relaxOneOf(doc any) (any, bool) {
 	hasOneOf, refIntoOneOf := false, false
 	var scan func(v any, depth int)
 	scan = func(v any, depth int) {
-		if depth > MaxJSONDepth {
+		if depth > jsonvalue.MaxJSONDepth {
 			return
 		}
 		m, ok := v.(map[string]any)
@@ -95,7 +99,7 @@ func relaxOneOf(doc any) (any, bool) {
 
 func relaxNode(v any, depth int) any {
 	m, ok := v.(map[string]any)
-	if !ok || depth > MaxJSONDepth {
+	if !ok || depth > jsonvalue.MaxJSONDepth {
 		return v
 	}
 	out := make(map[string]any, len(m)+1)

@@ -1,7 +1,8 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/splitmix"
 	"hash/fnv"
 	"math"
@@ -50,7 +51,7 @@ func CorruptString(s string) string {
 	return string(out)
 }
 
-// Corrupt returns a copy of v (as decoded by DecodeJSON) with every leaf
+// Corrupt returns a copy of v (as decoded by jsonvalue.DecodeJSON) with every leaf
 // replaced, keeping the structure and the JSON types:
 //
 //   - string  → CorruptString (NUL-led sentinel of the same length)
@@ -70,7 +71,7 @@ func Corrupt(v any) any {
 }
 
 func corrupt(v any, depth int) any {
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return v
 	}
 	switch t := v.(type) {
@@ -97,17 +98,17 @@ func corruptLeaf(v any) any {
 	case bool:
 		return !t
 	case json.Number:
-		if Type(t) == "integer" {
+		if jsonvalue.Type(t) == "integer" {
 			return json.Number(CorruptInteger)
 		}
 		return json.Number(CorruptNumber)
 	case float64:
-		if Type(t) == "integer" {
+		if jsonvalue.Type(t) == "integer" {
 			return float64(-999999999)
 		}
 		return -1.5e308
 	case float32:
-		if Type(t) == "integer" {
+		if jsonvalue.Type(t) == "integer" {
 			return float32(-999999999)
 		}
 		return float32(-math.MaxFloat32)
@@ -141,13 +142,13 @@ func Leaves(v any) []string {
 }
 
 func walkLeaves(v any, ptr string, depth int, fn func(string, any)) {
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
-			walkLeaves(t[k], PointerAppend(ptr, k), depth+1, fn)
+			walkLeaves(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, fn)
 		}
 	case []any:
 		for i, e := range t {
@@ -163,7 +164,7 @@ func walkLeaves(v any, ptr string, depth int, fn func(string, any)) {
 // copied, everything else is shared with v. It reports false, returning v,
 // when pointer does not address a leaf.
 func CorruptLeaf(v any, pointer string) (any, bool) {
-	toks, ok := SplitPointer(pointer)
+	toks, ok := jsonvalue.SplitPointer(pointer)
 	if !ok {
 		return v, false
 	}
@@ -194,7 +195,7 @@ func corruptAt(v any, toks []string) (any, bool) {
 		out[toks[0]] = ne
 		return out, true
 	case []any:
-		i, ok := arrayIndex(toks[0])
+		i, ok := jsonvalue.ArrayIndex(toks[0])
 		if !ok || i >= len(t) {
 			return v, false
 		}
@@ -253,14 +254,14 @@ func breakWalk(v any, ptr string, seed uint64, depth int, broken *bool, force st
 		*broken = true
 		return breakValue(v, h)
 	}
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return v
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for _, k := range sortedKeys(t) {
-			out[k] = breakWalk(t[k], PointerAppend(ptr, k), seed, depth+1, broken, force)
+			out[k] = breakWalk(t[k], jsonvalue.PointerAppend(ptr, k), seed, depth+1, broken, force)
 		}
 		return out
 	case []any:
@@ -275,13 +276,13 @@ func breakWalk(v any, ptr string, seed uint64, depth int, broken *bool, force st
 
 func collectNodes(v any, ptr string, depth int, out *[]string) {
 	*out = append(*out, ptr)
-	if depth > MaxJSONDepth {
+	if depth > jsonvalue.MaxJSONDepth {
 		return
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
-			collectNodes(t[k], PointerAppend(ptr, k), depth+1, out)
+			collectNodes(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, out)
 		}
 	case []any:
 		for i, e := range t {

@@ -1,8 +1,9 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestCompile(t *testing.T) {
 		{"remote ref", `{"$ref":"https://example.com/s.json"}`, ErrRemoteRef},
 		{"relative remote ref", `{"properties":{"a":{"$ref":"other.json#/x"}}}`, ErrRemoteRef},
 		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, ErrUnsupportedDialect},
-		{"too deep", deepSchema(10000), ErrTooDeep},
+		{"too deep", deepSchema(10000), jsonvalue.ErrTooDeep},
 		{"not json", `{"type":`, ErrInvalidSchema},
 	}
 	for _, tt := range tests {

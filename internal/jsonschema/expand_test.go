@@ -1,4 +1,4 @@
-package schema
+package jsonschema
 
 import (
 	"encoding/json"
@@ -41,5 +41,27 @@ func TestExpandRefs(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestResolveAnchors: a plain-name fragment is an anchor ("$anchor", or a
+// draft-07 "$id": "#name"); pointers go through jsonvalue.Resolve.
+func TestResolveAnchors(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`{"$defs":{"a":{"x":1},"old":{"$id":"#legacy","y":2}},"properties":{"p":{"$anchor":"here","k":4}}}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]string{
+		"#here": `{"$anchor":"here","k":4}`, "#legacy": `{"$id":"#legacy","y":2}`, "#/$defs/a": `{"x":1}`,
+		"#nowhere": "", "other.json#here": "", "#%zz": "",
+	} {
+		got, ok := Resolve(doc, ref)
+		if ok != (want != "") {
+			t.Errorf("Resolve(%q) ok = %v", ref, ok)
+			continue
+		}
+		if b, _ := json.Marshal(got); ok && string(b) != want {
+			t.Errorf("Resolve(%q) = %s, want %s", ref, b, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,6 +88,15 @@ var launchers = map[string][]string{
 	"oci":  {"docker", "podman"},
 }
 
+// ImportOptions tune ImportRegistry.
+type ImportOptions struct {
+	// PyPIVenv launches PyPI packages from a venv per row,
+	// pypi/NAME/venv/bin/SCRIPT under the study directory (the layout
+	// study install fills), instead of with uvx. SCRIPT is the package's
+	// name, as uvx assumes; uvx's runtime arguments are dropped.
+	PyPIVenv bool
+}
+
 // Import is servers.json made from a registry list.
 type Import struct {
 	// Servers are the entries, sorted by name.
@@ -111,7 +121,7 @@ type Import struct {
 // What cannot be launched (an unknown registryType or runtimeHint, a
 // required argument without a value, a deleted server) is an excluded row
 // with the reason.
-func ImportRegistry(data []byte) (*Import, error) {
+func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 	items, err := readRegistry(data)
 	if err != nil {
 		return nil, err
@@ -143,12 +153,12 @@ func ImportRegistry(data []byte) (*Import, error) {
 		if deleted {
 			latest = registryServer{Name: n}
 		}
-		rs := serverRows(bases[n], latest)
+		rs := serverRows(bases[n], latest, o)
 		if deleted {
 			rs[0].entry.Excluded = "deleted from the registry"
 		}
 		if previous != nil {
-			prev := serverRows(bases[n]+"-previous", *previous)[0]
+			prev := serverRows(bases[n]+"-previous", *previous, o)[0]
 			prev.previousOf = rs[0].key
 			rs = append(rs, prev)
 		}
@@ -183,6 +193,10 @@ func ImportRegistry(data []byte) (*Import, error) {
 		}
 		if r.previousOf != "" {
 			e.PreviousOf = final[r.previousOf]
+		}
+		if o.PyPIVenv && e.Registry == RegistryPyPI && e.Excluded == "" {
+			// The command was the script's name until the row's name was final.
+			e.Command = path.Join("pypi", e.Name, "venv", "bin", e.Command)
 		}
 		out.Servers = append(out.Servers, e)
 	}
@@ -349,9 +363,16 @@ func rowBases(names []string) map[string]string {
 // and remotes, the first the main row and the rest its variants, then what
 // cannot be launched, excluded. A server with no package and no remote is
 // one excluded row.
-func serverRows(base string, s registryServer) []importRow {
+func serverRows(base string, s registryServer, o ImportOptions) []importRow {
 	var ok, excluded []Entry
-	for _, e := range append(mapSlice(s.Packages, packageEntry), mapSlice(s.Remotes, remoteEntry)...) {
+	entries := make([]Entry, 0, len(s.Packages)+len(s.Remotes))
+	for _, p := range s.Packages {
+		entries = append(entries, packageEntry(p, o))
+	}
+	for _, r := range s.Remotes {
+		entries = append(entries, remoteEntry(r))
+	}
+	for _, e := range entries {
 		if e.Excluded != "" {
 			excluded = append(excluded, e)
 		} else {
@@ -382,14 +403,6 @@ func serverRows(base string, s registryServer) []importRow {
 	return rows
 }
 
-func mapSlice[T any](in []T, f func(T) Entry) []Entry {
-	out := make([]Entry, 0, len(in))
-	for _, v := range in {
-		out = append(out, f(v))
-	}
-	return out
-}
-
 // variantSuffix says what a variant row is: its registry (or for an
 // unknown one its command), or the remote's transport.
 func variantSuffix(e Entry) string {
@@ -402,8 +415,10 @@ func variantSuffix(e Entry) string {
 	return cmp.Or(e.Registry, strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(e.Command), "-"), "-."), "package")
 }
 
-// packageEntry maps one package to a launch command.
-func packageEntry(p registryPackage) Entry {
+// packageEntry maps one package to a launch command (for a PyPI package
+// in a venv, the command is the script's name: ImportRegistry makes it a
+// path once the row's name is final).
+func packageEntry(p registryPackage, o ImportOptions) Entry {
 	var e Entry
 	typ := strings.ToLower(p.RegistryType)
 	known, ok := launchers[typ]
@@ -417,10 +432,10 @@ func packageEntry(p registryPackage) Entry {
 	launcher := cmp.Or(p.RuntimeHint, known[0])
 	e.Command = launcher
 	ref := packageRef(p.Identifier, p.Version)
-	e.Package = ref
 	if typ == RegistryOCI {
-		ref, e.Package = imageRef(p.Identifier, p.Version)
+		ref = imageRef(p.Identifier, p.Version)
 	}
+	e.Package = ref
 	if !slices.Contains(known, launcher) {
 		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", p.RuntimeHint, typ, strings.Join(known, " or "))
 		return e
@@ -450,10 +465,15 @@ func packageEntry(p registryPackage) Entry {
 			problems = append(problems, err.Error())
 		}
 	}
-	switch launcher {
-	case "npx":
+	switch {
+	case typ == RegistryPyPI && o.PyPIVenv:
+		if !scriptName.MatchString(p.Identifier) {
+			problems = append(problems, fmt.Sprintf("PyPI name %q cannot be a script's name in a venv", p.Identifier))
+		}
+		e.Command, e.Args = p.Identifier, pkgArgs
+	case launcher == "npx":
 		e.Args = append(append(runtimeArgs, "-y", ref), pkgArgs...)
-	case "uvx":
+	case launcher == "uvx":
 		e.Args = append(append(runtimeArgs, ref), pkgArgs...)
 	default: // docker, podman: the container sees only the variables passed in
 		e.Args = append([]string{"run", "-i", "--rm"}, runtimeArgs...)
@@ -602,26 +622,19 @@ func packageRef(name, version string) string {
 	return name + "@" + version
 }
 
-// imageRef is the image reference docker runs and the Package of an OCI
-// entry: identifier carries its tag (or digest) in the current schema; an
-// older document gives the tag as version.
-func imageRef(identifier, version string) (ref, pkg string) {
-	name, digest, hasDigest := strings.Cut(identifier, "@")
-	slash := strings.LastIndex(name, "/")
-	repo, tag, hasTag := name, "", false
-	if i := strings.LastIndex(name, ":"); i > slash {
-		repo, tag, hasTag = name[:i], name[i+1:], true
+// imageRef is the image reference docker runs, and the Package of an OCI
+// entry (what study install pulls): the identifier carries its tag or
+// digest in the current schema; an older document gives the tag as
+// version.
+func imageRef(identifier, version string) string {
+	name, _, hasDigest := strings.Cut(identifier, "@")
+	if hasDigest || strings.LastIndex(name, ":") > strings.LastIndex(name, "/") || version == "" {
+		return identifier
 	}
-	switch {
-	case hasDigest:
-		return identifier, repo + "@" + digest
-	case hasTag:
-		return identifier, repo + "@" + tag
-	case version != "":
-		return identifier + ":" + version, identifier + "@" + version
-	}
-	return identifier, identifier
+	return identifier + ":" + version
 }
+
+var scriptName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // envName turns a header name into the environment variable that would
 // hold it (X-API-Key: X_API_KEY).

@@ -27,8 +27,8 @@ func TestStudyImportCLI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "servers.json")
-	stderr := runCLI(t, bin, "study", "import", fixture, "-o", out)
-	if !strings.Contains(stderr, "12 registry servers (14 documents): 19 rows, 8 excluded") {
+	stderr := runCLI(t, bin, "study", "import", fixture, "-o", out, "--pypi", "uvx")
+	if !strings.Contains(stderr, "12 registry servers (14 documents): 19 rows, 8 excluded; PyPI packages run from uvx") {
 		t.Errorf("summary on stderr: %q", stderr)
 	}
 	got, err := os.ReadFile(out)
@@ -38,10 +38,17 @@ func TestStudyImportCLI(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("study import -o differs from the golden file:\n%s", got)
 	}
-	cmd := exec.Command(bin, "study", "import", fixture)
+	cmd := exec.Command(bin, "study", "import", "--pypi", "uvx", fixture)
 	stdout, err := cmd.Output()
 	if err != nil || !bytes.Equal(stdout, want) {
 		t.Errorf("study import to stdout: %v\n%s", err, stdout)
+	}
+
+	// Without uvx on PATH the PyPI rows run from venvs.
+	cmd = exec.Command(bin, "study", "import", fixture, "-o", filepath.Join(dir, "venv.json"))
+	cmd.Env = append(os.Environ(), "PATH="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "PyPI packages run from venvs") {
+		t.Errorf("study import without uvx: %v\n%s", err, b)
 	}
 
 	bad := filepath.Join(dir, "bad.json")
@@ -53,6 +60,7 @@ func TestStudyImportCLI(t *testing.T) {
 		{"study", "import", bad},
 		{"study", "import", filepath.Join(dir, "absent.json")},
 		{"study", "import", fixture, fixture},
+		{"study", "import", "--pypi", "pipx", fixture},
 	} {
 		var ee *exec.ExitError
 		if err := exec.Command(bin, args...).Run(); !errors.As(err, &ee) || ee.ExitCode() != 2 {

@@ -14,7 +14,12 @@ import (
 
 func importFixture(t *testing.T, data []byte) []byte {
 	t.Helper()
-	im, err := ImportRegistry(data)
+	return importWith(t, data, ImportOptions{})
+}
+
+func importWith(t *testing.T, data []byte, o ImportOptions) []byte {
+	t.Helper()
+	im, err := ImportRegistry(data, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +73,7 @@ func TestImportRegistry(t *testing.T) {
 			return strings.Join(e.Args, " ") == "-y @modelcontextprotocol/server-filesystem@2025.8.21 ${WORK_DIR}" && e.Env == nil
 		}},
 		{"filesystem-oci", func(e Entry) bool {
-			return e.VariantOf == "filesystem" && e.Registry == RegistryOCI && e.Package == "docker.io/mcp/filesystem@1.0.2" && e.Command == "docker" &&
+			return e.VariantOf == "filesystem" && e.Registry == RegistryOCI && e.Package == "docker.io/mcp/filesystem:1.0.2" && e.Command == "docker" &&
 				strings.Join(e.Args, " ") == "run -i --rm --mount type=bind,src=${WORK_DIR},dst=/project -e LOG_LEVEL docker.io/mcp/filesystem:1.0.2 /project" &&
 				e.Env["LOG_LEVEL"] == "info"
 		}},
@@ -90,7 +95,7 @@ func TestImportRegistry(t *testing.T) {
 			return strings.Contains(e.Excluded, "streamable-http") && e.VariantOf == "hybrid-mcp"
 		}},
 		{"database-manager", func(e Entry) bool {
-			return e.Package == "example/database-manager-mcp@3.1.0" && strings.Contains(e.Excluded, `"database_name" is required`)
+			return e.Package == "example/database-manager-mcp:3.1.0" && strings.Contains(e.Excluded, `"database_name" is required`)
 		}},
 		{"knapcode-samplemcpserver", func(e Entry) bool {
 			return e.Registry == "" && e.Command == "dnx" && strings.Contains(e.Excluded, `registryType "nuget"`)
@@ -113,6 +118,45 @@ func TestImportRegistry(t *testing.T) {
 		if !c.ok(e) {
 			b, _ := json.Marshal(e)
 			t.Errorf("%s: %s", c.name, b)
+		}
+	}
+}
+
+// TestImportRegistryVenv: with PyPIVenv the PyPI rows launch the script of
+// a venv of their own, in the layout study install fills; nothing else
+// changes.
+func TestImportRegistryVenv(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) map[string]Entry {
+		spec, err := ParseSpec(b, "/nonexistent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]Entry{}
+		for _, e := range spec.Servers {
+			e.Raw = nil
+			m[e.Name] = e
+		}
+		return m
+	}
+	uvx, venv := read(importFixture(t, data)), read(importWith(t, data, ImportOptions{PyPIVenv: true}))
+	want := map[string][2]string{
+		"time":      {"pypi/time/venv/bin/mcp-server-time", "--local-timezone UTC"},
+		"bob-notes": {"pypi/bob-notes/venv/bin/bob-notes", ""},
+	}
+	for name, e := range venv {
+		w, ok := want[name]
+		if !ok {
+			if b, _ := json.Marshal(e); string(b) != func() string { b, _ := json.Marshal(uvx[name]); return string(b) }() {
+				t.Errorf("%s differs between the modes: %s", name, b)
+			}
+			continue
+		}
+		if e.Command != w[0] || strings.Join(e.Args, " ") != w[1] || e.Registry != RegistryPyPI || e.Package != uvx[name].Package {
+			t.Errorf("%s: %s %v (%s %s)", name, e.Command, e.Args, e.Registry, e.Package)
 		}
 	}
 }
@@ -170,7 +214,7 @@ func TestImportRegistryNames(t *testing.T) {
 		{[]string{"io.github.a/***"}, []string{"server"}},
 	}
 	for _, tt := range tests {
-		im, err := ImportRegistry(list(tt.in...))
+		im, err := ImportRegistry(list(tt.in...), ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +248,7 @@ func TestImportRegistryErrors(t *testing.T) {
 		{`{"servers": [{"server": {"name": "a/b", "version": "1"}, "_meta": {"io.modelcontextprotocol.registry/official": {"publishedAt": "yesterday"}}}]}`, "publishedAt"},
 	}
 	for _, tt := range tests {
-		_, err := ImportRegistry([]byte(tt.in))
+		_, err := ImportRegistry([]byte(tt.in), ImportOptions{})
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("ImportRegistry(%q) = %v, want an error saying %q", tt.in, err, tt.err)
 		}
@@ -215,12 +259,13 @@ func TestImportRegistryErrors(t *testing.T) {
 // back as a study spec with the same names.
 func FuzzImportRegistry(f *testing.F) {
 	if data, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.json")); err == nil {
-		f.Add(data)
+		f.Add(data, false)
+		f.Add(data, true)
 	}
-	f.Add([]byte(`{"servers": [{"server": {"name": "a/b", "version": "1", "packages": [{"registryType": "npm", "identifier": "x", "version": "1"}]}}]}`))
-	f.Add([]byte(`[{"servers": [{"server": {"name": "a/b", "remotes": [{"type": "sse", "url": "{x}"}]}}]}]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im, err := ImportRegistry(data)
+	f.Add([]byte(`{"servers": [{"server": {"name": "a/b", "version": "1", "packages": [{"registryType": "pypi", "identifier": "x", "version": "1"}]}}]}`), true)
+	f.Add([]byte(`[{"servers": [{"server": {"name": "a/b", "remotes": [{"type": "sse", "url": "{x}"}]}}]}]`), false)
+	f.Fuzz(func(t *testing.T, data []byte, venv bool) {
+		im, err := ImportRegistry(data, ImportOptions{PyPIVenv: venv})
 		if err != nil {
 			return
 		}

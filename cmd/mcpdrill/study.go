@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,7 @@ func init() {
 					exitCodes("", false),
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write servers.json to `FILE` (- for stdout)"},
+					&cli.StringFlag{Name: "pypi", Usage: "launch PyPI packages with `HOW`: uvx, or venv (pypi/NAME/venv/bin/SCRIPT, which study install fills)", DefaultText: "uvx when it is on PATH, else venv"},
 				},
 				Action: studyImport,
 			},
@@ -319,7 +321,17 @@ func studyImport(c *cli.Context) error {
 	if err != nil {
 		return usageErr("study import: %v", err)
 	}
-	im, err := studies.ImportRegistry(data)
+	var o studies.ImportOptions
+	switch how := c.String("pypi"); how {
+	case "":
+		_, err := exec.LookPath("uvx")
+		o.PyPIVenv = err != nil
+	case "uvx", "venv":
+		o.PyPIVenv = how == "venv"
+	default:
+		return usageErr("study import: --pypi %q: want uvx or venv", how)
+	}
+	im, err := studies.ImportRegistry(data, o)
 	if err != nil {
 		return exitErr(exitUsage, fmt.Errorf("%s: %w", args[0], err))
 	}
@@ -333,8 +345,12 @@ func studyImport(c *cli.Context) error {
 			excluded++
 		}
 	}
-	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded\n",
-		im.Names, im.Documents, len(im.Servers), excluded)
+	pypi := "uvx"
+	if o.PyPIVenv {
+		pypi = "venvs"
+	}
+	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
+		im.Names, im.Documents, len(im.Servers), excluded, pypi)
 	return writeOutput(c, c.String("output"), buf.Bytes())
 }
 

@@ -294,18 +294,18 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 		max = jsonrpc.DefaultMaxFrame
 	}
 	keep := keepCap(max)
-	lb := newLineBuf(src)
+	lb := jsonrpc.NewLineBuf(src)
 	defer func() {
-		if !errors.Is(lb.err, io.EOF) {
+		if !errors.Is(lb.Err, io.EOF) {
 			_, _ = io.Copy(io.Discard, src)
 		}
 	}()
 	for {
-		lb.begin()
+		lb.Begin()
 		// The choice is made once the line's first byte is here: a reply
 		// can only answer a request recorded by then (the other pump
 		// records a request before its last byte goes out).
-		lb.wait()
+		lb.Wait()
 		switch l, seq := s.eng.choose(dir); l {
 		case passAll:
 			s.stream(dir, lb, dst, keep)
@@ -324,7 +324,7 @@ func (s *stdioSession) pump(dir faults.Direction, src io.Reader, dst, back *sink
 
 // readBuf is the line buffer's first size: a line that fits is examined
 // whatever MaxFrame says; a longer one is examined up to MaxFrame.
-const readBuf = 64 << 10
+const readBuf = jsonrpc.LineBufSize
 
 // keepCap is the longest line (terminator included) the proxy examines:
 // one that fits the first buffer, or one within the frame cap. Every mode
@@ -348,43 +348,43 @@ func copyBytes(src io.Reader, dst *sink) {
 // storeLine is the store mode for one line: the line is read whole, then
 // frame decides and writes. A line past keep is passed through as it
 // arrives, unexamined. It reports whether input may follow.
-func (s *stdioSession) storeLine(dir faults.Direction, lb *lineBuf, dst, back *sink, keep int) bool {
+func (s *stdioSession) storeLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst, back *sink, keep int) bool {
 	long := false // past keep: written as it comes
 	guarded := s.eng.cfg.Guard != nil
 	var head []byte // guarded: the start of a line past keep, which is never forwarded
 	for {
-		if end, ok := lb.lineEnd(); ok {
+		if end, ok := lb.LineEnd(); ok {
 			switch {
-			case guarded && (long || end-lb.ls > keep):
+			case guarded && (long || end-lb.Start > keep):
 				if head == nil {
-					head = bytes.Clone(lb.buf[lb.ls:min(end, lb.ls+maxHead)])
+					head = bytes.Clone(lb.Buf[lb.Start:min(end, lb.Start+maxHead)])
 				}
 				f, a := s.eng.unexamined(dir, head, false)
 				s.execute(dir, f, a, head, dst, back)
-			case long || end-lb.ls > keep:
-				dst.write(lb.buf[lb.ls:end])
+			case long || end-lb.Start > keep:
+				dst.write(lb.Buf[lb.Start:end])
 			default:
-				s.frame(dir, lb.buf[lb.ls:end], dst, back)
+				s.frame(dir, lb.Buf[lb.Start:end], dst, back)
 			}
 			return true
 		}
-		if long || lb.w-lb.ls > keep {
+		if long || lb.End-lb.Start > keep {
 			long = true
 			if !guarded {
-				dst.write(lb.buf[lb.ls:lb.w])
+				dst.write(lb.Buf[lb.Start:lb.End])
 			} else if head == nil {
-				head = bytes.Clone(lb.buf[lb.ls:min(lb.w, lb.ls+maxHead)])
+				head = bytes.Clone(lb.Buf[lb.Start:min(lb.End, lb.Start+maxHead)])
 			}
-			lb.drop()
+			lb.Drop()
 		}
-		if !lb.fill() {
+		if !lb.Fill() {
 			switch {
 			case long && guarded:
 				f, a := s.eng.unexamined(dir, head, false)
 				s.execute(dir, f, a, head, dst, back)
-			case !long && lb.w > lb.ls:
-				s.frame(dir, lb.buf[lb.ls:lb.w], dst, back) // a last line with no terminator
-				lb.r = lb.w
+			case !long && lb.End > lb.Start:
+				s.frame(dir, lb.Buf[lb.Start:lb.End], dst, back) // a last line with no terminator
+				lb.Scanned = lb.End
 			}
 			return false
 		}
@@ -397,24 +397,24 @@ func (s *stdioSession) storeLine(dir faults.Direction, lb *lineBuf, dst, back *s
 // arrives, so the peek sees the whole frame and the counts are exactly the
 // store mode's; accounting before the write that ends a line means a reply
 // to it cannot overtake its correlation.
-func (s *stdioSession) stream(dir faults.Direction, lb *lineBuf, dst *sink, keep int) {
-	out := lb.ls // the first byte not yet written
+func (s *stdioSession) stream(dir faults.Direction, lb *jsonrpc.LineBuf, dst *sink, keep int) {
+	out := lb.Start // the first byte not yet written
 	long := false
 	for {
 		for {
-			end, ok := lb.lineEnd()
+			end, ok := lb.LineEnd()
 			if !ok {
 				break
 			}
-			if !long && end-lb.ls <= keep {
-				s.account(dir, lb.buf[lb.ls:end], allSeq)
+			if !long && end-lb.Start <= keep {
+				s.account(dir, lb.Buf[lb.Start:end], allSeq)
 			}
-			lb.ls, long = end, false
+			lb.Start, long = end, false
 		}
 		out, long = passOn(lb, dst, out, long, keep)
-		if lb.ls == lb.w {
-			lb.begin() // nothing pending: start over at the front
-			out = lb.ls
+		if lb.Start == lb.End {
+			lb.Begin() // nothing pending: start over at the front
+			out = lb.Start
 		}
 		var more bool
 		if out, more = s.readOn(dir, lb, out, long, allSeq); !more {
@@ -425,28 +425,28 @@ func (s *stdioSession) stream(dir faults.Direction, lb *lineBuf, dst *sink, keep
 
 // passOn writes the current line's bytes from out on, and forgets them
 // once the line is past keep (long). It returns the new out and long.
-func passOn(lb *lineBuf, dst *sink, out int, long bool, keep int) (int, bool) {
-	dst.write(lb.buf[out:lb.w])
-	if long || lb.w-lb.ls > keep {
-		lb.drop()
-		return lb.ls, true
+func passOn(lb *jsonrpc.LineBuf, dst *sink, out int, long bool, keep int) (int, bool) {
+	dst.write(lb.Buf[out:lb.End])
+	if long || lb.End-lb.Start > keep {
+		lb.Drop()
+		return lb.Start, true
 	}
-	return lb.w, false
+	return lb.End, false
 }
 
 // readOn reads more of a line whose bytes so far are written. At the end
 // of input a last line with no terminator is accounted for (unless long).
 // It returns out moved with the line, and whether input may follow.
-func (s *stdioSession) readOn(dir faults.Direction, lb *lineBuf, out int, long bool, seq uint64) (int, bool) {
-	ls := lb.ls
-	if !lb.fill() {
-		if !long && lb.w > lb.ls {
-			s.account(dir, lb.buf[lb.ls:lb.w], seq)
-			lb.r = lb.w
+func (s *stdioSession) readOn(dir faults.Direction, lb *jsonrpc.LineBuf, out int, long bool, seq uint64) (int, bool) {
+	ls := lb.Start
+	if !lb.Fill() {
+		if !long && lb.End > lb.Start {
+			s.account(dir, lb.Buf[lb.Start:lb.End], seq)
+			lb.Scanned = lb.End
 		}
 		return out, false
 	}
-	return out - (ls - lb.ls), true
+	return out - (ls - lb.Start), true
 }
 
 // streamLine forwards one line (the next in dir, on which no rule can fire)
@@ -454,15 +454,15 @@ func (s *stdioSession) readOn(dir faults.Direction, lb *lineBuf, out int, long b
 // that ends it is written after the whole line has been accounted for, so
 // a reply to it cannot overtake its correlation. The lines it examines are
 // those the store mode examines. It reports whether input may follow.
-func (s *stdioSession) streamLine(dir faults.Direction, lb *lineBuf, dst *sink, keep int, seq uint64) bool {
-	out := lb.ls // the first byte not yet written
+func (s *stdioSession) streamLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst *sink, keep int, seq uint64) bool {
+	out := lb.Start // the first byte not yet written
 	long := false
 	for {
-		if end, ok := lb.lineEnd(); ok {
-			if !long && end-lb.ls <= keep {
-				s.account(dir, lb.buf[lb.ls:end], seq)
+		if end, ok := lb.LineEnd(); ok {
+			if !long && end-lb.Start <= keep {
+				s.account(dir, lb.Buf[lb.Start:end], seq)
 			}
-			dst.write(lb.buf[out:end])
+			dst.write(lb.Buf[out:end])
 			return true
 		}
 		out, long = passOn(lb, dst, out, long, keep)

@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -14,11 +13,11 @@ const DefaultMaxFrame = 64 << 20
 // reader has discarded the rest of that frame and can go on reading.
 var ErrFrameTooLarge = errors.New("jsonrpc: frame exceeds size cap")
 
-// LineReader reads newline-delimited frames of any size up to a cap, in O(n).
+// LineReader reads newline-delimited frames of any size up to a cap, in
+// O(n), through a [LineBuf].
 type LineReader struct {
-	r   *bufio.Reader
+	lb  *LineBuf
 	max int
-	buf []byte
 
 	// Of the last line refused with ErrFrameTooLarge: its length and, when
 	// edge > 0, up to edge bytes of its start and end (see Oversize).
@@ -32,7 +31,7 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxFrame
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &LineReader{lb: NewLineBuf(r), max: max}
 }
 
 // KeepEdges makes the reader keep up to n bytes of the start and of the end
@@ -51,52 +50,63 @@ func (l *LineReader) Oversize() (n int64, head, tail []byte) {
 // ReadLine returns the next line without its terminator ("\n" or "\r\n").
 // The slice is valid until the next call. A final line without a newline is
 // returned before io.EOF. A line over the cap yields ErrFrameTooLarge after
-// the whole line has been consumed.
+// the whole line has been consumed; the reader holds at most the cap (and
+// its terminator) of it.
 func (l *LineReader) ReadLine() ([]byte, error) {
-	if cap(l.buf) > 1<<20 {
-		l.buf = nil // do not pin a huge buffer after one big line
-	}
-	l.buf = l.buf[:0]
+	lb := l.lb
+	lb.Begin()
 	l.n = 0
 	over := false
 	for {
-		chunk, err := l.r.ReadSlice('\n')
-		l.n += int64(len(chunk))
-		if !over {
-			// Room for the line plus its "\r\n"; the exact check on the
-			// content length happens once the terminator is trimmed.
-			if len(l.buf)+len(chunk) > l.max+2 {
-				over = true
-				l.keepHead(l.buf, chunk)
-				l.buf = l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
+		end, ok := lb.LineEnd()
+		upTo := lb.End
+		if ok {
+			upTo = end
+		}
+		// Room for the line plus its "\r\n"; the exact check on the
+		// content length happens once the terminator is trimmed.
+		if !over && upTo-lb.Start > l.max+2 {
+			over = true
+			l.keepHead(nil, nil)
 		}
 		if over {
+			chunk := lb.Buf[lb.Start:upTo]
+			l.n += int64(len(chunk))
+			if len(l.head) < l.edge {
+				l.head = append(l.head, chunk[:min(len(chunk), l.edge-len(l.head))]...)
+			}
 			l.keepTail(chunk)
 		}
-		switch {
-		case err == nil:
-			return l.line(over)
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if !over && len(l.buf) == 0 {
+		if ok {
+			if !over {
+				l.n = int64(end - lb.Start)
+			}
+			return l.line(lb.Buf[lb.Start:end], over)
+		}
+		if over {
+			lb.Drop()
+		}
+		if !lb.Fill() {
+			if !errors.Is(lb.Err, io.EOF) {
+				return nil, lb.Err
+			}
+			if !over && lb.End == lb.Start {
 				return nil, io.EOF
 			}
-			return l.line(over)
-		default:
-			return nil, err
+			if !over {
+				l.n = int64(lb.End - lb.Start)
+			}
+			lb.Scanned = lb.End
+			return l.line(lb.Buf[lb.Start:lb.End], over)
 		}
 	}
 }
 
-func (l *LineReader) line(over bool) ([]byte, error) {
+func (l *LineReader) line(b []byte, over bool) ([]byte, error) {
 	if over {
 		return nil, ErrFrameTooLarge
 	}
-	line := trimEOL(l.buf)
+	line := trimEOL(b)
 	if len(line) > l.max {
 		l.keepHead(line, nil)
 		l.keepTail(line)

@@ -260,7 +260,7 @@ func buildPage(r *Results) page {
 		tc := tierChart{Key: g.key, Title: g.title}
 		for i, k := range slices.Sorted(maps.Keys(g.m)) {
 			f := g.m[k]
-			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%d servers, %d tools)", k, f.Servers, f.Tools), 28*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
+			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%s, %s)", k, plural(f.Servers, "server"), plural(f.Tools, "tool")), 28*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
 		}
 		tc.Height = 28*len(tc.Bars) + 4
 		p.GroupTiers = append(p.GroupTiers, tc)

@@ -273,7 +273,7 @@ func writeSeedComparison(b *strings.Builder, r *Results) {
 		b.WriteString(" No Python server was scanned in this run, so the Python FastMCP figure stays the seed's (10 tools) until a run that reaches PyPI adds it.")
 	}
 	b.WriteString("\n\nWhere the declared schemas come from (counted servers, by observed SDK):\n\n")
-	b.WriteString("| SDK | servers | tools | declared | no schema | vacuous | rejects at least one |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| SDK | servers | tools | share of the declared schemas | no schema | vacuous | rejects at least one |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range slices.Sorted(maps.Keys(a.BySDK)) {
 		g := a.BySDK[k]
 		declared := g.Tools - g.None

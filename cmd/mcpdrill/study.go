@@ -290,6 +290,9 @@ func studyReport(c *cli.Context) error {
 	if err != nil {
 		return exitErr(exitUsage, err)
 	}
+	// The aggregates are a function of the rows: recomputed, a document
+	// written before an aggregate was added reports it too.
+	r.Finalize()
 	dir := c.String("output")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return exitErr(exitInternal, err)

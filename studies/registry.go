@@ -196,7 +196,11 @@ func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 		}
 		if o.PyPIVenv && e.Registry == RegistryPyPI && e.Excluded == "" {
 			// The command was the script's name until the row's name was final.
-			e.Command = path.Join("pypi", e.Name, "venv", "bin", e.Command)
+			cmd := &e.Command
+			if e.Launch != nil {
+				cmd = &e.Launch.Command
+			}
+			*cmd = path.Join("pypi", e.Name, "venv", "bin", *cmd)
 		}
 		out.Servers = append(out.Servers, e)
 	}
@@ -407,6 +411,8 @@ func serverRows(base string, s registryServer, o ImportOptions) []importRow {
 // unknown one its command), or the remote's transport.
 func variantSuffix(e Entry) string {
 	switch {
+	case e.Launch != nil:
+		return e.Registry + "-" + e.Type
 	case e.Type == "sse":
 		return "sse"
 	case e.URL != "":
@@ -440,9 +446,22 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", p.RuntimeHint, typ, strings.Join(known, " or "))
 		return e
 	}
-	if t := p.Transport.Type; t != "" && t != "stdio" {
-		e.Excluded = fmt.Sprintf("package transport %q: the import launches stdio packages only (a local HTTP package needs a port the registry does not name)", t)
+	url := ""
+	switch t := p.Transport.Type; {
+	case t == "" || t == "stdio":
+	case t != "streamable-http" && t != "sse":
+		e.Excluded = fmt.Sprintf("package transport %q: want stdio, streamable-http or sse", t)
 		return e
+	case typ == RegistryOCI:
+		e.Excluded = fmt.Sprintf("package transport %q: an image served over HTTP needs a published container port, which the import does not map", t)
+		return e
+	default:
+		u, err := bindPort(&p)
+		if err != nil {
+			e.Excluded = err.Error()
+			return e
+		}
+		url = u
 	}
 
 	env := map[string]string{}
@@ -485,12 +504,52 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 	if len(env) > 0 {
 		e.Env = env
 	}
+	if url != "" {
+		// Served over HTTP: started as the entry's launch, scanned at url.
+		e.Launch = &Launch{Command: e.Command, Args: e.Args, Env: e.Env}
+		e.Command, e.Args, e.Env, e.URL = "", nil, nil, url
+		e.Type = "http"
+		if p.Transport.Type == "sse" {
+			e.Type = "sse"
+		}
+	}
 	slices.Sort(creds)
 	e.Credentials = slices.Compact(creds)
 	if len(problems) > 0 {
 		e.Excluded = strings.Join(problems, "; ")
 	}
 	return e
+}
+
+var localURL = regexp.MustCompile(`^http://(localhost|127\.0\.0\.1|\[::1\]):\{([A-Za-z_][A-Za-z0-9_.-]*)\}(/[^{}]*)?$`)
+
+// bindPort makes a package served over HTTP listen where the study says:
+// its transport URL must be http://localhost:{VAR}/…, VAR one of the
+// package's arguments (by value hint or flag name) or environment
+// variables, which is set to ${PORT} (a free loopback port per run).
+func bindPort(p *registryPackage) (string, error) {
+	m := localURL.FindStringSubmatch(p.Transport.URL)
+	if m == nil {
+		return "", fmt.Errorf("package transport %s at %q: a local HTTP package is launched only at http://localhost:{VARIABLE}/…, its port a variable the study sets", p.Transport.Type, p.Transport.URL)
+	}
+	bound := false
+	bind := func(in []registryArgument) []registryArgument {
+		out := slices.Clone(in)
+		for i, a := range out {
+			if a.ValueHint == m[2] || a.Name == m[2] || (strings.HasPrefix(a.Name, "-") && strings.TrimLeft(a.Name, "-") == m[2]) {
+				out[i].Value, out[i].Variables, out[i].IsSecret = "${PORT}", nil, false
+				bound = true
+			}
+		}
+		return out
+	}
+	p.RuntimeArguments = bind(p.RuntimeArguments)
+	p.PackageArguments = bind(p.PackageArguments)
+	p.EnvironmentVariables = bind(p.EnvironmentVariables)
+	if !bound {
+		return "", fmt.Errorf("package transport %s at %q: {%s} is none of the package's arguments or environment variables, so its port cannot be set", p.Transport.Type, p.Transport.URL, m[2])
+	}
+	return "http://" + m[1] + ":${PORT}" + m[3], nil
 }
 
 // remoteEntry maps one remote to a URL row.
@@ -589,29 +648,35 @@ func argumentList(args []registryArgument) (out, creds []string, err error) {
 var curly = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 
 // substitute replaces {name} in s by the variable's value or default; it
-// returns the variables that have neither (left in place).
+// returns the variables that have neither (left in place). ${NAME} is the
+// study's own placeholder, not a registry variable, and is left alone.
 func substitute(s string, vars map[string]registryInput) (string, []string) {
+	var b strings.Builder
 	var missing []string
-	out := curly.ReplaceAllStringFunc(s, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := vars[name]
-		if !ok {
-			missing = append(missing, name)
-			return m
+	last := 0
+	for _, m := range curly.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > 0 && s[m[0]-1] == '$' {
+			continue
 		}
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		name := s[m[2]:m[3]]
+		v := vars[name]
 		switch {
 		case v.Value != "":
-			return v.Value
+			b.WriteString(v.Value)
 		case v.Default != "" && !v.IsSecret:
-			return v.Default
+			b.WriteString(v.Default)
 		case v.Format == "filepath":
-			return "${WORK_DIR}"
+			b.WriteString("${WORK_DIR}")
+		default:
+			missing = append(missing, name)
+			b.WriteString(s[m[0]:m[1]])
 		}
-		missing = append(missing, name)
-		return m
-	})
+	}
+	b.WriteString(s[last:])
 	slices.Sort(missing)
-	return out, slices.Compact(missing)
+	return b.String(), slices.Compact(missing)
 }
 
 // packageRef is name@version ("name" when the version is empty).

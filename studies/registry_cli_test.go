@@ -28,7 +28,7 @@ func TestStudyImportCLI(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "servers.json")
 	stderr := runCLI(t, bin, "study", "import", fixture, "-o", out, "--pypi", "uvx")
-	if !strings.Contains(stderr, "12 registry servers (14 documents): 19 rows, 8 excluded; PyPI packages run from uvx") {
+	if !strings.Contains(stderr, "13 registry servers (15 documents): 22 rows, 9 excluded; PyPI packages run from uvx") {
 		t.Errorf("summary on stderr: %q", stderr)
 	}
 	got, err := os.ReadFile(out)

@@ -94,6 +94,19 @@ func TestImportRegistry(t *testing.T) {
 		{"hybrid-mcp-npm", func(e Entry) bool {
 			return strings.Contains(e.Excluded, "streamable-http") && e.VariantOf == "hybrid-mcp"
 		}},
+		// Served over HTTP: launched with the port variable set to ${PORT}.
+		{"http-notes", func(e Entry) bool {
+			return e.Type == "http" && e.URL == "http://localhost:${PORT}/mcp" && e.Command == "" && e.Launch != nil &&
+				e.Launch.Command == "uvx" && strings.Join(e.Launch.Args, " ") == "http-notes-mcp@0.4.1 --port ${PORT} --host 127.0.0.1" &&
+				strings.Join(e.Credentials, ",") == "NOTES_TOKEN" && e.Excluded == ""
+		}},
+		{"http-notes-npm-sse", func(e Entry) bool {
+			return e.Type == "sse" && e.URL == "http://127.0.0.1:${PORT}/sse" && e.VariantOf == "http-notes" &&
+				e.Launch != nil && e.Launch.Env["NOTES_PORT"] == "${PORT}" && strings.Join(e.Launch.Args, " ") == "-y http-notes-mcp@0.4.1"
+		}},
+		{"http-notes-npm", func(e Entry) bool {
+			return strings.Contains(e.Excluded, "http://localhost:8000/mcp") && e.VariantOf == "http-notes"
+		}},
 		{"database-manager", func(e Entry) bool {
 			return e.Package == "example/database-manager-mcp:3.1.0" && strings.Contains(e.Excluded, `"database_name" is required`)
 		}},
@@ -146,6 +159,8 @@ func TestImportRegistryVenv(t *testing.T) {
 	want := map[string][2]string{
 		"time":      {"pypi/time/venv/bin/mcp-server-time", "--local-timezone UTC"},
 		"bob-notes": {"pypi/bob-notes/venv/bin/bob-notes", ""},
+		// A launched one: its launch command is the venv's script.
+		"http-notes": {"pypi/http-notes/venv/bin/http-notes-mcp", "--port ${PORT} --host 127.0.0.1"},
 	}
 	for name, e := range venv {
 		w, ok := want[name]
@@ -155,8 +170,12 @@ func TestImportRegistryVenv(t *testing.T) {
 			}
 			continue
 		}
-		if e.Command != w[0] || strings.Join(e.Args, " ") != w[1] || e.Registry != RegistryPyPI || e.Package != uvx[name].Package {
-			t.Errorf("%s: %s %v (%s %s)", name, e.Command, e.Args, e.Registry, e.Package)
+		cmd, args := e.Command, e.Args
+		if e.Launch != nil {
+			cmd, args = e.Launch.Command, e.Launch.Args
+		}
+		if cmd != w[0] || strings.Join(args, " ") != w[1] || e.Registry != RegistryPyPI || e.Package != uvx[name].Package {
+			t.Errorf("%s: %s %v (%s %s)", name, cmd, args, e.Registry, e.Package)
 		}
 	}
 }

@@ -218,6 +218,26 @@ func WriteEvent(w io.Writer, ev Event) error {
 	return WriteData(w, fields, ev.Data)
 }
 
+// StreamData writes an event of fields whose data is one line that write
+// produces as it goes (a frame too large to hold, or one cut short): the
+// fields, "data: ", what write writes, and the blank line that ends the
+// event, unless write fails.
+func StreamData(w io.Writer, fields [][]byte, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	for _, f := range fields {
+		b.Write(f)
+	}
+	b.WriteString("data: ")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if err := write(w); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n\n")
+	return err
+}
+
 // WriteData writes an event made of fields (lines ending in "\n", as
 // [RawEvent.Fields] keeps them) and data, one data line per line of data,
 // in one write.

@@ -67,3 +67,23 @@ func TestReadEventFields(t *testing.T) {
 		t.Fatalf("rewritten %q, %v", out.String(), err)
 	}
 }
+
+// TestStreamData: an event streamed through a writer reads back as the one
+// WriteData writes in one go.
+func TestStreamData(t *testing.T) {
+	fields := [][]byte{[]byte("event: message\n")}
+	var streamed, whole bytes.Buffer
+	if err := StreamData(&streamed, fields, func(w io.Writer) error { _, err := io.WriteString(w, `{"a":1}`); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteData(&whole, fields, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if streamed.String() != whole.String() {
+		t.Fatalf("streamed %q, whole %q", streamed.String(), whole.String())
+	}
+	failed := errors.New("cut")
+	if err := StreamData(io.Discard, nil, func(io.Writer) error { return failed }); !errors.Is(err, failed) {
+		t.Fatalf("a failing write: %v", err)
+	}
+}

@@ -327,35 +327,55 @@ func flush(w http.ResponseWriter) {
 // writeBody writes o's frames as a JSON body (the response only) or as SSE
 // message events, crashing the connection when o says so.
 func writeBody(w http.ResponseWriter, o *out, sse bool) {
+	if sse {
+		writeEvents(w, o, "")
+		return
+	}
 	if o.stream != nil {
-		if sse {
-			_, _ = io.WriteString(w, "data: ")
-		}
 		_ = o.stream(w)
-		if sse {
-			_, _ = io.WriteString(w, "\n\n")
-		}
 		flush(w)
 		return
 	}
 	frames := o.frames
-	if !sse && len(frames) > 1 {
+	if len(frames) > 1 {
 		frames = frames[len(frames)-1:]
 	}
 	for i, f := range frames {
 		if o.crash && i == len(frames)-1 {
-			if sse {
-				_, _ = io.WriteString(w, "data: ")
-			}
 			_, _ = w.Write(f[:len(f)/2])
 			flush(w)
 			crashed(o)
 		}
-		if sse {
-			_ = jsonrpc.WriteEvent(w, jsonrpc.Event{Data: f, Retry: -1})
-		} else {
-			_, _ = w.Write(f)
+		_, _ = w.Write(f)
+	}
+	flush(w)
+	if o.after != nil {
+		o.after()
+	}
+}
+
+// writeEvents writes o's frames as SSE events named name ("": unnamed),
+// the last one cut short and the connection crashed when o says so.
+func writeEvents(w http.ResponseWriter, o *out, name string) {
+	var fields [][]byte
+	if name != "" {
+		fields = [][]byte{[]byte("event: " + name + "\n")}
+	}
+	if o.stream != nil {
+		_ = jsonrpc.StreamData(w, fields, o.stream)
+		flush(w)
+		return
+	}
+	for i, f := range o.frames {
+		if o.crash && i == len(o.frames)-1 {
+			_ = jsonrpc.StreamData(w, fields, func(dw io.Writer) error {
+				_, _ = dw.Write(f[:len(f)/2])
+				flush(w)
+				crashed(o)
+				return nil
+			})
 		}
+		_ = jsonrpc.WriteData(w, fields, f)
 	}
 	flush(w)
 	if o.after != nil {
@@ -485,28 +505,7 @@ func (h *httpServer) sse(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func writeOldSSE(w http.ResponseWriter, o *out) {
-	if o.stream != nil {
-		_, _ = io.WriteString(w, "event: message\ndata: ")
-		_ = o.stream(w)
-		_, _ = io.WriteString(w, "\n\n")
-		flush(w)
-		return
-	}
-	for i, f := range o.frames {
-		if o.crash && i == len(o.frames)-1 {
-			_, _ = io.WriteString(w, "event: message\ndata: ")
-			_, _ = w.Write(f[:len(f)/2])
-			flush(w)
-			crashed(o)
-		}
-		_ = jsonrpc.WriteEvent(w, jsonrpc.Event{Event: "message", Data: f, Retry: -1})
-	}
-	flush(w)
-	if o.after != nil {
-		o.after()
-	}
-}
+func writeOldSSE(w http.ResponseWriter, o *out) { writeEvents(w, o, "message") }
 
 // message accepts a 2024-11-05 POST and queues it for the session's stream.
 func (h *httpServer) message(w http.ResponseWriter, r *http.Request) {

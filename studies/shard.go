@@ -95,12 +95,23 @@ func shardNumber(s string) (int, error) {
 }
 
 // Select returns the entries of this shard; the zero Shard selects all.
+// An entry goes to the shard of its index in name order (mod Count), and
+// an entry marked previous_of to the shard of the entry it names, so that
+// the shard that scans a release also scans the release before it and
+// grades the pair.
 func (sh Shard) Select(entries []Entry) []Entry {
 	if sh.Count <= 1 {
 		return entries
 	}
+	index := map[string]int{}
+	for i, e := range entries {
+		index[e.Name] = i
+	}
 	var out []Entry
 	for i, e := range entries {
+		if j, ok := index[e.PreviousOf]; ok {
+			i = j
+		}
 		if i%sh.Count == sh.Index-1 {
 			out = append(out, e)
 		}

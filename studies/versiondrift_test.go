@@ -45,3 +45,32 @@ func TestGradeVersionsNotCompared(t *testing.T) {
 		}
 	}
 }
+
+// A release and the release before it land in the same shard, whatever
+// their names' order, so the shard grades the pair; the shards still
+// cover every entry once.
+func TestShardKeepsVersionPairs(t *testing.T) {
+	entries := []Entry{{}, {}, {}, {}, {}, {}}
+	for i, n := range []string{"a", "a-old", "b", "c", "c-old", "d"} {
+		entries[i].Name = n
+	}
+	entries[1].PreviousOf, entries[4].PreviousOf = "a", "c"
+	seen := map[string]int{}
+	for k := 1; k <= 3; k++ {
+		names := map[string]bool{}
+		for _, e := range (Shard{Index: k, Count: 3}).Select(entries) {
+			names[e.Name] = true
+			seen[e.Name]++
+		}
+		for _, p := range [][2]string{{"a", "a-old"}, {"c", "c-old"}} {
+			if names[p[0]] != names[p[1]] {
+				t.Errorf("shard %d/3 holds %s without %s or the reverse: %v", k, p[0], p[1], names)
+			}
+		}
+	}
+	for _, e := range entries {
+		if seen[e.Name] != 1 {
+			t.Errorf("%s is in %d shards", e.Name, seen[e.Name])
+		}
+	}
+}

@@ -92,6 +92,11 @@ func staticClues(argv []string, dir, pkg string) []clue {
 			exe = filepath.Join(dir, exe)
 		}
 	}
+	// A bare command name (npx, uvx) is looked up on PATH: it is not the
+	// server's file, only servers.json's directory may hold its package.
+	if !filepath.IsAbs(exe) {
+		return npmClues("", dir, pkg)
+	}
 	if cs := goClues(exe, goMarks); cs != nil {
 		return cs
 	}
@@ -174,7 +179,7 @@ func readPackageJSON(path string) (*packageJSON, bool) {
 // command (symlinks followed) holding a package.json named pkg (any name
 // when pkg is ""), else dir/node_modules/pkg.
 func npmPackageDir(exe, dir, pkg string) (string, *packageJSON) {
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
+	if real, err := filepath.EvalSymlinks(exe); exe != "" && err == nil {
 		for d := filepath.Dir(real); filepath.Dir(d) != d; d = filepath.Dir(d) {
 			if p, ok := readPackageJSON(filepath.Join(d, "package.json")); ok && (pkg == "" || p.Name == pkg) {
 				return d, p

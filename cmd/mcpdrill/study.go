@@ -357,9 +357,14 @@ func studyImport(c *cli.Context) error {
 	return writeOutput(c, c.String("output"), buf.Bytes())
 }
 
+// maxResults bounds a results.json read (by merge and report): 1 GiB,
+// where the 64 MiB of other inputs would stop a study at about 6,000
+// servers (about 11 KB a row).
+const maxResults = 1 << 30
+
 // readResults reads and schema-checks one results.json.
 func readResults(path string) (*studies.Results, error) {
-	data, err := inputfile.Read(path)
+	data, err := inputfile.ReadLimit(path, maxResults)
 	if err != nil {
 		return nil, err
 	}

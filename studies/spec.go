@@ -42,8 +42,9 @@ type Entry struct {
 
 	// Package is the pinned package the server comes from, "name@version".
 	Package string `json:"package,omitempty"`
-	// SDK labels the MCP SDK the server is built on (as the study author
-	// determined it; it is not detected).
+	// SDK is the declared label of the MCP SDK the server is built on, as
+	// the study author determined it; the row's sdk_observed is what the
+	// evidence shows, and wins in the aggregates (see SDKObserved).
 	SDK string `json:"sdk,omitempty"`
 	// Protocol forces one protocol revision for this server.
 	Protocol string `json:"protocol,omitempty"`

@@ -33,8 +33,11 @@ const LineBufSize = 64 << 10
 const minRead = 16 << 10
 
 // maxIdleBuf is the largest buffer kept between lines; a larger one (grown
-// for a long line) is dropped when the buffer empties.
-const maxIdleBuf = 4 << 20
+// for a long line) is dropped when the buffer empties. Frames up to half
+// of it keep their buffer from one to the next instead of growing a new
+// one each time (see METHODOLOGY.md, buffers), so a stream holds at most
+// about twice its largest frame.
+const maxIdleBuf = 16 << 20
 
 // NewLineBuf returns a LineBuf reading src.
 func NewLineBuf(src io.Reader) *LineBuf {

@@ -52,10 +52,13 @@ func init() {
 					&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
 					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th); auto or auto/N: K is $" + studies.EnvShardIndex + "+1 (a Kubernetes Indexed Job), N from $" + studies.EnvShardCount + " or auto/N"},
 					&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
+					&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+					&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
 				}, placeholderFlags()...),
 				Action: studyRun,
 			},
+			studyInstallCommand(),
 			{
 				Name:      "merge",
 				Usage:     "join shard results into one results.json, identical to an unsharded run outside meta",
@@ -131,9 +134,13 @@ func studyRun(c *cli.Context) error {
 		RequestTimeout:       c.Duration("request-timeout"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		ToolVersion:          version,
+		Population:           c.String("population"),
 	}
 	if o.Inputs, err = parseInputs(c.StringSlice("input")); err != nil {
 		return err
+	}
+	if o.Installed, err = installLogOf(c, abs); err != nil {
+		return exitErr(exitUsage, err)
 	}
 	if ws := c.String("workspace"); ws != "" {
 		if o.Workspace, err = filepath.Abs(ws); err != nil {

@@ -442,8 +442,12 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 		ref = imageRef(p.Identifier, p.Version)
 	}
 	e.Package = ref
-	if !slices.Contains(known, launcher) {
+	switch {
+	case !slices.Contains(known, launcher):
 		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", p.RuntimeHint, typ, strings.Join(known, " or "))
+		return e
+	case p.Identifier == "":
+		e.Excluded = "the package has no identifier"
 		return e
 	}
 	url := ""
@@ -486,10 +490,12 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 	}
 	switch {
 	case typ == RegistryPyPI && o.PyPIVenv:
+		e.Args = pkgArgs
 		if !scriptName.MatchString(p.Identifier) {
 			problems = append(problems, fmt.Sprintf("PyPI name %q cannot be a script's name in a venv", p.Identifier))
+			break
 		}
-		e.Command, e.Args = p.Identifier, pkgArgs
+		e.Command = p.Identifier
 	case launcher == "npx":
 		e.Args = append(append(runtimeArgs, "-y", ref), pkgArgs...)
 	case launcher == "uvx":

@@ -115,12 +115,13 @@ type Import struct {
 // first remote is its row. When the list holds an older version too, the
 // release just before the latest is a row with previous_of. Packages map
 // to launch commands by registryType and runtimeHint (npm: npx -y
-// name@version; pypi: uvx name@version; oci: docker run -i --rm image);
-// environment variables that are secret, or required with no value, become
-// credentials; a required non-secret variable with a default is set to it.
-// What cannot be launched (an unknown registryType or runtimeHint, a
-// required argument without a value, a deleted server) is an excluded row
-// with the reason.
+// name@version; pypi: uvx name@version, or a venv's script; oci: docker run
+// -i --rm image); a package served over HTTP on a port it takes as an
+// argument or variable is launched on ${PORT}. Environment variables that
+// are secret, or required with no value, become credentials; a required
+// non-secret variable with a default is set to it. What cannot be launched
+// (an unknown registryType or runtimeHint, a required argument without a
+// value, a deleted server) is an excluded row with the reason.
 func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 	items, err := readRegistry(data)
 	if err != nil {

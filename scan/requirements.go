@@ -322,12 +322,9 @@ func AccountRequirements(r *Report, capabilities json.RawMessage) *RequirementCo
 	if len(reqs) == 0 {
 		return nil
 	}
-	var declared map[string]json.RawMessage
-	_ = json.Unmarshal(capabilities, &declared)
-	statuses := evidence(r)
 	rc := &RequirementCounts{Revision: r.Protocol.Revision, Requirements: len(reqs)}
-	for _, q := range reqs {
-		switch requirementOutcome(q, declared, r.Protocol.Transport, statuses) {
+	for _, outcome := range requirementOutcomes(r, capabilities) {
+		switch outcome {
 		case reqPassed:
 			rc.Passed++
 		case reqFailed:
@@ -340,6 +337,19 @@ func AccountRequirements(r *Report, capabilities json.RawMessage) *RequirementCo
 	}
 	rc.Checked = rc.Passed + rc.Failed
 	return rc
+}
+
+// requirementOutcomes gives, per requirement id of r's revision, how it
+// came out: passed, failed, not_applicable or not_verified.
+func requirementOutcomes(r *Report, capabilities json.RawMessage) map[string]string {
+	var declared map[string]json.RawMessage
+	_ = json.Unmarshal(capabilities, &declared)
+	statuses := evidence(r)
+	out := map[string]string{}
+	for _, q := range Requirements(r.Protocol.Revision) {
+		out[q.ID] = requirementOutcome(q, declared, r.Protocol.Transport, statuses)
+	}
+	return out
 }
 
 func requirementOutcome(q Requirement, declared map[string]json.RawMessage, transport string, statuses map[string][]CheckStatus) string {

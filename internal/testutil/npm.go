@@ -41,6 +41,8 @@ var defaultBin = map[string]string{
 	"MCPDRILL_NPM_EVERYTHING": "mcp-server-everything",
 	"MCPDRILL_NPM_FILESYSTEM": "mcp-server-filesystem",
 	"MCPDRILL_NPM_MEMORY":     "mcp-server-memory",
+	"MCPDRILL_NPM_CHART":      "mcp-server-chart",
+	"MCPDRILL_NPM_CONTEXT7":   "context7-mcp",
 }
 
 // ModuleRoot returns the repository root (the directory holding go.mod).

@@ -28,7 +28,7 @@ func (s *scanner) contracts(ctx context.Context) {
 		tr := ToolReport{Name: t.Name}
 		switch {
 		case isAbsent(t.OutputSchema):
-			tr.OutputContract = string(jsonschema.ContractNone)
+			tr.OutputContract = ContractNone
 			s.find(RuleNoOutputSchema, t.Name, "/outputSchema", "declares no outputSchema")
 		default:
 			// Not started, or stopped part-way by the scan's context: either
@@ -37,20 +37,20 @@ func (s *scanner) contracts(ctx context.Context) {
 				tr.cutContract(reason)
 				break
 			}
-			a := jsonschema.AssessContext(ctx, t.OutputSchema, s.opts.Budget)
+			a := AssessContext(ctx, t.OutputSchema, s.opts.Budget)
 			if a.StoppedBy == jsonschema.StoppedDeadline || a.StoppedBy == jsonschema.StoppedCanceled {
 				tr.cutContract(a.StoppedBy)
 				break
 			}
-			tr.OutputContract = string(a.Contract)
+			tr.OutputContract = a.Contract
 			tr.Instances, tr.Leaves, tr.LeavesRejected, tr.Wrapped, tr.Reason = a.Instances, a.Leaves, a.LeavesRejected, a.Wrapped, a.Reason
 			tr.Shapes, tr.ShapesRejected = a.Shapes, a.ShapesRejected
 			tr.LeavesSampled, tr.StoppedBy = a.LeavesCapped, a.StoppedBy
 			switch a.Contract {
-			case jsonschema.ContractInvalid:
+			case ContractInvalid:
 				bad[RuleSchemaInvalid] = true
 				s.find(RuleSchemaInvalid, t.Name, "/outputSchema", "outputSchema does not compile: "+a.CompileError)
-			case jsonschema.ContractVacuous, jsonschema.ContractPartial, jsonschema.ContractEnforceable:
+			case ContractVacuous, ContractPartial, ContractEnforceable:
 				if a.Leaves > 0 {
 					rate := a.LeafRate
 					tr.LeafRate = &rate
@@ -58,7 +58,7 @@ func (s *scanner) contracts(ctx context.Context) {
 				if a.Undetermined {
 					tr.Undetermined = true
 					s.find(RuleUnassessed, t.Name, "/outputSchema", a.Reason)
-				} else if a.Contract == jsonschema.ContractVacuous {
+				} else if a.Contract == ContractVacuous {
 					msg := "a corrupted but well-typed payload validates"
 					if a.Leaves > 0 {
 						msg += fmt.Sprintf("; %d of %d single-leaf corruptions rejected", a.LeavesRejected, a.Leaves)
@@ -66,7 +66,7 @@ func (s *scanner) contracts(ctx context.Context) {
 						msg += "; the schema constrains no field"
 					}
 					s.find(RuleVacuous, t.Name, "/outputSchema", msg)
-				} else if a.Contract == jsonschema.ContractPartial {
+				} else if a.Contract == ContractPartial {
 					s.find(RulePartialContract, t.Name, "/outputSchema", fmt.Sprintf("a corrupted payload validates for %d of %d sampled shapes (first: %s); %d of %d single-leaf corruptions rejected",
 						a.Shapes-a.ShapesRejected, a.Shapes, a.Unrejected, a.LeavesRejected, a.Leaves))
 				} else if a.LeavesRejected < a.Leaves {
@@ -76,7 +76,7 @@ func (s *scanner) contracts(ctx context.Context) {
 			if a.Wrapped {
 				s.find(RuleWrapped, t.Name, "/outputSchema", "the SDK wrapped an unstructured return value")
 			}
-			if legacy && a.Contract != jsonschema.ContractInvalid && !a.RootObject {
+			if legacy && a.Contract != ContractInvalid && !a.RootObject {
 				bad[RuleOutputRootObject] = true
 				s.find(RuleOutputRootObject, t.Name, "/outputSchema", "root type is not \"object\" (required before 2026-07-28)")
 			}
@@ -98,7 +98,7 @@ func (s *scanner) contracts(ctx context.Context) {
 // cutContract records an output contract the scan's context (reason) kept
 // from being assessed: undetermined, not graded.
 func (tr *ToolReport) cutContract(reason string) {
-	tr.OutputContract, tr.Undetermined, tr.StoppedBy = string(jsonschema.ContractVacuous), true, reason
+	tr.OutputContract, tr.Undetermined, tr.StoppedBy = ContractVacuous, true, reason
 	tr.Reason = notEstablished(reason, "the output contract was not assessed before the scan ended")
 }
 

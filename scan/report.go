@@ -101,7 +101,7 @@ type ToolReport struct {
 	Name string `json:"name"`
 	// OutputContract is none, vacuous, partial, enforceable or invalid
 	// (METHODOLOGY.md, "Output contract").
-	OutputContract string `json:"output_contract"`
+	OutputContract Contract `json:"output_contract"`
 	// LeafRate is the share of single-leaf corruptions the schema rejected
 	// (null when no schema was assessed).
 	LeafRate       *float64 `json:"leaf_rate"`

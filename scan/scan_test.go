@@ -149,11 +149,11 @@ func TestProfilesOverStdio(t *testing.T) {
 		// validate corrupted); release keeps a checked field in every shape.
 		{profile: "partial", era: "modern", wantRules: []string{RulePartialContract},
 			check: func(t *testing.T, r *Report) {
-				got := map[string]string{}
+				got := map[string]Contract{}
 				for _, tr := range r.Tools {
 					got[tr.Name] = tr.OutputContract
 				}
-				want := map[string]string{"package_links": "partial", "mirrors": "partial", "release": "enforceable"}
+				want := map[string]Contract{"package_links": ContractPartial, "mirrors": ContractPartial, "release": ContractEnforceable}
 				if !maps.Equal(got, want) {
 					t.Errorf("output contracts %v, want %v", got, want)
 				}
@@ -205,11 +205,11 @@ func TestProfilesOverStdio(t *testing.T) {
 		// compile under the depth limit), and the other tools are scored.
 		{profile: "deep-schema", era: "modern", wantRules: []string{RuleSchemaInvalid, RulePartial},
 			check: func(t *testing.T, r *Report) {
-				contracts := map[string]string{}
+				contracts := map[string]Contract{}
 				for _, tr := range r.Tools {
 					contracts[tr.Name] = tr.OutputContract
 				}
-				if len(contracts) != 2 || contracts["deep"] != "invalid" || contracts["echo"] == "" {
+				if len(contracts) != 2 || contracts["deep"] != ContractInvalid || contracts["echo"] == "" {
 					t.Errorf("output contracts %v, want deep invalid and echo scored", contracts)
 				}
 			}},

@@ -13,19 +13,19 @@ func ScoresOf(r *Report) Scores {
 	for _, t := range r.Tools {
 		sc.Tools++
 		switch t.OutputContract {
-		case "enforceable":
+		case ContractEnforceable:
 			sc.Declared++
 			sc.Enforceable++
-		case "partial":
+		case ContractPartial:
 			sc.Declared++
 			sc.Partial++
-		case "vacuous":
+		case ContractVacuous:
 			sc.Declared++
 			if t.StoppedBy != ReasonDeadline && t.StoppedBy != ReasonCanceled {
 				// Cut short by the scan, not graded.
 				sc.Vacuous++
 			}
-		case "invalid":
+		case ContractInvalid:
 			sc.Declared++
 			sc.Invalid++
 		}

@@ -96,6 +96,17 @@ type Row struct {
 	Status  string `json:"status"`
 	Failure string `json:"failure,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Outcome refines the status for a population (outcome.go): scanned,
+	// needs-credentials, failed-start, failed-install, not-a-server or
+	// excluded; absent in a document written before the field was added.
+	Outcome string `json:"outcome,omitempty"`
+	// Registry is the package's registry (servers.json's, or inferred from
+	// the package) and Downloads its monthly downloads when the population
+	// was drawn (0: unknown), both copied from servers.json.
+	Registry  string `json:"registry,omitempty"`
+	Downloads int64  `json:"downloads,omitempty"`
+	// startup is how the server failed to open a session, for classify.
+	startup *scan.StartupFailure
 
 	Server      *scan.Server   `json:"server,omitempty"`
 	Protocol    *RowProtocol   `json:"protocol,omitempty"`
@@ -214,6 +225,10 @@ type ServerMeta struct {
 	StartupMS int64 `json:"startup_ms,omitempty"`
 	// LaunchMS is the time a launched HTTP server took to listen.
 	LaunchMS int64 `json:"launch_ms,omitempty"`
+	// InstallMS is the wall time of the study install unit that installed
+	// the server's package (from the install log; shared by the servers of
+	// one unit), apart from the scan's.
+	InstallMS int64 `json:"install_ms,omitempty"`
 	// Stderr is the server's last stderr lines (paths replaced).
 	Stderr []string `json:"stderr,omitempty"`
 }
@@ -239,10 +254,11 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	row.Tools = []Tool{}
 	for _, t := range r.Tools {
-		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: t.OutputContract, LeafRate: t.LeafRate,
+		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: string(t.OutputContract), LeafRate: t.LeafRate,
 			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason)})
 	}
 	slices.SortFunc(row.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	row.startup = r.StartupFailure
 	row.Probes = []Probe{}
 	for _, p := range r.Probes {
 		row.Probes = append(row.Probes, Probe{Name: p.Name, Verdict: p.Verdict, Conformant: p.Conformant,
@@ -316,6 +332,7 @@ func identity(e Entry) Row {
 		row.HeaderNames = append(row.HeaderNames, k)
 	}
 	slices.Sort(row.HeaderNames)
+	row.Registry, row.Downloads = e.PackageRegistry(), e.Downloads
 	return row
 }
 

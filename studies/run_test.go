@@ -69,7 +69,7 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 		r.Established = true
 		add := func(kind string, count int) {
 			for i := range count {
-				tr := scan.ToolReport{Name: fmt.Sprintf("%s_%d", kind, i), OutputContract: kind}
+				tr := scan.ToolReport{Name: fmt.Sprintf("%s_%d", kind, i), OutputContract: scan.Contract(kind)}
 				switch kind {
 				case "enforceable":
 					v := 0.5

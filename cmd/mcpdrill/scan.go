@@ -234,7 +234,7 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 				}
 			}
 			var notes []string
-			if tr.OutputContract == "partial" {
+			if tr.OutputContract == scan.ContractPartial {
 				notes = append(notes, fmt.Sprintf("%d/%d shapes rejected", tr.ShapesRejected, tr.Shapes))
 			}
 			if tr.Wrapped {
@@ -292,12 +292,12 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	return renderFindings(w, r.Findings, width)
 }
 
-func contractCell(p painter, c string) string {
+func contractCell(p painter, c scan.Contract) string {
 	switch c {
-	case "enforceable":
-		return p.paint(c, 32)
-	case "partial", "vacuous", "invalid":
-		return p.paint(c, 33)
+	case scan.ContractEnforceable:
+		return p.paint(string(c), 32)
+	case scan.ContractPartial, scan.ContractVacuous, scan.ContractInvalid:
+		return p.paint(string(c), 33)
 	}
-	return c
+	return string(c)
 }

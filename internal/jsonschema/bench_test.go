@@ -1,28 +1,6 @@
 package jsonschema
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
-
-// BenchmarkAssess assesses the realistic golden schemas.
-func BenchmarkAssess(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "assess", "*.json"))
-	var raws [][]byte
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		raws = append(raws, raw)
-	}
-	for b.Loop() {
-		for _, raw := range raws {
-			Assess(raw)
-		}
-	}
-}
+import "testing"
 
 // BenchmarkCorrupt corrupts a mid-sized decoded payload.
 func BenchmarkCorrupt(b *testing.B) {

@@ -10,7 +10,7 @@ import (
 )
 
 // Budget bounds the work of one synthesis (Synthesize) or one assessment
-// (Assess) of a schema, so that a hostile schema costs a bounded amount of
+// (Measure) of a schema, so that a hostile schema costs a bounded amount of
 // time and memory whatever it declares. The zero value means the defaults.
 type Budget struct {
 	// Steps bounds the work done: one step per value generated, per rune of
@@ -49,7 +49,7 @@ func budgetPart(err error) string {
 	return "work"
 }
 
-// Stop causes recorded in Assessment.StoppedBy.
+// Stop causes recorded in Measurement.StoppedBy (and scan.Assessment.StoppedBy).
 const (
 	StoppedBudget   = "budget"
 	StoppedDeadline = "deadline"

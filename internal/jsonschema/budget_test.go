@@ -97,20 +97,18 @@ func TestMeterStopsWork(t *testing.T) {
 	}
 }
 
-func TestAssessBudget(t *testing.T) {
+func TestMeasureBudget(t *testing.T) {
 	tests := []struct {
-		name        string
-		schema      json.RawMessage
-		budget      Budget
-		ctx         func(t *testing.T) context.Context
-		stoppedBy   string
-		reason      string
-		undetermine bool
+		name      string
+		schema    json.RawMessage
+		ctx       func(t *testing.T) context.Context
+		stoppedBy string
+		stage     string
 	}{
-		{"F1 schema over the default budget", bombSchema(300), Budget{}, nil, StoppedBudget, "synthesis budget exceeded while synthesizing instances (work)", true},
-		{"F1 schema, ten properties: the validation of corrupted payloads is over budget", bombSchema(10), Budget{}, nil, StoppedBudget, "synthesis budget exceeded", true},
-		{"deadline already passed", bombSchema(3), Budget{}, expired, StoppedDeadline, "(deadline)", true},
-		{"ordinary schema", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]}},"required":["a"]}`), Budget{}, nil, "", "corrupted payload rejected", false},
+		{"F1 schema over the default budget", bombSchema(300), nil, StoppedBudget, "while synthesizing instances"},
+		{"F1 schema, ten properties: over budget too", bombSchema(10), nil, StoppedBudget, "while synthesizing instances"},
+		{"deadline already passed", bombSchema(3), expired, StoppedDeadline, "while synthesizing instances"},
+		{"ordinary schema", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]}},"required":["a"]}`), nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,21 +116,27 @@ func TestAssessBudget(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx(t)
 			}
-			a := AssessContext(ctx, tt.schema, tt.budget)
-			if a.StoppedBy != tt.stoppedBy || a.Undetermined != tt.undetermine || !strings.Contains(a.Reason, tt.reason) {
-				t.Fatalf("stopped_by %q undetermined %v reason %q", a.StoppedBy, a.Undetermined, a.Reason)
+			m := MeasureContext(ctx, tt.schema, Budget{})
+			if m.StoppedBy != tt.stoppedBy || m.StoppedStage != tt.stage {
+				t.Fatalf("stopped_by %q stage %q", m.StoppedBy, m.StoppedStage)
 			}
-			if tt.stoppedBy != "" && (a.Contract != ContractVacuous || a.Instances != 0 || a.Leaves != 0) {
-				t.Errorf("a stopped assessment claims figures: %+v", a)
+			if tt.stoppedBy == StoppedBudget && m.StoppedBudgetPart != "work" {
+				t.Errorf("budget part %q", m.StoppedBudgetPart)
+			}
+			if tt.stoppedBy != "" && (m.Instances != 0 || m.Leaves != 0 || m.Shapes != 0) {
+				t.Errorf("a stopped measurement claims figures: %+v", m)
+			}
+			if tt.stoppedBy == "" && (m.Shapes == 0 || m.ShapesRejected != m.Shapes) {
+				t.Errorf("ordinary schema: %+v", m)
 			}
 		})
 	}
 }
 
-// A budget that runs out in the per-leaf stage keeps the verdict and
+// A budget that runs out in the per-leaf stage keeps the other figures and
 // samples the leaves. The budget is found by trying: the meter is
 // deterministic, so the figures are too.
-func TestAssessBudgetStopsPerLeafStageOnly(t *testing.T) {
+func TestMeasureBudgetStopsPerLeafStageOnly(t *testing.T) {
 	var props, req []string
 	for i := range 40 {
 		props = append(props, fmt.Sprintf(`"f%d":{"type":"string","pattern":"^[a-z]{2,12}[0-9]{0,3}$"}`, i))
@@ -140,18 +144,18 @@ func TestAssessBudgetStopsPerLeafStageOnly(t *testing.T) {
 	}
 	raw := json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`)
 	full := newMeter(context.Background(), Budget{Steps: 1 << 40})
-	whole := assess(raw, full)
-	if whole.Contract != ContractEnforceable || whole.LeavesCapped {
+	whole := measure(raw, full)
+	if whole.Shapes == 0 || whole.ShapesRejected != whole.Shapes || whole.LeavesCapped {
 		t.Fatalf("unbounded: %+v", whole)
 	}
 	used := int64(1<<40) - full.steps
 	for steps := used - 1; steps > used/4; steps -= used / 64 {
-		a := AssessContext(context.Background(), raw, Budget{Steps: steps})
-		if a.StoppedBy != "" {
+		m := MeasureContext(context.Background(), raw, Budget{Steps: steps})
+		if m.StoppedBy != "" {
 			continue
 		}
-		if a.Contract != ContractEnforceable || !a.LeavesCapped || a.Leaves >= whole.Leaves || !strings.Contains(a.Reason, "per-leaf check stopped") {
-			t.Fatalf("budget %d of %d: %+v", steps, used, a)
+		if m.ShapesRejected != m.Shapes || !m.LeavesCapped || m.Leaves >= whole.Leaves || m.LeavesStoppedBy != "work budget" {
+			t.Fatalf("budget %d of %d: %+v", steps, used, m)
 		}
 		return
 	}
@@ -159,38 +163,37 @@ func TestAssessBudgetStopsPerLeafStageOnly(t *testing.T) {
 }
 
 // Shape sampling runs under the same budget: a budget that runs out while
-// the variants are generated leaves the verdict undetermined, with no
-// figures.
-func TestAssessBudgetStopsShapeSampling(t *testing.T) {
+// the variants are generated stops the measurement, with no figures.
+func TestMeasureBudgetStopsShapeSampling(t *testing.T) {
 	var props []string
 	for i := range 6 {
 		props = append(props, fmt.Sprintf(`"f%d":{"type":["string","null"],"pattern":"^[a-z]{2,12}[0-9]{0,3}$"}`, i))
 	}
 	raw := json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)
 	full := newMeter(context.Background(), Budget{Steps: 1 << 40})
-	if whole := assess(raw, full); whole.Contract != ContractPartial || whole.Shapes <= whole.Instances {
+	if whole := measure(raw, full); whole.ShapesRejected == 0 || whole.ShapesRejected == whole.Shapes || whole.Shapes <= whole.Instances {
 		t.Fatalf("unbounded: %+v", whole)
 	}
 	used := int64(1<<40) - full.steps
 	for steps := used - 1; steps > 0; steps -= max(used/256, 1) {
-		a := AssessContext(context.Background(), raw, Budget{Steps: steps})
-		if !strings.Contains(a.Reason, "while sampling shapes") {
+		m := MeasureContext(context.Background(), raw, Budget{Steps: steps})
+		if m.StoppedStage != "while sampling shapes" {
 			continue
 		}
-		if a.StoppedBy != StoppedBudget || !a.Undetermined || a.Contract != ContractVacuous || a.Shapes != 0 || a.Instances != 0 {
-			t.Fatalf("budget %d of %d: %+v", steps, used, a)
+		if m.StoppedBy != StoppedBudget || m.Shapes != 0 || m.Instances != 0 {
+			t.Fatalf("budget %d of %d: %+v", steps, used, m)
 		}
 		return
 	}
 	t.Fatalf("no budget below %d stopped while sampling shapes", used)
 }
 
-// BenchmarkAssessSynthBomb measures the F1 schema (300 properties, ~27 KB):
+// BenchmarkMeasureSynthBomb measures the F1 schema (300 properties, ~27 KB):
 // the default budget stops it.
-func BenchmarkAssessSynthBomb(b *testing.B) {
+func BenchmarkMeasureSynthBomb(b *testing.B) {
 	raw := bombSchema(300)
 	for b.Loop() {
-		if a := Assess(raw); a.StoppedBy != StoppedBudget {
+		if a := Measure(raw); a.StoppedBy != StoppedBudget {
 			b.Fatalf("not stopped: %+v", a)
 		}
 	}

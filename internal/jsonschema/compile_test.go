@@ -155,7 +155,7 @@ func TestUnassertedPatterns(t *testing.T) {
 	}
 }
 
-// TestConcurrentUse: a compiled Schema and Assess are safe for concurrent
+// TestConcurrentUse: a compiled Schema and Measure are safe for concurrent
 // use (run with -race).
 func TestConcurrentUse(t *testing.T) {
 	s, err := Compile(json.RawMessage(`{"type":"object","properties":{"p":{"type":"string","format":"regex"},"q":{"type":"string","pattern":"^(?=a)a+$"}}}`))
@@ -167,7 +167,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			for range 50 {
 				_ = s.Validate(map[string]any{"p": "(?=x)", "q": "aa"})
-				_ = Assess(json.RawMessage(`{"type":"object","properties":{"k":{"enum":["a"]}}}`))
+				_ = Measure(json.RawMessage(`{"type":"object","properties":{"k":{"enum":["a"]}}}`))
 			}
 			done <- i%2 == 0
 		}()

@@ -4,9 +4,10 @@
 // value-free violation messages, the one $ref resolver (ResolveRef, used by
 // synthesis, by drift's ref expansion and by the error probes), synthesising
 // valid instances (one per anyOf/oneOf branch), the shared payload corruption
-// used by the scanner and the proxy, and the output-contract enforceability
-// assessment. JSON values themselves (decoding, canonical form, pointers,
-// exact numbers) are internal/jsonvalue's.
+// used by the scanner and the proxy, and the enforceability measurement of
+// an output schema (Measure; the verdict over it is package scan's). JSON
+// values themselves (decoding, canonical form, pointers, exact numbers) are
+// internal/jsonvalue's.
 //
 // Every walk is bounded: documents are depth-checked before decoding and
 // recursive schemas are followed with cycle guards and budgets, so hostile

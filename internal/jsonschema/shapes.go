@@ -7,12 +7,12 @@ import (
 )
 
 // Shape sampling: the shapes a server can really send, beyond the one
-// full instance per branch that synthesize produces. Assess corrupts every
+// full instance per branch that synthesize produces. Measure corrupts every
 // sampled shape; a contract is enforceable only when it rejects the
 // corruption of all of them.
 
 // MaxShapes caps the shapes sampled per schema: the branch instances come
-// first (at most assessMaxInstances of them), then their variants, in the
+// first (at most MaxInstances of them), then their variants, in the
 // order of shapeVariants, until the cap.
 const MaxShapes = 128
 

@@ -8,6 +8,11 @@ import (
 	"testing"
 )
 
+// obj is an object schema with the given properties and required list.
+func obj(props, required string) string {
+	return `{"type":"object","properties":` + props + `,"required":` + required + `}`
+}
+
 func TestSynthesize(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -1,17 +1,15 @@
-package jsonschema
+package scan
 
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestAssessGolden assesses every testdata/assess/*.json schema and compares
 // the Assessment and the synthesized instances with *.golden.
@@ -32,7 +30,7 @@ func TestAssessGolden(t *testing.T) {
 				Instances  []json.RawMessage `json:"instances"`
 			}
 			g := golden{Assessment: Assess(raw)}
-			if insts, err := Synthesize(raw, SynthOptions{}); err == nil {
+			if insts, err := jsonschema.Synthesize(raw, jsonschema.SynthOptions{}); err == nil {
 				for _, in := range insts {
 					g.Instances = append(g.Instances, jsonvalue.Canonical(in))
 				}

@@ -1,8 +1,9 @@
-package jsonschema
+package scan
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func obj(props, required string) string {
 // TestAssessAnchorEdgeCases runs the edge cases on which the reference
 // implementation was wrong, plus more, and pins the verdicts.
 func TestAssessAnchorEdgeCases(t *testing.T) {
-	deep := deepSchema(10000)
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 10000) + `{"type":"string"}` + strings.Repeat(`}}`, 10000)
 	tests := []struct {
 		name      string
 		schema    string
@@ -249,7 +250,7 @@ func TestAssessShapes(t *testing.T) {
 }
 
 // TestAssessShapeCap: 61 branch instances (a oneOf of 60 variants and a
-// nullable field) have more than MaxShapes distinct shapes; the verdict
+// nullable field) have more than jsonschema.MaxShapes distinct shapes; the verdict
 // stands over the sample and says so.
 func TestAssessShapeCap(t *testing.T) {
 	var alts []string
@@ -257,10 +258,10 @@ func TestAssessShapeCap(t *testing.T) {
 		alts = append(alts, fmt.Sprintf(`{"type":"object","properties":{"kind":{"const":"k%d"},"note":{"type":"string"}},"required":["kind"]}`, i))
 	}
 	a := Assess(json.RawMessage(obj(`{"v":{"oneOf":[`+strings.Join(alts, ",")+`]},"n":{"type":["integer","null"],"minimum":1}}`, `["v","n"]`)))
-	if a.Contract != ContractEnforceable || a.Shapes != MaxShapes || !a.ShapesCapped || a.ShapesRejected != MaxShapes {
+	if a.Contract != ContractEnforceable || a.Shapes != jsonschema.MaxShapes || !a.ShapesCapped || a.ShapesRejected != jsonschema.MaxShapes {
 		t.Fatalf("got %s, shapes %d/%d rejected, capped %v: %s", a.Contract, a.ShapesRejected, a.Shapes, a.ShapesCapped, a.Reason)
 	}
-	if !strings.Contains(a.Reason, fmt.Sprintf("shape cap of %d reached", MaxShapes)) {
+	if !strings.Contains(a.Reason, fmt.Sprintf("shape cap of %d reached", jsonschema.MaxShapes)) {
 		t.Errorf("reason %q does not mention the shape cap", a.Reason)
 	}
 }

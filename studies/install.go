@@ -1,0 +1,588 @@
+package studies
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+)
+
+// InstallLogName is the install log study install writes beside
+// servers.json and study run reads from there.
+const InstallLogName = "install-log.json"
+
+// Install statuses of a unit and of a server.
+const (
+	InstallOK     = "installed"
+	InstallFailed = "failed"
+)
+
+// InstallOptions tune study install.
+type InstallOptions struct {
+	// Jobs bounds how many install units run at once (default 4).
+	Jobs int
+	// Timeout bounds one unit (default 10 minutes).
+	Timeout time.Duration
+	// FindLinks installs PyPI packages from this directory alone
+	// (pip --no-index --find-links), with no index: the offline path.
+	FindLinks string
+	// CacheDir holds the package managers' caches (npm's cache, Go's module
+	// and build caches); default .cache beside servers.json.
+	CacheDir string
+	// Python is the interpreter that makes the venvs (default python3).
+	Python string
+	// Only installs these entries (by name) when set.
+	Only []string
+	// Force reinstalls an npm project that an earlier install completed
+	// from the same lockfile (by default it is reused).
+	Force bool
+	// Progress, when set, is called (never concurrently) after each unit.
+	Progress func(InstallUnit)
+	// Now is the clock of the log (default time.Now).
+	Now func() time.Time
+	// TempDir is the parent of each unit's scratch HOME (default
+	// os.TempDir()).
+	TempDir string
+}
+
+// InstallLog is what study install did: one unit per install command, and
+// per server the unit that installed it. study run turns a failed install
+// into a failed row (failure "install") and records the install time apart
+// from the scan's.
+type InstallLog struct {
+	SpecHash   string        `json:"spec_hash"`
+	StartedAt  string        `json:"started_at"`
+	FinishedAt string        `json:"finished_at"`
+	DurationMS int64         `json:"duration_ms"`
+	Jobs       int           `json:"jobs"`
+	Units      []InstallUnit `json:"units"`
+	// Servers maps each entry installed (or tried) to its outcome.
+	Servers map[string]InstallRecord `json:"servers"`
+}
+
+// InstallUnit is one install command: an npm project directory (npm ci), a
+// Go binary (go install), a venv (pip install) or an image (docker pull).
+type InstallUnit struct {
+	Key      string   `json:"key"`
+	Registry string   `json:"registry"`
+	Servers  []string `json:"servers"`
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason,omitempty"`
+	// DurationMS is the unit's wall time.
+	DurationMS int64 `json:"duration_ms"`
+	// Reused: an earlier install of the same lockfile was kept (npm).
+	Reused bool `json:"reused,omitempty"`
+	// Output is the tail of what the commands printed, on failure.
+	Output []string `json:"output,omitempty"`
+	// Missing says, by server, why a unit that installed did not leave
+	// that server's command executable (the server's install failed).
+	Missing map[string]string `json:"missing,omitempty"`
+}
+
+// InstallRecord is one server's install outcome.
+type InstallRecord struct {
+	Package string `json:"package"`
+	Unit    string `json:"unit"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	// InstallMS is the wall time of its unit (shared by the unit's servers).
+	InstallMS int64 `json:"install_ms"`
+}
+
+// ReadInstallLog reads an install log.
+func ReadInstallLog(path string) (*InstallLog, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var l InstallLog
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &l, nil
+}
+
+// WriteInstallLog writes l as indented JSON.
+func WriteInstallLog(path string, l *InstallLog) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// record returns the install outcome of e, if the log has one for its
+// package as servers.json pins it now.
+func (l *InstallLog) record(e Entry) (InstallRecord, bool) {
+	if l == nil {
+		return InstallRecord{}, false
+	}
+	r, ok := l.Servers[e.Name]
+	if !ok || r.Package != e.Package {
+		return InstallRecord{}, false
+	}
+	return r, true
+}
+
+// unit is a planned install command and the entries it serves.
+type unit struct {
+	key, registry string
+	entries       []Entry
+	// dir is the npm project, the Go GOBIN or the venv.
+	dir string
+	// commands are the resolved paths the unit must leave executable, by
+	// entry name ("node:PATH" for a script node runs, which need only exist).
+	commands map[string]string
+	// pkg is the Go package or PyPI requirement, or the OCI image.
+	pkg string
+	// requirements is a PyPI lock (name==version --hash=sha256:…).
+	requirements string
+	// err is a planning failure: the entry cannot be installed.
+	err error
+}
+
+// planInstall groups the entries that have a package into install units,
+// sorted by key. Excluded, disabled and package-less entries have none.
+func planInstall(spec *Spec, only []string) []*unit {
+	units := map[string]*unit{}
+	add := func(u *unit, e Entry, command string) {
+		if have, ok := units[u.key]; ok {
+			u = have
+		} else {
+			units[u.key] = u
+		}
+		u.entries = append(u.entries, e)
+		if command != "" {
+			if u.commands == nil {
+				u.commands = map[string]string{}
+			}
+			u.commands[e.Name] = command
+		}
+	}
+	for _, e := range spec.Servers {
+		if e.Package == "" || e.Disabled || e.Excluded != "" || (len(only) > 0 && !slices.Contains(only, e.Name)) {
+			continue
+		}
+		command := e.Command
+		if e.Launch != nil {
+			command = e.Launch.Command
+		}
+		reg := e.PackageRegistry()
+		args := e.Args
+		if e.Launch != nil {
+			args = e.Launch.Args
+		}
+		// npm's entries may run a package's script with node.
+		viaNode := reg == RegistryNPM && command == "node" && len(args) > 0
+		if viaNode {
+			command = args[0]
+		}
+		path := ""
+		if strings.ContainsRune(command, '/') {
+			path = clientconfig.ResolvePath(strings.ReplaceAll(command, "${SPEC_DIR}", spec.Dir), spec.Dir)
+		} else if reg == RegistryNPM || reg == RegistryPyPI {
+			// A bare command (npx, uvx) installs the package itself when
+			// it starts: there is nothing for study install to do.
+			continue
+		}
+		switch reg {
+		case RegistryNPM:
+			dir, ok := npmProject(path)
+			if !ok {
+				add(&unit{key: "npm " + e.Name, registry: reg, err: fmt.Errorf("command %q is not under a node_modules directory: nothing to install it from", command)}, e, "")
+				continue
+			}
+			if viaNode {
+				// A script node runs need not be executable itself.
+				path = "node:" + path
+			}
+			add(&unit{key: "npm ci " + rel(spec.Dir, dir), registry: reg, dir: dir}, e, path)
+		case RegistryGo:
+			if path == "" {
+				add(&unit{key: "go " + e.Name, registry: reg, err: fmt.Errorf("command %q is not a path: go install needs a GOBIN", command)}, e, "")
+				continue
+			}
+			dir := filepath.Dir(path)
+			add(&unit{key: "go install " + e.Package + " " + rel(spec.Dir, dir), registry: reg, dir: dir, pkg: e.Package}, e, path)
+		case RegistryPyPI:
+			if path == "" || filepath.Base(filepath.Dir(path)) != "bin" {
+				add(&unit{key: "pypi " + e.Name, registry: reg, err: fmt.Errorf("command %q is not VENV/bin/SCRIPT: nothing to install it into", command)}, e, "")
+				continue
+			}
+			venv := filepath.Dir(filepath.Dir(path))
+			u := &unit{key: "pip install " + rel(spec.Dir, venv), registry: reg, dir: venv, pkg: e.PackageName() + "==" + e.PackageVersion()}
+			if req := filepath.Join(filepath.Dir(venv), "requirements.txt"); fileExists(req) {
+				u.requirements = req
+			}
+			add(u, e, path)
+		case RegistryOCI:
+			add(&unit{key: "docker pull " + e.Package, registry: reg, pkg: e.Package}, e, "")
+		}
+	}
+	var out []*unit
+	for _, u := range units {
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b *unit) int { return cmp.Compare(a.key, b.key) })
+	return out
+}
+
+// npmProject returns the directory holding node_modules in path.
+func npmProject(path string) (string, bool) {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 1; i > 0; i-- {
+		if parts[i] == "node_modules" {
+			return filepath.FromSlash(strings.Join(parts[:i], "/")), true
+		}
+	}
+	return "", false
+}
+
+func rel(base, path string) string {
+	if r, err := filepath.Rel(base, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// Install installs the pinned package of every entry of spec under the
+// study directory: npm projects from their committed lockfiles (npm ci,
+// install scripts off), Go binaries with go install MODULE/PKG@VERSION
+// into the command's directory, PyPI packages into a venv per server with
+// pip (hash-checked when a requirements.txt lock sits beside the venv),
+// OCI images with docker pull. Each unit runs with a scratch HOME and
+// working directory, an environment without credentials, and a time bound.
+// A failed unit is a record, never an error: Install returns an error only
+// when ctx ends first.
+func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, error) {
+	if o.Jobs <= 0 {
+		o.Jobs = 4
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Python == "" {
+		o.Python = "python3"
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(spec.Dir, ".cache")
+	}
+	if abs, err := filepath.Abs(o.CacheDir); err == nil {
+		o.CacheDir = abs
+	}
+	units := planInstall(spec, o.Only)
+	start := o.Now()
+	log := &InstallLog{SpecHash: spec.Hash, StartedAt: start.UTC().Format(time.RFC3339), Jobs: o.Jobs,
+		Units: make([]InstallUnit, len(units)), Servers: map[string]InstallRecord{}}
+	var mu sync.Mutex
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Jobs, max(len(units), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				res := runUnit(ctx, spec, units[i], o)
+				mu.Lock()
+				log.Units[i] = res
+				for _, e := range units[i].entries {
+					rec := InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
+					if why, ok := res.Missing[e.Name]; ok {
+						rec.Status, rec.Reason = InstallFailed, why
+					}
+					log.Servers[e.Name] = rec
+				}
+				if o.Progress != nil {
+					o.Progress(res)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range units {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("install interrupted: %w", err)
+	}
+	end := o.Now()
+	log.FinishedAt = end.UTC().Format(time.RFC3339)
+	log.DurationMS = end.Sub(start).Milliseconds()
+	return log, nil
+}
+
+// runUnit runs one unit's commands in a scratch HOME.
+func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) InstallUnit {
+	res := InstallUnit{Key: u.key, Registry: u.registry, Status: InstallOK}
+	for _, e := range u.entries {
+		res.Servers = append(res.Servers, e.Name)
+	}
+	fail := func(reason string, out []string) InstallUnit {
+		res.Status, res.Reason, res.Output = InstallFailed, reason, out
+		return res
+	}
+	if u.err != nil {
+		return fail(u.err.Error(), nil)
+	}
+	t0 := time.Now()
+	fail = func(reason string, out []string) InstallUnit {
+		res.Status, res.Reason, res.Output = InstallFailed, reason, out
+		res.DurationMS = time.Since(t0).Milliseconds()
+		return res
+	}
+	scratch, err := os.MkdirTemp(o.TempDir, "mcpdrill-install-")
+	if err != nil {
+		return fail(fmt.Sprintf("creating a scratch directory: %v", err), nil)
+	}
+	defer os.RemoveAll(scratch)
+	uctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	env := installEnv(scratch, o.CacheDir)
+	// The cache may sit inside the spec directory: it is named first.
+	clean := strings.NewReplacer(scratch, "${WORK_DIR}", o.CacheDir, "${CACHE_DIR}", spec.Dir, "${SPEC_DIR}").Replace
+	var out tailBuffer
+	out.max = 40
+	run := func(name string, args []string, extra ...string) error {
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(slices.Clone(env), extra...)
+		cmd.Dir = scratch
+		cmd.Stdout, cmd.Stderr = &out, &out
+		return runBounded(uctx, cmd)
+	}
+	var steps [][]string
+	var stepEnv []string
+	switch u.registry {
+	case RegistryNPM:
+		if !fileExists(filepath.Join(u.dir, "package-lock.json")) {
+			return fail("no package-lock.json in "+rel(spec.Dir, u.dir)+": the study installs npm packages from a committed lockfile only", nil)
+		}
+		if !o.Force && npmInstalled(u.dir) {
+			res.Reused = true
+			break
+		}
+		steps = append(steps, []string{"npm", "ci", "--prefix", u.dir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"})
+	case RegistryGo:
+		if err := os.MkdirAll(u.dir, 0o755); err != nil {
+			return fail(err.Error(), nil)
+		}
+		stepEnv = []string{"GOBIN=" + u.dir}
+		steps = append(steps, []string{"go", "install", u.pkg})
+	case RegistryPyPI:
+		// The venv gets no pip of its own (ensurepip takes most of a
+		// minute); the interpreter's pip installs into it (--python).
+		steps = append(steps, []string{o.Python, "-m", "venv", "--clear", "--without-pip", u.dir})
+		pip := []string{o.Python, "-m", "pip", "--python", filepath.Join(u.dir, "bin", "python"), "install", "--no-input", "--disable-pip-version-check", "--retries", "1", "--timeout", "15"}
+		if o.FindLinks != "" {
+			pip = append(pip, "--no-index", "--find-links", o.FindLinks)
+		}
+		if u.requirements != "" {
+			pip = append(pip, "--require-hashes", "--no-deps", "-r", u.requirements)
+		} else {
+			pip = append(pip, u.pkg)
+		}
+		steps = append(steps, pip)
+	case RegistryOCI:
+		steps = append(steps, []string{"docker", "pull", u.pkg})
+	}
+	for _, s := range steps {
+		if _, err := exec.LookPath(s[0]); err != nil && !filepath.IsAbs(s[0]) {
+			return fail(fmt.Sprintf("%s is not installed on this machine", s[0]), nil)
+		}
+		if err := run(s[0], s[1:], stepEnv...); err != nil {
+			lines := cleanLines(out.Lines(), clean)
+			return fail(installReason(s, err, lines, uctx, o.Timeout, clean), lines)
+		}
+	}
+	for name, c := range u.commands {
+		c, script := strings.CutPrefix(c, "node:")
+		if st, err := os.Stat(c); err != nil || st.IsDir() || (!script && st.Mode()&0o111 == 0) {
+			if res.Missing == nil {
+				res.Missing = map[string]string{}
+			}
+			what := "an executable"
+			if script {
+				what = "a file"
+			}
+			res.Missing[name] = fmt.Sprintf("installed, but %s is not %s", clean(c), what)
+		}
+	}
+	res.DurationMS = time.Since(t0).Milliseconds()
+	return res
+}
+
+// npmInstalled: npm ci completed in dir after its lockfile last changed
+// (npm writes node_modules/.package-lock.json last).
+func npmInstalled(dir string) bool {
+	lock, err1 := os.Stat(filepath.Join(dir, "package-lock.json"))
+	done, err2 := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	return err1 == nil && err2 == nil && done.ModTime().After(lock.ModTime())
+}
+
+// installReason says why a step failed: the time bound, or the step's exit
+// and the line of its output that names the error.
+func installReason(step []string, err error, lines []string, ctx context.Context, timeout time.Duration, clean func(string) string) string {
+	what := strings.Join(step[:min(len(step), 2)], " ")
+	if len(step) > 2 && step[1] == "-m" {
+		what = strings.Join(step[:3], " ")
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("%s did not finish within %s", what, timeout)
+	}
+	reason := fmt.Sprintf("%s: %s", what, clean(exitText(err)))
+	if l := errorLine(lines); l != "" {
+		reason += ": " + l
+	}
+	return reason
+}
+
+// errorLine picks the line of an installer's output that names the error:
+// npm's "npm error code"/"404" lines, pip's "ERROR:", Go's "go: ".
+func errorLine(lines []string) string {
+	pick := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		low := strings.ToLower(t)
+		switch {
+		case t == "":
+		case strings.HasPrefix(low, "npm error code") || strings.HasPrefix(low, "npm err! code"):
+			if pick == "" {
+				pick = t
+			}
+		case strings.HasPrefix(t, "ERROR:") || strings.HasPrefix(t, "go: ") || strings.Contains(low, "error:"):
+			pick = t
+		}
+	}
+	if pick == "" && len(lines) > 0 {
+		pick = strings.TrimSpace(lines[len(lines)-1])
+	}
+	if len(pick) > 300 {
+		pick = pick[:300] + "…"
+	}
+	return pick
+}
+
+// installEnv is the environment of every install command: the toolchain
+// and network settings of this one (PATH, locale, certificate bundles,
+// proxies, Go's module settings), a scratch HOME and TMPDIR, and the
+// package managers' caches under cacheDir; nothing else, so no token or
+// key of the caller's reaches an install script or a package manager.
+func installEnv(scratch, cacheDir string) []string {
+	env := []string{
+		"HOME=" + scratch,
+		"TMPDIR=" + scratch,
+		"npm_config_cache=" + filepath.Join(cacheDir, "npm"),
+		"npm_config_update_notifier=false",
+		"npm_config_fund=false",
+		"npm_config_audit=false",
+		"GOMODCACHE=" + filepath.Join(cacheDir, "go", "mod"),
+		"GOCACHE=" + filepath.Join(cacheDir, "go", "build"),
+		"GOPATH=" + filepath.Join(cacheDir, "go", "path"),
+		"GOFLAGS=-mod=mod",
+		"PIP_CACHE_DIR=" + filepath.Join(cacheDir, "pip"),
+		"PIP_DISABLE_PIP_VERSION_CHECK=1",
+		"DO_NOT_TRACK=1",
+	}
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
+		"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOTOOLCHAIN", "GOROOT",
+		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// runBounded runs cmd in its own process group and ends the group when ctx
+// ends.
+func runBounded(ctx context.Context, cmd *exec.Cmd) error {
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		kill(cmd)
+		return err
+	case <-ctx.Done():
+		terminate(cmd)
+		select {
+		case err := <-done:
+			kill(cmd)
+			return err
+		case <-time.After(3 * time.Second):
+			kill(cmd)
+			return <-done
+		}
+	}
+}
+
+// InstallSummary is the text study install prints at the end.
+func InstallSummary(w io.Writer, l *InstallLog) {
+	ok, failed := 0, 0
+	by := map[string][2]int{}
+	for _, u := range l.Units {
+		c := by[u.Registry]
+		if u.Status == InstallOK {
+			ok++
+			c[0]++
+		} else {
+			failed++
+			c[1]++
+		}
+		by[u.Registry] = c
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "installed %d of %d units (%d servers) in %s", ok, ok+failed, len(l.Servers), (time.Duration(l.DurationMS) * time.Millisecond).Round(time.Second))
+	regs := make([]string, 0, len(by))
+	for r := range by {
+		regs = append(regs, r)
+	}
+	slices.Sort(regs)
+	for _, r := range regs {
+		fmt.Fprintf(&b, "; %s %d ok, %d failed", r, by[r][0], by[r][1])
+	}
+	b.WriteString("\n")
+	for _, u := range l.Units {
+		if u.Status != InstallOK {
+			fmt.Fprintf(&b, "  failed: %s (%s): %s\n", u.Key, strings.Join(u.Servers, ", "), u.Reason)
+		}
+		names := make([]string, 0, len(u.Missing))
+		for n := range u.Missing {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			fmt.Fprintf(&b, "  failed: %s: %s\n", n, u.Missing[n])
+		}
+	}
+	_, _ = w.Write(b.Bytes())
+}

@@ -80,6 +80,27 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// shardFixture writes a servers.json of five servers: four testbed
+// profiles and a command that is not installed.
+func shardFixture(t *testing.T) (bin, dir, spec string) {
+	t.Helper()
+	bin = testutil.Binary(t)
+	dir = t.TempDir()
+	servers := map[string]any{"missing": map[string]any{"command": "bin/not-installed"}}
+	for _, p := range []string{"good", "vacuous", "legacy", "modern"} {
+		servers[p] = map[string]any{"command": bin, "args": []string{"testbed", "--profile", p}, "sdk": "testbed"}
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(spec, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir, spec
+}
+
 // TestShardProcesses runs every shard of a study as its own process at
 // the same time, as the pods of a Kubernetes Indexed Job do (--shard auto
 // with JOB_COMPLETION_INDEX), merges the parts with the CLI and checks the
@@ -89,26 +110,13 @@ func TestShardProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess study")
 	}
-	bin := testutil.Binary(t)
-	dir := t.TempDir()
-	servers := map[string]any{"missing": map[string]any{"command": "bin/not-installed"}}
-	for _, p := range []string{"good", "vacuous", "legacy", "modern"} {
-		servers[p] = map[string]any{"command": bin, "args": []string{"testbed", "--profile", p}, "sdk": "testbed"}
-	}
-	b, err := json.Marshal(map[string]any{"mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := filepath.Join(dir, "servers.json")
-	if err := os.WriteFile(spec, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, dir, spec := shardFixture(t)
 	flags := []string{"-q", "-j", "2", "--timeout", "30s", "--request-timeout", "3s"}
 	whole := filepath.Join(dir, "whole.json")
 	runCLI(t, bin, append([]string{"study", "run", spec, "-o", whole}, flags...)...)
 	res, _ := readResults(t, whole)
-	if len(res.Servers) != len(servers) {
-		t.Fatalf("unsharded run: %d rows, want %d", len(res.Servers), len(servers))
+	if len(res.Servers) != 5 {
+		t.Fatalf("unsharded run: %d rows, want 5", len(res.Servers))
 	}
 
 	for _, tc := range []struct {
@@ -157,8 +165,8 @@ func TestShardProcesses(t *testing.T) {
 				}
 				rows += len(r.Servers)
 			}
-			if rows != len(servers) {
-				t.Fatalf("the shards hold %d rows, want %d", rows, len(servers))
+			if rows != len(res.Servers) {
+				t.Fatalf("the shards hold %d rows, want %d", rows, len(res.Servers))
 			}
 			merged := filepath.Join(dir, "merged-"+strings.ReplaceAll(tc.shard, "/", "-")+".json")
 			runCLI(t, bin, append([]string{"study", "merge", "-o", merged}, parts...)...)
@@ -173,29 +181,32 @@ func TestShardProcesses(t *testing.T) {
 	}
 }
 
-// TestStudyWorkflow checks the GitHub Actions workflow hangs together: a
-// matrix of shards 1..N, each job scanning shard K of the matrix's size and
-// uploading its part; a merge job after them that downloads the parts and
-// merges them; a report job after the merge.
-func TestStudyWorkflow(t *testing.T) {
-	type step struct {
-		Uses string            `yaml:"uses"`
-		Run  string            `yaml:"run"`
-		With map[string]string `yaml:"with"`
-	}
-	type job struct {
-		Needs    any `yaml:"needs"`
-		Strategy struct {
-			FailFast *bool `yaml:"fail-fast"`
-			Matrix   struct {
-				Shard []int `yaml:"shard"`
-			} `yaml:"matrix"`
-		} `yaml:"strategy"`
-		Steps []step `yaml:"steps"`
-	}
-	var wf struct {
-		Jobs map[string]job `yaml:"jobs"`
-	}
+// The parts of the study workflow the tests read.
+type ghStep struct {
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	With map[string]string `yaml:"with"`
+}
+
+type ghJob struct {
+	Needs    any `yaml:"needs"`
+	Strategy struct {
+		FailFast *bool `yaml:"fail-fast"`
+		Matrix   struct {
+			Shard []int `yaml:"shard"`
+		} `yaml:"matrix"`
+	} `yaml:"strategy"`
+	Steps []ghStep `yaml:"steps"`
+}
+
+type ghWorkflow struct {
+	Env  map[string]string `yaml:"env"`
+	Jobs map[string]ghJob  `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T) ghWorkflow {
+	t.Helper()
+	var wf ghWorkflow
 	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), ".github", "workflows", "study.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +214,85 @@ func TestStudyWorkflow(t *testing.T) {
 	if err := yaml.Unmarshal(b, &wf); err != nil {
 		t.Fatal(err)
 	}
-	runs := func(j job, what string) []step {
-		var out []step
+	return wf
+}
+
+// TestStudyWorkflowRuns runs the workflow's study steps as the runners
+// would, in bash on this machine: each shard job's scan step with its
+// matrix values and the workflow's environment, the parts gathered as the
+// download step does, then the merge and report steps (go run
+// ./cmd/mcpdrill replaced by the built binary). The merge equals an
+// unsharded run with the workflow's flags outside meta.
+func TestStudyWorkflowRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess study")
+	}
+	bin, dir, spec := shardFixture(t)
+	wf := readWorkflow(t)
+	script := func(job, what string) string {
+		for _, s := range wf.Jobs[job].Steps {
+			if strings.Contains(s.Run, what) {
+				return s.Run
+			}
+		}
+		t.Fatalf("job %s has no step running %q", job, what)
+		return ""
+	}
+	env := append(os.Environ(), "SERVERS="+spec, "STUDY_FLAGS="+wf.Env["STUDY_FLAGS"], "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	bash := func(wd, s string) {
+		t.Helper()
+		cmd := exec.Command("bash", "-e", "-c", strings.ReplaceAll(s, "go run ./cmd/mcpdrill ", "mcpdrill "))
+		cmd.Dir, cmd.Env = wd, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", s, err, out)
+		}
+	}
+	bash(dir, "mcpdrill study run \"$SERVERS\" $STUDY_FLAGS -q -o whole.json")
+	res, _ := readResults(t, filepath.Join(dir, "whole.json"))
+
+	shards := wf.Jobs["shard"].Strategy.Matrix.Shard
+	parts := filepath.Join(dir, "parts")
+	if err := os.Mkdir(parts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range shards {
+		run := strings.NewReplacer("${{ matrix.shard }}", fmt.Sprint(k), "${{ strategy.job-total }}", fmt.Sprint(len(shards))).Replace(script("shard", "study run"))
+		runner := filepath.Join(dir, fmt.Sprintf("runner-%d", k))
+		if err := os.Mkdir(runner, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bash(runner, run)
+		// download-artifact with merge-multiple: every part in parts/.
+		name := fmt.Sprintf("shard-%d.json", k)
+		b, err := os.ReadFile(filepath.Join(runner, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(parts, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bash(dir, script("merge", "study merge"))
+	bash(dir, script("report", "study report"))
+	m, _ := readResults(t, filepath.Join(dir, "results.json"))
+	if got, want := withoutMeta(t, m), withoutMeta(t, res); got != want {
+		t.Fatalf("the workflow's merge differs from the unsharded run:\n--- merged\n%s\n--- whole\n%s", got, want)
+	}
+	for _, f := range []string{"SUMMARY.md", "index.html"} {
+		if _, err := os.Stat(filepath.Join(dir, "report", f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestStudyWorkflow checks the GitHub Actions workflow hangs together: a
+// matrix of shards 1..N, each job scanning shard K of the matrix's size and
+// uploading its part; a merge job after them that downloads the parts and
+// merges them; a report job after the merge.
+func TestStudyWorkflow(t *testing.T) {
+	wf := readWorkflow(t)
+	runs := func(j ghJob, what string) []ghStep {
+		var out []ghStep
 		for _, s := range j.Steps {
 			if strings.Contains(s.Run, what) || strings.HasPrefix(s.Uses, what) {
 				out = append(out, s)
@@ -246,70 +334,76 @@ func TestStudyWorkflow(t *testing.T) {
 	}
 }
 
+// The parts of a Kubernetes manifest the tests read.
+type k8sContainer struct {
+	Command []string `yaml:"command"`
+	Args    []string `yaml:"args"`
+	Env     []struct {
+		Name      string `yaml:"name"`
+		Value     string `yaml:"value"`
+		ValueFrom struct {
+			FieldRef struct {
+				FieldPath string `yaml:"fieldPath"`
+			} `yaml:"fieldRef"`
+		} `yaml:"valueFrom"`
+	} `yaml:"env"`
+	VolumeMounts []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+	} `yaml:"volumeMounts"`
+}
+type k8sObject struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		CompletionMode string `yaml:"completionMode"`
+		Completions    int    `yaml:"completions"`
+		Parallelism    int    `yaml:"parallelism"`
+		Template       struct {
+			Spec struct {
+				RestartPolicy string         `yaml:"restartPolicy"`
+				Containers    []k8sContainer `yaml:"containers"`
+				Volumes       []struct {
+					Name string `yaml:"name"`
+					PVC  struct {
+						ClaimName string `yaml:"claimName"`
+					} `yaml:"persistentVolumeClaim"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+// readManifest decodes the objects of a manifest in deploy/kubernetes.
+func readManifest(t *testing.T, name string) []k8sObject {
+	t.Helper()
+	f, err := os.Open(filepath.Join(testutil.ModuleRoot(t), "deploy", "kubernetes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []k8sObject
+	dec := yaml.NewDecoder(f)
+	for {
+		var o k8sObject
+		if err := dec.Decode(&o); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, o)
+	}
+}
+
 // TestStudyJobManifest checks the Kubernetes manifests: an Indexed Job
 // whose pods run study run --shard auto with MCPDRILL_SHARD_COUNT equal to
 // completions and JOB_COMPLETION_INDEX from the pod's annotation, writing
 // their part to the volume the merge job reads.
 func TestStudyJobManifest(t *testing.T) {
-	type container struct {
-		Command []string `yaml:"command"`
-		Args    []string `yaml:"args"`
-		Env     []struct {
-			Name      string `yaml:"name"`
-			Value     string `yaml:"value"`
-			ValueFrom struct {
-				FieldRef struct {
-					FieldPath string `yaml:"fieldPath"`
-				} `yaml:"fieldRef"`
-			} `yaml:"valueFrom"`
-		} `yaml:"env"`
-		VolumeMounts []struct {
-			Name      string `yaml:"name"`
-			MountPath string `yaml:"mountPath"`
-		} `yaml:"volumeMounts"`
-	}
-	type object struct {
-		Kind     string `yaml:"kind"`
-		Metadata struct {
-			Name string `yaml:"name"`
-		} `yaml:"metadata"`
-		Spec struct {
-			CompletionMode string `yaml:"completionMode"`
-			Completions    int    `yaml:"completions"`
-			Parallelism    int    `yaml:"parallelism"`
-			Template       struct {
-				Spec struct {
-					RestartPolicy string      `yaml:"restartPolicy"`
-					Containers    []container `yaml:"containers"`
-					Volumes       []struct {
-						Name string `yaml:"name"`
-						PVC  struct {
-							ClaimName string `yaml:"claimName"`
-						} `yaml:"persistentVolumeClaim"`
-					} `yaml:"volumes"`
-				} `yaml:"spec"`
-			} `yaml:"template"`
-		} `yaml:"spec"`
-	}
-	read := func(name string) []object {
-		f, err := os.Open(filepath.Join(testutil.ModuleRoot(t), "deploy", "kubernetes", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		var out []object
-		dec := yaml.NewDecoder(f)
-		for {
-			var o object
-			if err := dec.Decode(&o); err != nil {
-				if errors.Is(err, io.EOF) {
-					return out
-				}
-				t.Fatalf("%s: %v", name, err)
-			}
-			out = append(out, o)
-		}
-	}
+	read := func(name string) []k8sObject { return readManifest(t, name) }
 	var claim string
 	for _, o := range read("study-job.yaml") {
 		switch o.Kind {
@@ -356,5 +450,105 @@ func TestStudyJobManifest(t *testing.T) {
 	}
 	if v := merge[0].Spec.Template.Spec.Volumes; claim == "" || len(v) != 1 || v[0].PVC.ClaimName != claim {
 		t.Errorf("the merge job mounts %+v, want claim %q", v, claim)
+	}
+}
+
+// TestStudyJobRuns runs the Kubernetes manifests' commands as the cluster
+// would, on this machine: every index of the Indexed Job with its pod's
+// environment and $(VAR) expanded in its arguments (four pods at a time),
+// then the merge job's shell command, the image's paths (/study, /results)
+// and binary replaced by the test's. The merged results equal an unsharded
+// run with the same flags outside meta, and the report is written.
+func TestStudyJobRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess study")
+	}
+	bin, dir, spec := shardFixture(t)
+	results := filepath.Join(dir, "results")
+	if err := os.Mkdir(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.NewReplacer("/study/servers.json", spec, "/results/", results+string(filepath.Separator))
+	var job, merge k8sObject
+	for _, o := range readManifest(t, "study-job.yaml") {
+		if o.Kind == "Job" {
+			job = o
+		}
+	}
+	if m := readManifest(t, "study-merge-job.yaml"); len(m) == 1 {
+		merge = m[0]
+	}
+	if len(job.Spec.Template.Spec.Containers) != 1 || len(merge.Spec.Template.Spec.Containers) != 1 {
+		t.Fatal("the manifests do not hold the two jobs")
+	}
+	pod := job.Spec.Template.Spec.Containers[0]
+	var wholeArgs []string
+	for i := 0; i < len(pod.Args); i++ {
+		switch pod.Args[i] {
+		case "--shard", "-o":
+			i++
+		default:
+			wholeArgs = append(wholeArgs, local.Replace(pod.Args[i]))
+		}
+	}
+	whole := filepath.Join(dir, "whole.json")
+	runCLI(t, bin, append(wholeArgs, "-o", whole)...)
+	res, _ := readResults(t, whole)
+
+	sem := make(chan struct{}, 4)
+	errs := make([]error, job.Spec.Completions)
+	var wg sync.WaitGroup
+	for i := range job.Spec.Completions {
+		env := map[string]string{}
+		for _, e := range pod.Env {
+			env[e.Name] = e.Value
+			if e.ValueFrom.FieldRef.FieldPath == "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+				env[e.Name] = fmt.Sprint(i)
+			}
+		}
+		var args []string
+		for _, a := range pod.Args {
+			args = append(args, local.Replace(os.Expand(strings.NewReplacer("$(", "${", ")", "}").Replace(a), func(k string) string { return env[k] })))
+		}
+		cmd := exec.Command(bin, args...)
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Env = append(os.Environ(), cmd.Env...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("index %d: %w\n%s", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := merge.Spec.Template.Spec.Containers[0]
+	if len(c.Command) != 2 || c.Command[0] != "sh" || c.Command[1] != "-c" || len(c.Args) != 1 {
+		t.Fatalf("merge job command %q %q: want sh -c SCRIPT", c.Command, c.Args)
+	}
+	script := strings.ReplaceAll(local.Replace(c.Args[0]), "mcpdrill ", bin+" ")
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("merge job: %v\n%s", err, out)
+	}
+	m, _ := readResults(t, filepath.Join(results, "results.json"))
+	if got, want := withoutMeta(t, m), withoutMeta(t, res); got != want {
+		t.Fatalf("the jobs' merge differs from the unsharded run:\n--- merged\n%s\n--- whole\n%s", got, want)
+	}
+	if len(m.Meta.Shards) != job.Spec.Completions {
+		t.Errorf("%d shards merged, want %d", len(m.Meta.Shards), job.Spec.Completions)
+	}
+	for _, f := range []string{"SUMMARY.md", "index.html"} {
+		if _, err := os.Stat(filepath.Join(results, "report", f)); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 DEMO_PROFILE ?= vacuous
 STUDY_DIR := studies/pilot
+ECOSYSTEM_DIR := studies/ecosystem
 FUZZTIME  ?= 20s
 
 # Real npm MCP servers (pinned in testdata/npm/package-lock.json) for integration tests.
@@ -16,7 +17,7 @@ export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
 export MCPDRILL_NPM_FILESYSTEM  := $(NPM_BIN)/mcp-server-filesystem
 export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
-.PHONY: all build test test-short bench fuzz lint demo npm conformance study screenshot clean
+.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke screenshot clean
 
 all: build
 
@@ -62,6 +63,19 @@ study: build
 	$(STUDY_DIR)/install.sh
 	./$(BIN) study run $(STUDY_DIR)/servers.json -o $(STUDY_DIR)/results.json -j 4 --timeout 90s --request-timeout 5s
 	./$(BIN) study report $(STUDY_DIR)/results.json -o $(STUDY_DIR)
+
+# The ecosystem study (studies/ecosystem, METHODOLOGY "The ecosystem study"): installs
+# every pinned package of its population under the study directory (npm projects
+# already installed from the same lockfile are kept), scans them, and reports.
+study-ecosystem: build
+	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4
+	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s
+	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json -o $(ECOSYSTEM_DIR)
+
+# The study pipeline's smoke (CI runs it): a few pinned servers of each registry
+# installed, scanned and reported, every row's outcome checked.
+study-smoke: build
+	studies/smoke/run.sh
 
 # Renders the pilot scoreboard in headless Chromium to out/study/scoreboard.png (not committed).
 screenshot: build

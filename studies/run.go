@@ -57,6 +57,10 @@ type Options struct {
 	// TempDir is the parent of each server's scratch directory (default
 	// os.TempDir()).
 	TempDir string
+	// Installed is study install's log: a server whose install failed is a
+	// failed row (failure "install") without being started, and each
+	// server's install time goes to Meta beside its scan time.
+	Installed *InstallLog
 }
 
 // EventKind says what an Event reports.
@@ -212,12 +216,24 @@ feed:
 
 // runOne launches (when needed) and scans one server. sm is a named result
 // so that the launch's deferred stop can still record its output tail.
-func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (_ Row, sm ServerMeta) {
+func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm ServerMeta) {
+	// Registered first, run last: the launch's stop has recorded its
+	// stderr by then.
+	defer func() { out.Outcome = classify(e, out, sm.Stderr) }()
 	row := identity(e)
-	if e.Disabled {
+	if e.Disabled || e.Excluded != "" {
 		row.Status, row.Reason = StatusSkipped, "disabled in servers.json"
+		if e.Excluded != "" {
+			row.Reason = "excluded: " + e.Excluded
+		}
 		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
 		return row, sm
+	}
+	if rec, ok := o.Installed.record(e); ok {
+		sm.InstallMS = rec.InstallMS
+		if rec.Status != InstallOK {
+			return failedRow(row, FailInstall, rec.Reason), sm
+		}
 	}
 	work, err := os.MkdirTemp(o.TempDir, "mcpdrill-study-")
 	if err != nil {

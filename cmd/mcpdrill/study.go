@@ -54,9 +54,11 @@ func init() {
 					&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
 					&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+					&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
 				}, placeholderFlags()...),
 				Action: studyRun,
 			},
+			studyInstallCommand(),
 			{
 				Name:      "merge",
 				Usage:     "join shard results into one results.json, identical to an unsharded run outside meta",
@@ -136,6 +138,9 @@ func studyRun(c *cli.Context) error {
 	}
 	if o.Inputs, err = parseInputs(c.StringSlice("input")); err != nil {
 		return err
+	}
+	if o.Installed, err = installLogOf(c, abs); err != nil {
+		return exitErr(exitUsage, err)
 	}
 	if ws := c.String("workspace"); ws != "" {
 		if o.Workspace, err = filepath.Abs(ws); err != nil {

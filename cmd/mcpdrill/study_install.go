@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/studies"
+)
+
+// studyInstallCommand is `study install`.
+func studyInstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "install the pinned package of every servers.json entry under the study directory",
+		ArgsUsage: "SERVERS.json",
+		Description: "Each entry with a \"package\" (and neither \"excluded\" nor \"disabled\") is installed by its registry\n" +
+			"(\"registry\", or inferred: a module path whose first element has a dot is Go, else npm):\n" +
+			"  npm   npm ci --ignore-scripts in the project directory holding the command's node_modules, from\n" +
+			"        its committed package-lock.json (entries of one project share one install; a project\n" +
+			"        installed from the same lockfile before is reused unless --force);\n" +
+			"  go    go install MODULE/PKG@VERSION into the command's directory (GOBIN);\n" +
+			"  pypi  a venv per server (the command is VENV/bin/SCRIPT) and pip install of NAME==VERSION, or of\n" +
+			"        the requirements.txt beside the venv with --require-hashes when there is one; with\n" +
+			"        --find-links DIR from that directory alone (--no-index), the offline path;\n" +
+			"  oci   docker pull IMAGE.\n" +
+			"Every install runs with a scratch HOME and working directory, an environment with no credentials\n" +
+			"(PATH, locale, certificates, proxies and Go's module settings only), the package managers' caches\n" +
+			"under --cache-dir, and a time bound. A failed install is recorded, never fatal: study run reads\n" +
+			"the log (" + studies.InstallLogName + " beside servers.json) and keeps such a server as a failed row\n" +
+			"(failure install, outcome failed-install), and records each server's install time in meta apart\n" +
+			"from its scan time.\n\n" +
+			exitCodes("", false),
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 4, Usage: "run `N` installs at once"},
+			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "bound on one install"},
+			&cli.StringFlag{Name: "find-links", Usage: "install PyPI packages from `DIR` alone (pip --no-index --find-links)"},
+			&cli.StringFlag{Name: "cache-dir", Usage: "package managers' caches in `DIR`", DefaultText: ".cache beside servers.json"},
+			&cli.StringFlag{Name: "log", Usage: "write the install log to `FILE`", DefaultText: studies.InstallLogName + " beside servers.json"},
+			&cli.StringSliceFlag{Name: "only", Usage: "install only the entry `NAME` (repeatable)"},
+			&cli.BoolFlag{Name: "force", Usage: "reinstall npm projects already installed from the same lockfile"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+		},
+		Action: studyInstall,
+	}
+}
+
+func studyInstall(c *cli.Context) error {
+	args, err := interspersed(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usageErr("study install: give exactly one servers.json")
+	}
+	data, err := inputfile.Read(args[0])
+	if err != nil {
+		return usageErr("study install: %v", err)
+	}
+	abs, err := filepath.Abs(filepath.Dir(args[0]))
+	if err != nil {
+		return exitErr(exitInternal, err)
+	}
+	spec, err := studies.ParseSpec(data, abs)
+	if err != nil {
+		return exitErr(exitUsage, err)
+	}
+	o := studies.InstallOptions{Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}
+	if fl := c.String("find-links"); fl != "" {
+		if o.FindLinks, err = filepath.Abs(fl); err != nil {
+			return exitErr(exitUsage, err)
+		}
+	}
+	if o.Jobs < 0 || o.Timeout <= 0 {
+		return usageErr("study install: --jobs must be >= 0 and --timeout positive")
+	}
+	if !c.Bool("quiet") {
+		done := 0
+		o.Progress = func(u studies.InstallUnit) {
+			done++
+			fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s (%s)\n", done, u.Status, u.Key, (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+		}
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log, err := studies.Install(ctx, spec, o)
+	if err != nil {
+		return exitErr(exitInternal, err)
+	}
+	dest := c.String("log")
+	if dest == "" {
+		dest = filepath.Join(abs, studies.InstallLogName)
+	}
+	if err := studies.WriteInstallLog(dest, log); err != nil {
+		return exitErr(exitInternal, err)
+	}
+	studies.InstallSummary(c.App.ErrWriter, log)
+	return nil
+}
+
+// installLogOf reads the install log study run uses: --install-log FILE,
+// else the one beside servers.json when it exists (nil when none).
+func installLogOf(c *cli.Context, specDir string) (*studies.InstallLog, error) {
+	path := c.String("install-log")
+	if path == "" {
+		path = filepath.Join(specDir, studies.InstallLogName)
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil
+		}
+	}
+	l, err := studies.ReadInstallLog(path)
+	if err != nil {
+		return nil, fmt.Errorf("--install-log: %w", err)
+	}
+	return l, nil
+}

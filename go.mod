@@ -15,6 +15,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.48.0
+	golang.org/x/tools v0.49.0
 	google.golang.org/protobuf v1.36.12
 )
 

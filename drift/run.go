@@ -52,11 +52,7 @@ type Listing struct {
 // a nil report means nothing was established.
 func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Report, error) {
 	if o.Tracer != nil {
-		if cfg.URL != "" {
-			cfg.HTTPClient = o.Tracer.Client(cfg.HTTPClient)
-		} else {
-			cfg.Observer = o.Tracer.Observer()
-		}
+		cfg = cfg.Traced(o.Tracer)
 		var end func()
 		ctx, end = o.Tracer.Start(ctx, "mcpdrill drift")
 		defer end()

@@ -68,11 +68,7 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	if o.Tracer != nil {
-		if cfg.URL != "" {
-			cfg.HTTPClient = o.Tracer.Client(cfg.HTTPClient)
-		} else {
-			cfg.Observer = o.Tracer.Observer()
-		}
+		cfg = cfg.Traced(o.Tracer)
 		var end func()
 		ctx, end = o.Tracer.Start(ctx, "mcpdrill scan")
 		defer end()

@@ -20,6 +20,24 @@ type Observer func(ctx context.Context, frame []byte, revision string, raw bool)
 
 func noDone(*jsonrpc.Message, error) {}
 
+// Tracing is what a tracer gives a client configuration: a wrapper of the
+// HTTP client, and an Observer of stdio frames.
+type Tracing interface {
+	Client(base *http.Client) *http.Client
+	Observer() func(ctx context.Context, frame []byte, revision string, raw bool) ([]byte, func(*jsonrpc.Message, error))
+}
+
+// Traced returns c with every call observed by t: through the HTTP client
+// for an HTTP target, through Observer for a stdio one.
+func (c Config) Traced(t Tracing) Config {
+	if c.URL != "" {
+		c.HTTPClient = t.Client(c.HTTPClient)
+	} else {
+		c.Observer = t.Observer()
+	}
+	return c
+}
+
 // observe hands one outgoing stdio frame to cfg.Observer.
 func (c *Client) observe(ctx context.Context, frame []byte, hdr http.Header, raw bool) ([]byte, func(*jsonrpc.Message, error)) {
 	if c.cfg.Observer == nil || c.stdio == nil {

@@ -50,8 +50,27 @@ func (s *scanner) modernResultChecks() {
 		s.check(RuleResultType, CheckNotEstablished, "no tools/list page was received")
 		return
 	}
-	var noTTL, noScope, badScope, noType int
-	for _, raw := range s.list.Raw {
+	noTTL, noScope, badScope, noType := cacheHints(s.list.Raw)
+	pages := len(s.list.Raw)
+	if text := cacheHintText(noTTL, noScope, badScope, pages); text != "" {
+		s.find(RuleCacheHints, "", "/ttlMs", text)
+		s.check(RuleCacheHints, CheckFail, "")
+	} else {
+		s.check(RuleCacheHints, CheckPass, "")
+	}
+	if noType > 0 {
+		s.find(RuleResultType, "", "/resultType", fmt.Sprintf("%d of %d tools/list page(s) without resultType", noType, pages))
+		s.check(RuleResultType, CheckFail, "")
+	} else {
+		s.check(RuleResultType, CheckPass, "")
+	}
+}
+
+// cacheHints counts the result pages without a valid ttlMs (an integer
+// >= 0), without cacheScope, with a cacheScope other than public/private,
+// and without resultType.
+func cacheHints(raws []json.RawMessage) (noTTL, noScope, badScope, noType int) {
+	for _, raw := range raws {
 		var page struct {
 			TTLMs      *json.Number `json:"ttlMs"`
 			CacheScope *string      `json:"cacheScope"`
@@ -75,29 +94,23 @@ func (s *scanner) modernResultChecks() {
 			noType++
 		}
 	}
-	pages := len(s.list.Raw)
-	if noTTL+noScope+badScope > 0 {
-		var parts []string
-		if noTTL > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d page(s) without a valid ttlMs", noTTL, pages))
-		}
-		if noScope > 0 {
-			parts = append(parts, fmt.Sprintf("%d without cacheScope", noScope))
-		}
-		if badScope > 0 {
-			parts = append(parts, fmt.Sprintf("%d with a cacheScope other than public/private", badScope))
-		}
-		s.find(RuleCacheHints, "", "/ttlMs", strings.Join(parts, "; "))
-		s.check(RuleCacheHints, CheckFail, "")
-	} else {
-		s.check(RuleCacheHints, CheckPass, "")
+	return noTTL, noScope, badScope, noType
+}
+
+// cacheHintText words the cache-hint counts of pages results; "" when
+// every one carries valid hints.
+func cacheHintText(noTTL, noScope, badScope, pages int) string {
+	var parts []string
+	if noTTL > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d page(s) without a valid ttlMs", noTTL, pages))
 	}
-	if noType > 0 {
-		s.find(RuleResultType, "", "/resultType", fmt.Sprintf("%d of %d tools/list page(s) without resultType", noType, pages))
-		s.check(RuleResultType, CheckFail, "")
-	} else {
-		s.check(RuleResultType, CheckPass, "")
+	if noScope > 0 {
+		parts = append(parts, fmt.Sprintf("%d without cacheScope", noScope))
 	}
+	if badScope > 0 {
+		parts = append(parts, fmt.Sprintf("%d with a cacheScope other than public/private", badScope))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // legacyReplyCheck grades a legacy session's tools/list pages for the

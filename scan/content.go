@@ -134,7 +134,7 @@ func declared(caps json.RawMessage) map[string]bool {
 // completion, and the capability-honesty check. Nothing here calls a tool.
 func (s *scanner) readDepth(ctx context.Context) {
 	caps := declared(s.sess.Capabilities)
-	h := honesty{}
+	h := depth{}
 	templates := s.resources(ctx, caps["resources"], &h)
 	ref := s.prompts(ctx, caps["prompts"], caps["completions"], &h)
 	if ref == nil {
@@ -144,18 +144,46 @@ func (s *scanner) readDepth(ctx context.Context) {
 	s.completion(ctx, caps["completions"], ref, &h)
 	s.undeclared(ctx, caps, ref, &h)
 	s.gradeHonesty(ctx, h)
+	s.contentCacheHints(ctx, caps["resources"] || caps["prompts"], h.cacheable)
 }
 
-// honesty collects what the capability checks saw: the declared
-// capabilities whose methods answered -32601, the undeclared ones whose
-// methods answered with a result, and whether anything was asked at all.
-type honesty struct {
+// contentCacheHints grades, from 2026-07-28, the ttlMs and cacheScope of
+// the resources/list, resources/templates/list, resources/read and
+// prompts/list results the read-only checks received.
+func (s *scanner) contentCacheHints(ctx context.Context, declaredAny bool, results []json.RawMessage) {
+	switch {
+	case !mcp.IsModern(s.sess.Revision):
+		s.check(RuleContentCacheHints, CheckNotApplicable, "legacy revision")
+		return
+	case !declaredAny:
+		s.check(RuleContentCacheHints, CheckNotApplicable, "neither resources nor prompts declared")
+		return
+	case len(results) == 0:
+		s.notEstablishedCheck(ctx, RuleContentCacheHints, "no resources or prompts result was received")
+		return
+	}
+	noTTL, noScope, badScope, _ := cacheHints(results)
+	if text := cacheHintText(noTTL, noScope, badScope, len(results)); text != "" {
+		s.find(RuleContentCacheHints, "", "/ttlMs", "resources and prompts results: "+text)
+		s.check(RuleContentCacheHints, CheckFail, "")
+		return
+	}
+	s.check(RuleContentCacheHints, CheckPass, fmt.Sprintf("%d result(s)", len(results)))
+}
+
+// depth collects what the read-only checks saw along the way: for the
+// capability-honesty check the declared capabilities whose methods answered
+// -32601, the undeclared ones whose methods answered with a result, and how
+// many were answered at all; and the results 2026-07-28 makes cacheable.
+type depth struct {
 	refused  []string // "resources (resources/list)"
 	answered []string
 	asked    int
+
+	cacheable []json.RawMessage
 }
 
-func (h *honesty) saw(capability, method string, a answer, isDeclared bool) {
+func (h *depth) saw(capability, method string, a answer, isDeclared bool) {
 	if a.err != nil {
 		return
 	}
@@ -168,7 +196,7 @@ func (h *honesty) saw(capability, method string, a answer, isDeclared bool) {
 	}
 }
 
-func (s *scanner) gradeHonesty(ctx context.Context, h honesty) {
+func (s *scanner) gradeHonesty(ctx context.Context, h depth) {
 	var parts []string
 	if len(h.refused) > 0 {
 		parts = append(parts, "declared but answered -32601: "+strings.Join(h.refused, ", "))
@@ -194,7 +222,7 @@ func (s *scanner) gradeHonesty(ctx context.Context, h honesty) {
 // undeclared asks the list methods of the capabilities the server did not
 // declare, and completion/complete about ref when completions were not
 // declared: a server that serves them must declare them.
-func (s *scanner) undeclared(ctx context.Context, caps map[string]bool, ref *completionRef, h *honesty) {
+func (s *scanner) undeclared(ctx context.Context, caps map[string]bool, ref *completionRef, h *depth) {
 	for _, c := range []struct{ capability, method string }{{"resources", "resources/list"}, {"prompts", "prompts/list"}} {
 		if caps[c.capability] {
 			continue
@@ -373,7 +401,7 @@ func templateVars(t string) (vars []string, ok bool) {
 // resources grades resources/list, resources/templates/list, reads of up to
 // maxResourceReads listed resources and a read of a URI no server has. It
 // returns the listed templates, for the completion check.
-func (s *scanner) resources(ctx context.Context, isDeclared bool, h *honesty) []json.RawMessage {
+func (s *scanner) resources(ctx context.Context, isDeclared bool, h *depth) []json.RawMessage {
 	rules := []string{RuleResourcesList, RuleResourceTemplates, RuleResourceRead, RuleResourceMissing}
 	if !isDeclared {
 		for _, r := range rules {
@@ -384,7 +412,9 @@ func (s *scanner) resources(ctx context.Context, isDeclared bool, h *honesty) []
 	l := s.listAll(ctx, "resources/list", "resources")
 	h.saw("resources", "resources/list", l.first, true)
 	listed := s.gradeList(ctx, RuleResourcesList, "resources/list", "resources", l, needStrings("uri", "name"))
+	h.cacheable = append(h.cacheable, l.raw...)
 	tl := s.listAll(ctx, "resources/templates/list", "resourceTemplates")
+	h.cacheable = append(h.cacheable, tl.raw...)
 	h.saw("resources", "resources/templates/list", tl.first, true)
 	s.gradeList(ctx, RuleResourceTemplates, "resources/templates/list", "resourceTemplates", tl, templateProblems)
 
@@ -400,7 +430,7 @@ func (s *scanner) resources(ctx context.Context, isDeclared bool, h *honesty) []
 	case len(uris) == 0:
 		s.notEstablishedCheck(ctx, RuleResourceRead, "no resource listed")
 	default:
-		s.readListed(ctx, uris)
+		s.readListed(ctx, uris, h)
 	}
 	scheme := "file"
 	if len(uris) > 0 {
@@ -414,7 +444,7 @@ func (s *scanner) resources(ctx context.Context, isDeclared bool, h *honesty) []
 
 // readListed reads listed resources; i-th of the listing is named by its
 // index, never by its URI or content.
-func (s *scanner) readListed(ctx context.Context, uris []string) {
+func (s *scanner) readListed(ctx context.Context, uris []string, h *depth) {
 	var problems []string
 	for i, u := range uris {
 		a := s.ask(ctx, "resources/read", map[string]any{"uri": u})
@@ -425,6 +455,7 @@ func (s *scanner) readListed(ctx context.Context, uris []string) {
 		case a.result == nil:
 			problems = append(problems, fmt.Sprintf("/resources/%d: refused with %d", i, *a.code))
 		default:
+			h.cacheable = append(h.cacheable, a.result)
 			for _, p := range readProblems(a.result, u) {
 				problems = append(problems, fmt.Sprintf("/resources/%d: %s", i, p))
 			}
@@ -543,7 +574,7 @@ func (r *completionRef) params() map[string]any {
 // prompts grades prompts/list, prompts/get of up to maxPromptGets listed
 // prompts with generated arguments, and prompts/get of an unknown prompt.
 // It returns the first prompt argument, for the completion check.
-func (s *scanner) prompts(ctx context.Context, isDeclared, completions bool, h *honesty) *completionRef {
+func (s *scanner) prompts(ctx context.Context, isDeclared, completions bool, h *depth) *completionRef {
 	if !isDeclared {
 		for _, r := range []string{RulePromptsList, RulePromptGet, RulePromptUnknown} {
 			s.check(r, CheckNotApplicable, "prompts not declared")
@@ -552,6 +583,7 @@ func (s *scanner) prompts(ctx context.Context, isDeclared, completions bool, h *
 	}
 	l := s.listAll(ctx, "prompts/list", "prompts")
 	h.saw("prompts", "prompts/list", l.first, true)
+	h.cacheable = append(h.cacheable, l.raw...)
 	if !s.gradeList(ctx, RulePromptsList, "prompts/list", "prompts", l, promptProblems) {
 		s.notEstablishedCheck(ctx, RulePromptGet, "prompts/list did not list")
 	} else {
@@ -720,7 +752,7 @@ func (s *scanner) wantRefusal(ctx context.Context, rule string, a answer, what s
 // logLevel sets the level to info, then asks for a level that does not
 // exist (-32602, SHOULD). 2026-07-28 has no logging/setLevel: the level
 // travels in each request's _meta.
-func (s *scanner) logLevel(ctx context.Context, isDeclared bool, h *honesty) {
+func (s *scanner) logLevel(ctx context.Context, isDeclared bool, h *depth) {
 	switch {
 	case !isDeclared:
 		s.check(RuleLogLevel, CheckNotApplicable, "logging not declared")
@@ -750,7 +782,7 @@ const maxCompletionValues = 100
 // completion asks completion/complete about a prompt argument, else a
 // resource template variable: a completion object whose values are at most
 // 100 strings.
-func (s *scanner) completion(ctx context.Context, isDeclared bool, ref *completionRef, h *honesty) {
+func (s *scanner) completion(ctx context.Context, isDeclared bool, ref *completionRef, h *depth) {
 	if !isDeclared {
 		s.check(RuleCompletion, CheckNotApplicable, "completions not declared")
 		return

@@ -14,7 +14,7 @@ import (
 )
 
 // contentRules are the read-only depth's checks.
-var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleLogLevel, RulePromptGet, RulePromptUnknown,
+var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptUnknown,
 	RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
 
 // TestReadProblems grades resources/read results of "u://a".
@@ -101,6 +101,40 @@ func TestCompletionProblems(t *testing.T) {
 	}
 }
 
+// TestContentCacheHints grades the cache hints of resources and prompts
+// results from 2026-07-28; an older revision or no declared capability is
+// not applicable.
+func TestContentCacheHints(t *testing.T) {
+	ok := json.RawMessage(`{"resources":[],"ttlMs":0,"cacheScope":"private"}`)
+	for _, tc := range []struct {
+		rev      string
+		declared bool
+		results  []json.RawMessage
+		want     CheckStatus
+		finding  string
+	}{
+		{Rev20260728, true, []json.RawMessage{ok}, CheckPass, ""},
+		{Rev20260728, true, []json.RawMessage{ok, json.RawMessage(`{"prompts":[],"ttlMs":-1,"cacheScope":"shared"}`), json.RawMessage(`{"contents":[]}`)}, CheckFail,
+			"resources and prompts results: 2 of 3 page(s) without a valid ttlMs; 1 without cacheScope; 1 with a cacheScope other than public/private"},
+		{Rev20260728, true, nil, CheckNotEstablished, ""},
+		{Rev20260728, false, nil, CheckNotApplicable, ""},
+		{Rev20251125, true, []json.RawMessage{json.RawMessage(`{}`)}, CheckNotApplicable, ""},
+	} {
+		s := &scanner{sess: mcp.Session{Revision: tc.rev}, rep: &Report{}}
+		s.contentCacheHints(context.Background(), tc.declared, tc.results)
+		if len(s.rep.Conformance) != 1 || s.rep.Conformance[0].Status != tc.want {
+			t.Errorf("%s %v: %+v, want %s", tc.rev, tc.results, s.rep.Conformance, tc.want)
+		}
+		var msg string
+		if len(s.rep.Findings) > 0 {
+			msg = s.rep.Findings[0].Message
+		}
+		if msg != tc.finding {
+			t.Errorf("%s %v: finding %q, want %q", tc.rev, tc.results, msg, tc.finding)
+		}
+	}
+}
+
 // TestContentProfiles scans the testbed's content profiles on both eras:
 // the conformant one passes every read-only check, the sloppy one fails
 // each of its mistakes and nothing else; a capability it did not declare is
@@ -125,10 +159,10 @@ func TestContentProfiles(t *testing.T) {
 		want         map[string]CheckStatus
 		findings     []string // rule:severity, sorted as the report sorts them
 	}{
-		{"content", Rev20251125, all(pass), nil},
+		{"content", Rev20251125, with(all(pass), RuleContentCacheHints, na), nil},
 		{"content", Rev20260728, with(all(pass), RuleLogLevel, na), nil},
 		{"sloppy-content", Rev20251125,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
 			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RuleLogLevel + ":warn", RuleResourceMissing + ":warn"}},
 		{"sloppy-content", Rev20260728,
 			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleLogLevel, na, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
@@ -194,6 +228,9 @@ func TestContentCutShort(t *testing.T) {
 	s := &scanner{c: c, sess: c.Session(), rep: &Report{}}
 	s.readDepth(ctx)
 	for _, ch := range s.rep.Conformance {
+		if ch.ID == RuleContentCacheHints && ch.Status == CheckNotApplicable {
+			continue // 2025-11-25 has no cache hints
+		}
 		if ch.Status != CheckNotEstablished || ch.Reason != ReasonCanceled {
 			t.Errorf("%s: %s (%q), want not_established, canceled", ch.ID, ch.Status, ch.Reason)
 		}

@@ -115,7 +115,7 @@ var requirementTable = []Requirement{
 	req("STATELESS-03", revModern, "server/utilities/caching#cacheable-results", LevelMust,
 		"tools/list results carry ttlMs (integer >= 0) and cacheScope (public or private)", RuleCacheHints),
 	req("STATELESS-04", revModern, "server/utilities/caching#cacheable-results", LevelMust,
-		"prompts/list, resources/list, resources/templates/list, resources/read and server/discover carry ttlMs and cacheScope", UngradedNotImplemented),
+		"prompts/list, resources/list, resources/templates/list, resources/read and server/discover carry ttlMs and cacheScope", RuleContentCacheHints),
 	req("STATELESS-05", revModern, "basic/index#statelessness", LevelMust,
 		"each request is served on its own, never relying on earlier requests on the connection", UngradedNotObservable),
 	req("STATELESS-06", revModern, "basic/transports/stdio#receiving-messages", LevelMust,

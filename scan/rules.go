@@ -37,6 +37,7 @@ const (
 	RuleLogLevel          = "MCP-CONF-LOG-LEVEL"
 	RuleCompletion        = "MCP-CONF-COMPLETION"
 	RuleCapHonesty        = "MCP-CONF-CAPABILITY-HONESTY"
+	RuleContentCacheHints = "MCP-CONF-CONTENT-CACHE-HINTS"
 
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
@@ -125,6 +126,9 @@ func baseRules() report.Catalogue {
 			"A server that declares completions answers completion/complete for a listed prompt argument (else a resource template variable) with a completion object of at most 100 string values."),
 		rule(RuleCapHonesty, report.SeverityError, "Declared capabilities and served methods disagree",
 			"A declared capability whose method (resources/list, resources/templates/list, prompts/list, logging/setLevel, completion/complete) answers -32601 claims a feature the server lacks; an undeclared resources or prompts capability whose list method answers with a result breaks the rule that a server that supports it must declare it."),
+
+		rule(RuleContentCacheHints, report.SeverityError, "A resources or prompts result lacks ttlMs or cacheScope",
+			"From 2026-07-28 resources/list, resources/templates/list, resources/read and prompts/list results must carry ttlMs (integer >= 0) and cacheScope (public or private), as tools/list pages do; the results the read-only checks received are graded."),
 
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),

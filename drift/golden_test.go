@@ -1,9 +1,9 @@
 package drift
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,23 +14,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (run with -update after review):\n%s", path, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func readManifest(t *testing.T, name string) Manifest {

@@ -1,10 +1,10 @@
 package scan
 
 import (
-	"bytes"
 	"encoding/json"
 	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,20 +40,7 @@ func TestAssessGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := strings.TrimSuffix(f, ".json") + ".golden"
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestAssessGolden -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from golden:\n got: %s\nwant: %s", name, got, want)
-			}
+			testutil.Golden(t, strings.TrimSuffix(f, ".json")+".golden", got, *update)
 		})
 	}
 }

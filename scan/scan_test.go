@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -83,20 +84,7 @@ func stable(t *testing.T, r *Report) []byte {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./scan -update)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from golden; got:\n%s", path, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden.json"), got, *update)
 }
 
 func rules(r *Report) []string {

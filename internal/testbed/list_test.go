@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -19,19 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n%s", name, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestListGolden(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -208,21 +207,3 @@ func checkArtifactURI(t testing.TB, where, uri string) {
 	}
 }
 
-// Golden compares got with the golden file at path, or rewrites the file
-// when update is set (the -update flag of the calling package's tests).
-func Golden(t testing.TB, path string, got []byte, update bool) {
-	t.Helper()
-	if update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update):\n%s", path, got)
-	}
-}

@@ -67,7 +67,7 @@ type AuthOptions struct {
 	// Class overrides the target classification ("" derives it from the URL).
 	Class target.Class
 	// SkipAnonymousProbe turns off the tools/list sent with the configured
-	// headers stripped (--skip-auth-probe).
+	// headers stripped (the CLI's --skip-auth-probe).
 	SkipAnonymousProbe bool
 	// CheckOrigin sends one handshake with a foreign Origin.
 	CheckOrigin bool
@@ -127,7 +127,7 @@ func ProbeAuth(ctx context.Context, cfg mcp.Config, o AuthOptions, p Primary) Au
 		pos.Anonymous.Source = target.SourcePrimary
 		a.anonymous(ctx, p.Listed, len(p.Tools), p.Err, p.Call, nil)
 	case o.SkipAnonymousProbe:
-		pos.Anonymous = target.AnonymousProbe{Source: target.SourceSkipped, Outcome: target.OutcomeNotRun, Detail: "--skip-auth-probe"}
+		pos.Anonymous = target.AnonymousProbe{Source: target.SourceSkipped, Outcome: target.OutcomeNotRun, Detail: "skipped at the caller's request"}
 		pos.Verdict = target.VerdictNotEstablished
 	default:
 		pos.Anonymous.Source = target.SourceProbe

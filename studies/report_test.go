@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -83,23 +84,7 @@ func enriched(t *testing.T) *Results {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the golden file (run with -update to accept):\n%s", name, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestMarkdownGolden(t *testing.T) {

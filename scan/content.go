@@ -41,8 +41,12 @@ type answer struct {
 
 func (a answer) is(code int) bool { return a.code != nil && *a.code == code }
 
-// ask sends one read request on the scan's session.
+// ask sends one read request on the scan's session. It waits at most
+// RawProbeTimeout (the request timeout still applies when it is shorter): a
+// server that ignores a method it does not serve costs the scan that long.
 func (s *scanner) ask(ctx context.Context, method string, params any) answer {
+	ctx, cancel := context.WithTimeout(ctx, RawProbeTimeout)
+	defer cancel()
 	msg, err := s.c.Call(ctx, method, params)
 	msg = errorMessage(msg, err)
 	switch {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"testing"
 
@@ -26,19 +25,6 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	app := newApp()
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
-	err := app.Run(append([]string{"mcpdrill"}, args...))
-	code = exitOK
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-			if ee.err != nil {
-				errOut.WriteString(ee.err.Error())
-			}
-		} else {
-			code = exitUsage
-			errOut.WriteString(err.Error())
-		}
-	}
+	code = execute(app, append([]string{"mcpdrill"}, args...), &errOut)
 	return code, out.String(), errOut.String()
 }

@@ -13,32 +13,53 @@ import (
 // read with a size limit, so /dev/zero or a huge file is a usage error that
 // names the file and the limit instead of gigabytes of memory.
 func TestInputFilesAreBounded(t *testing.T) {
-	big := filepath.Join(t.TempDir(), "big.json")
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	sparse := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	if err := f.Truncate(inputfile.MaxSize + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	paths := []string{big}
+	big := sparse("big.json", inputfile.MaxSize+1)
+	// results.json, read by study merge and report, has a limit of its own.
+	bigResults := sparse("big-results.json", maxResults+1)
+	devZero := ""
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		paths = append(paths, "/dev/zero")
+		devZero = "/dev/zero"
 	}
-	for _, p := range paths {
-		for _, args := range [][]string{
-			{"wrap", "--plan", p, "--", "true"},
-			{"fingerprint", "--manifest", p},
-			{"drift", p, "--url", "http://127.0.0.1:1/mcp"},
-			{"drift", "check", "--baseline", p, "--current", p},
-			{"drift", "capture", p, "-o", filepath.Join(t.TempDir(), "state.json")},
-			{"study", "run", p},
-			{"study", "merge", p},
-		} {
+	tests := []struct {
+		args  func(p string) []string
+		path  string
+		limit string
+	}{
+		{func(p string) []string { return []string{"wrap", "--plan", p, "--", "true"} }, big, "64 MiB"},
+		{func(p string) []string { return []string{"fingerprint", "--manifest", p} }, big, "64 MiB"},
+		{func(p string) []string { return []string{"drift", p, "--url", "http://127.0.0.1:1/mcp"} }, big, "64 MiB"},
+		{func(p string) []string { return []string{"drift", "check", "--baseline", p, "--current", p} }, big, "64 MiB"},
+		{func(p string) []string {
+			return []string{"drift", "capture", p, "-o", filepath.Join(dir, "state.json")}
+		}, big, "64 MiB"},
+		{func(p string) []string { return []string{"study", "run", p} }, big, "64 MiB"},
+		{func(p string) []string { return []string{"study", "merge", p} }, bigResults, "1024 MiB"},
+		{func(p string) []string { return []string{"study", "report", p, "-o", filepath.Join(dir, "out")} }, bigResults, "1024 MiB"},
+	}
+	for _, tc := range tests {
+		paths := []string{tc.path}
+		// /dev/zero is read up to the limit: only where that is 64 MiB.
+		if devZero != "" && tc.path == big {
+			paths = append(paths, devZero)
+		}
+		for _, p := range paths {
+			args := tc.args(p)
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
 				code, _, stderr := runCLI(t, args...)
-				if code != exitUsage || !strings.Contains(stderr, p+" is larger than the 64 MiB input file limit") {
+				if code != exitUsage || !strings.Contains(stderr, p+" is larger than the "+tc.limit+" input file limit") {
 					t.Fatalf("exit %d, stderr %q", code, stderr)
 				}
 			})

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -119,22 +120,25 @@ func refuseNegativeDurations(c *cli.Command) {
 	}
 }
 
-// run executes the CLI and returns the process exit code.
-func run(args []string) int {
-	err := newApp().Run(args)
+// execute runs app on args and maps what it returns to the exit status,
+// writing the error, if any, to stderr: the one mapping from errors to exit
+// codes, for main and for the tests alike. An *exitError carries its code
+// (an empty message prints nothing); any other error (urfave/cli reports
+// flag parsing problems as plain errors) is a usage error.
+func execute(app *cli.App, args []string, stderr io.Writer) int {
+	err := app.Run(args)
 	if err == nil {
 		return exitOK
 	}
+	code := exitUsage
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "mcpdrill:", ee.err)
-		}
-		return ee.code
+		code, err = ee.code, ee.err
 	}
-	fmt.Fprintln(os.Stderr, "mcpdrill:", err)
-	// urfave/cli reports flag parsing problems as plain errors.
-	return exitUsage
+	if err != nil && err.Error() != "" {
+		fmt.Fprintln(stderr, "mcpdrill:", err)
+	}
+	return code
 }
 
-func main() { os.Exit(run(os.Args)) }
+func main() { os.Exit(execute(newApp(), os.Args, os.Stderr)) }

@@ -163,7 +163,7 @@ func TestScanStartupFailureIsOneLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the server is a POSIX shell")
 	}
-	want := `no MCP session could be opened: the server exited with status 1 during the handshake; its stderr ends "missing API_KEY"`
+	want := `mcpdrill: no MCP session could be opened: the server exited with status 1 during the handshake; its stderr ends "missing API_KEY"`
 	for _, format := range []string{"table", "json"} {
 		code, out, errOut := runCLI(t, "scan", "--format", format, "--", "/bin/sh", "-c", "echo 'missing API_KEY' >&2; exit 1")
 		if code != exitUnreachable || strings.TrimSpace(errOut) != want {

@@ -84,6 +84,9 @@ type InstallUnit struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Reused: an earlier install of the same lockfile was kept (npm).
 	Reused bool `json:"reused,omitempty"`
+	// Fallback says how a unit was installed when its first command
+	// refused (npm install where npm ci found the lockfile out of sync).
+	Fallback string `json:"fallback,omitempty"`
 	// Output is the tail of what the commands printed, on failure.
 	Output []string `json:"output,omitempty"`
 	// Missing says, by server, why a unit that installed did not leave
@@ -295,6 +298,9 @@ func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, er
 	log := &InstallLog{SpecHash: spec.Hash, StartedAt: start.UTC().Format(time.RFC3339), Jobs: o.Jobs,
 		Units: make([]InstallUnit, len(units)), Servers: map[string]InstallRecord{}}
 	var mu sync.Mutex
+	// npm is the heaviest installer: at most four of its units run at
+	// once, whatever -j lets the Go and PyPI units do beside them.
+	npmSlots := make(chan struct{}, min(o.Jobs, 4))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(o.Jobs, max(len(units), 1)) {
@@ -302,7 +308,13 @@ func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, er
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				if units[i].registry == RegistryNPM {
+					npmSlots <- struct{}{}
+				}
 				res := runUnit(ctx, spec, units[i], o)
+				if units[i].registry == RegistryNPM {
+					<-npmSlots
+				}
 				mu.Lock()
 				log.Units[i] = res
 				for _, e := range units[i].entries {
@@ -367,8 +379,10 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 	env := installEnv(scratch, o.CacheDir)
 	// The cache may sit inside the spec directory: it is named first.
 	clean := strings.NewReplacer(scratch, "${WORK_DIR}", o.CacheDir, "${CACHE_DIR}", spec.Dir, "${SPEC_DIR}").Replace
+	// Enough lines to hold npm's error before the usage text it prints
+	// after it; the log keeps the last 40.
 	var out tailBuffer
-	out.max = 40
+	out.max = 400
 	run := func(name string, args []string, extra ...string) error {
 		cmd := exec.Command(name, args...)
 		cmd.Env = append(slices.Clone(env), extra...)
@@ -415,9 +429,25 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 		if _, err := exec.LookPath(s[0]); err != nil && !filepath.IsAbs(s[0]) {
 			return fail(fmt.Sprintf("%s is not installed on this machine", s[0]), nil)
 		}
-		if err := run(s[0], s[1:], stepEnv...); err != nil {
-			lines := cleanLines(out.Lines(), clean)
-			return fail(installReason(s, err, lines, uctx, o.Timeout, clean), lines)
+		err := run(s[0], s[1:], stepEnv...)
+		if err != nil && u.registry == RegistryNPM && uctx.Err() == nil && npmOutOfSync(out.Lines()) {
+			// npm ci refuses a lockfile that lacks another platform's
+			// optional packages (npm locks them only where the registry
+			// lists a version for them); npm install from the same
+			// lockfile keeps every pinned version and installs. The
+			// committed lockfile is put back as it was.
+			res.Fallback = "npm install (npm ci: " + npmSyncLine(out.Lines()) + ")"
+			err = npmInstallKeepingLock(u.dir, func() error {
+				return run("npm", []string{"install", "--prefix", u.dir, "--ignore-scripts", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"}, stepEnv...)
+			})
+		}
+		if err != nil {
+			lines := out.Lines()
+			for i := range lines {
+				lines[i] = clean(lines[i])
+			}
+			reason := installReason(s, err, lines, uctx, o.Timeout, clean)
+			return fail(reason, lines[max(0, len(lines)-40):])
 		}
 	}
 	for name, c := range u.commands {
@@ -435,6 +465,56 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 	}
 	res.DurationMS = time.Since(t0).Milliseconds()
 	return res
+}
+
+// npmOutOfSync: npm ci said the lockfile does not match package.json.
+func npmOutOfSync(lines []string) bool {
+	return npmSyncLine(lines) != ""
+}
+
+func npmSyncLine(lines []string) string {
+	for _, l := range lines {
+		if strings.Contains(l, "are in sync") || strings.Contains(l, "from lock file") {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "npm error"))
+		}
+	}
+	return ""
+}
+
+// npmInstallKeepingLock runs install and restores dir's package-lock.json
+// and package.json byte for byte afterwards.
+func npmInstallKeepingLock(dir string, install func() error) error {
+	type file struct {
+		name string
+		data []byte
+		mod  time.Time
+	}
+	var saved []file
+	for _, f := range []string{"package-lock.json", "package.json"} {
+		p := filepath.Join(dir, f)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		saved = append(saved, file{p, b, st.ModTime()})
+	}
+	err := install()
+	// Put back with the old times too, so that the install still reads
+	// as newer than the lockfile (npmInstalled).
+	for _, f := range saved {
+		werr := os.WriteFile(f.name, f.data, 0o644)
+		if werr == nil {
+			werr = os.Chtimes(f.name, f.mod, f.mod)
+		}
+		if werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
 }
 
 // npmInstalled: npm ci completed in dir after its lockfile last changed

@@ -7,8 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+// completionCommand is the `mcpdrill completion` command.
+func completionCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print a shell completion script for bash, zsh or fish",
 		ArgsUsage: "bash|zsh|fish",
@@ -29,7 +30,7 @@ func init() {
 			_, err = fmt.Fprint(c.App.Writer, script)
 			return err
 		},
-	})
+	}
 }
 
 // completionScript returns the completion script of app for shell. The

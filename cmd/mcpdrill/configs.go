@@ -13,8 +13,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 )
 
-func init() {
-	register(&cli.Command{
+// configsCommand is the `mcpdrill configs` command.
+func configsCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "configs",
 		Usage: "list the MCP client configurations on this machine and their servers",
 		Description: "Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
@@ -29,7 +30,7 @@ func init() {
 			&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
 		},
 		Action: configsAction,
-	})
+	}
 }
 
 // configEntry is one configuration file in `mcpdrill configs --json`.

@@ -43,8 +43,9 @@ func driftOutputFlags() []cli.Flag {
 	return formatFlags("the report as JSON (schema_version "+drift.SchemaVersion+")", "error")
 }
 
-func init() {
-	register(&cli.Command{
+// driftCommand is the `mcpdrill drift` command.
+func driftCommand() *cli.Command {
+	return &cli.Command{
 		Name:        "drift",
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
@@ -87,7 +88,7 @@ too); --spec captures live first.
 				Action: driftCheckAction,
 			},
 		},
-	})
+	}
 }
 
 // captureLimitFlags are the client limits a spec-driven capture takes.

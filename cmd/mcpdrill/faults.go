@@ -9,8 +9,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 )
 
-func init() {
-	register(&cli.Command{
+// faultsCommand is the `mcpdrill faults` command.
+func faultsCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "faults",
 		Usage:     "list the faults `wrap` can inject, with their parameters and defaults",
 		ArgsUsage: "[NAME]",
@@ -20,7 +21,7 @@ func init() {
 			&cli.BoolFlag{Name: "json", Usage: "write the catalogue as JSON"},
 		},
 		Action: runFaults,
-	})
+	}
 }
 
 // faultJSON is the JSON form of one catalogue entry.

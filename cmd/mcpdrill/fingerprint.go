@@ -12,8 +12,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 )
 
-func init() {
-	register(&cli.Command{
+// fingerprintCommand is the `mcpdrill fingerprint` command.
+func fingerprintCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "fingerprint",
 		Usage:     "print the canonical, order-independent fingerprint of a tool set (manifest or live server)",
 		ArgsUsage: "[MANIFEST | --url URL | -- COMMAND ARGS...]",
@@ -29,7 +30,7 @@ follows: its own fingerprint and name. A capture file or any manifest shape is a
 			&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
 		),
 		Action: fingerprintAction,
-	})
+	}
 }
 
 func fingerprintAction(c *cli.Context) error {

@@ -23,11 +23,12 @@ import (
 // guardDirEnv names the store directory when --dir is not given.
 const guardDirEnv = "MCPDRILL_GUARD_DIR"
 
-func init() {
+// guardCommand is the `mcpdrill guard` command.
+func guardCommand() *cli.Command {
 	dir := &cli.StringFlag{Name: "dir", EnvVars: []string{guardDirEnv}, Usage: "guard store `DIR` (the one given to `wrap --guard`)"}
 	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
-	register(&cli.Command{
+	return &cli.Command{
 		Name:  "guard",
 		Usage: "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
 		Description: "`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
@@ -67,7 +68,7 @@ func init() {
 				Flags: []cli.Flag{dir, jsonFlag}, Action: guardAudit,
 			},
 		},
-	})
+	}
 }
 
 // openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.

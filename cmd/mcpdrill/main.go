@@ -4,12 +4,10 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -23,12 +21,6 @@ const (
 	exitUnreachable = 3
 	exitInternal    = 4
 )
-
-// commands is filled by each command's file in its init function, so that
-// commands can be added without editing this file.
-var commands []*cli.Command
-
-func register(c *cli.Command) { commands = append(commands, c) }
 
 // exitError carries an exit code through urfave/cli.
 type exitError struct {
@@ -76,12 +68,12 @@ const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    wrap exits with its server's status`
 
 func newApp() *cli.App {
-	slices.SortFunc(commands, func(a, b *cli.Command) int { return cmp.Compare(a.Name, b.Name) })
 	app := &cli.App{
-		Name:                  "mcpdrill",
-		Usage:                 "fault-inject, scan and pin MCP servers",
-		Version:               version,
-		Commands:              commands,
+		Name:    "mcpdrill",
+		Usage:   "fault-inject, scan and pin MCP servers",
+		Version: version,
+		Commands: []*cli.Command{completionCommand(), configsCommand(), driftCommand(), faultsCommand(), fingerprintCommand(),
+			guardCommand(), rulesCommand(), scanCommand(), studyCommand(), testbedCommand(), versionCommand(), wrapCommand()},
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + appExitCodesHelp + "\n",
 		EnableBashCompletion:  true,
 		ExitErrHandler:        func(*cli.Context, error) {},

@@ -18,8 +18,9 @@ import (
 // adds its catalogue here.
 var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue, studies.Catalogue}
 
-func init() {
-	register(&cli.Command{
+// rulesCommand is the `mcpdrill rules` command.
+func rulesCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "rules",
 		Usage:     "list the stable rule ids, or explain one",
 		ArgsUsage: "[ID]",
@@ -33,7 +34,7 @@ A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its k
 			&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
 		},
 		Action: rulesAction,
-	})
+	}
 }
 
 func allRules() (report.Catalogue, error) {

@@ -16,8 +16,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
-func init() {
-	register(&cli.Command{
+// scanCommand is the `mcpdrill scan` command.
+func scanCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "scan",
 		Usage:     "score a live MCP server: output contracts, error and specification conformance",
 		ArgsUsage: "[--url URL | --config FILE|auto [--server NAME] | -- COMMAND ARGS...]",
@@ -37,7 +38,7 @@ func init() {
 			&cli.BoolFlag{Name: "probe-any-tool", Usage: "let the argument probes call a tool annotated destructive or with a destructive-looking name (by default they never do)"},
 		)...),
 		Action: scanAction,
-	})
+	}
 }
 
 func scanAction(c *cli.Context) (err error) {

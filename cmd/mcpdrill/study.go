@@ -20,8 +20,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
-func init() {
-	register(&cli.Command{
+// studyCommand is the `mcpdrill study` command.
+func studyCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
 		Subcommands: []*cli.Command{
@@ -97,7 +98,7 @@ func init() {
 				Action: studyImport,
 			},
 		},
-	})
+	}
 }
 
 func studyRun(c *cli.Context) error {

@@ -17,8 +17,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
-func init() {
-	register(&cli.Command{
+// testbedCommand is the `mcpdrill testbed` command.
+func testbedCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "testbed",
 		Usage: "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
 		Description: "Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
@@ -40,7 +41,7 @@ func init() {
 			&cli.DurationFlag{Name: "delay", Hidden: true},
 		},
 		Action: runTestbed,
-	})
+	}
 }
 
 func runTestbed(c *cli.Context) error {

@@ -13,9 +13,11 @@ import (
 // from git describe); otherwise it comes from the build info.
 var version string
 
-func init() {
-	version = buildVersion(version, debug.ReadBuildInfo)
-	register(&cli.Command{
+func init() { version = buildVersion(version, debug.ReadBuildInfo) }
+
+// versionCommand is the `mcpdrill version` command.
+func versionCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "version",
 		Usage:     "print mcpdrill's version, the commit it was built from and the Go toolchain",
 		ArgsUsage: " ",
@@ -34,7 +36,7 @@ func init() {
 			fmt.Fprintf(c.App.Writer, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
-	})
+	}
 }
 
 // buildVersion is the version to report: the one given by -ldflags when

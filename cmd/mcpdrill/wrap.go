@@ -26,8 +26,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
-func init() {
-	register(&cli.Command{
+// wrapCommand is the `mcpdrill wrap` command.
+func wrapCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "wrap",
 		Usage:     "put a seeded fault-injection proxy between an MCP client and a server",
 		ArgsUsage: "[-- SERVER COMMAND...]",
@@ -63,7 +64,7 @@ func init() {
 			&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503", DefaultText: "256 MiB"},
 		}, wrapGuardFlags()...),
 		Action: runWrap,
-	})
+	}
 }
 
 func runWrap(c *cli.Context) error {

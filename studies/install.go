@@ -539,7 +539,23 @@ func installReason(step []string, err error, lines []string, ctx context.Context
 	if l := errorLine(lines); l != "" {
 		reason += ": " + l
 	}
+	if unreachable(lines) {
+		reason += " (the package index or a host it names could not be reached from this machine: the row needs a run where it can be)"
+	}
 	return reason
+}
+
+// unreachable: the installer's output says the registry's host could not
+// be reached (name resolution or connection), not that the package is bad.
+func unreachable(lines []string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "Failed to establish a new connection") || strings.Contains(l, "Name or service not known") ||
+			strings.Contains(l, "Temporary failure in name resolution") || strings.Contains(l, "Network is unreachable") ||
+			strings.Contains(l, "getaddrinfo ENOTFOUND") || strings.Contains(l, "connect ETIMEDOUT") {
+			return true
+		}
+	}
+	return false
 }
 
 // errorLine picks the line of an installer's output that names the error:

@@ -67,13 +67,23 @@ const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    4  internal error
    wrap exits with its server's status`
 
-func newApp() *cli.App {
+// newApp is the CLI with every command.
+func newApp() *cli.App { return appOf(commands()) }
+
+// commands are mcpdrill's commands, in name order.
+func commands() []*cli.Command {
+	return []*cli.Command{completionCommand(), configsCommand(), driftCommand(), faultsCommand(), fingerprintCommand(),
+		guardCommand(), rulesCommand(), scanCommand(nil), studyCommand(), testbedCommand(), versionCommand(), wrapCommand()}
+}
+
+// appOf is the CLI around cmds: the usage-error mapping and the checks
+// every command's flags get.
+func appOf(cmds []*cli.Command) *cli.App {
 	app := &cli.App{
-		Name:    "mcpdrill",
-		Usage:   "fault-inject, scan and pin MCP servers",
-		Version: version,
-		Commands: []*cli.Command{completionCommand(), configsCommand(), driftCommand(), faultsCommand(), fingerprintCommand(),
-			guardCommand(), rulesCommand(), scanCommand(), studyCommand(), testbedCommand(), versionCommand(), wrapCommand()},
+		Name:                  "mcpdrill",
+		Usage:                 "fault-inject, scan and pin MCP servers",
+		Version:               version,
+		Commands:              cmds,
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + appExitCodesHelp + "\n",
 		EnableBashCompletion:  true,
 		ExitErrHandler:        func(*cli.Context, error) {},

@@ -16,8 +16,13 @@ import (
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
-// scanCommand is the `mcpdrill scan` command.
-func scanCommand() *cli.Command {
+// scanCommand is the `mcpdrill scan` command. run does the work once the
+// flags are parsed into scanOptions (nil: runScan); a test passes its own to
+// see what an argv asks for without scanning anything.
+func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
+	if run == nil {
+		run = runScan
+	}
 	return &cli.Command{
 		Name:      "scan",
 		Usage:     "score a live MCP server: output contracts, error and specification conformance",
@@ -37,58 +42,93 @@ func scanCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
 			&cli.BoolFlag{Name: "probe-any-tool", Usage: "let the argument probes call a tool annotated destructive or with a destructive-looking name (by default they never do)"},
 		)...),
-		Action: scanAction,
+		Action: func(c *cli.Context) error {
+			o, err := parseScanOptions(c)
+			if err != nil {
+				return err
+			}
+			return run(c, o)
+		},
 	}
 }
 
-func scanAction(c *cli.Context) (err error) {
+// scanOptions is what one `mcpdrill scan` asks for.
+type scanOptions struct {
+	out outputFormat
+	// targets are the servers to scan, each with its gate (target class,
+	// auth probe, invocation and tracer flags checked against it).
+	targets []gatedTarget
+	// sarifFile is the file the CI formats attach findings to.
+	sarifFile string
+	// scan holds the target-independent scan options.
+	scan scan.Options
+}
+
+// gatedTarget is a target with the gate its flags give it.
+type gatedTarget struct {
+	liveTarget
+	gate gate
+}
+
+// parseScanOptions reads and checks scan's flags and arguments; problems
+// are usage errors.
+func parseScanOptions(c *cli.Context) (*scanOptions, error) {
 	out, err := outputOptions(c)
-	if err != nil {
-		return err
-	}
-	targets, err := liveTargets(c, c.Args().Slice())
-	if err != nil {
-		return err
-	}
-	mask := maskOf(targets)
-	defer func() { err = maskErr(err, mask) }()
-	w := newMaskedWriter(c.App.Writer, mask)
-	reps := make([]*scan.Report, len(targets))
-	for i, t := range targets {
-		if reps[i], err = scanOne(c, t); err != nil {
-			return err
-		}
-	}
-	if err := writeScans(w, targets, reps, out, c.String("sarif-file")); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return scansExit(reps, out.threshold)
-}
-
-// scanOne scans one target.
-func scanOne(c *cli.Context, t liveTarget) (*scan.Report, error) {
-	cfg := t.cfg
-	g, err := gateOptions(c, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := scan.Run(ctx, cfg, scan.Options{
+	targets, err := liveTargets(c, c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	o := &scanOptions{out: out, sarifFile: c.String("sarif-file"), scan: scan.Options{
 		Deadline:             c.Duration("deadline"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		SkipOriginCheck:      c.Bool("no-origin-check"),
 		ProbeAnyTool:         c.Bool("probe-any-tool"),
 		ToolVersion:          version,
-		TargetClass:          g.class,
-		SkipAuthProbe:        g.skipAuthProbe,
-		Invoke:               g.invoke,
-		Tracer:               g.tracer,
-	})
-	flushTracer(c, g.tracer)
+	}}
+	for _, t := range targets {
+		g, err := gateOptions(c, t.cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.targets = append(o.targets, gatedTarget{t, g})
+	}
+	return o, nil
+}
+
+// runScan scans every target in turn and writes the reports.
+func runScan(c *cli.Context, o *scanOptions) (err error) {
+	targets := make([]liveTarget, len(o.targets))
+	for i, t := range o.targets {
+		targets[i] = t.liveTarget
+	}
+	mask := maskOf(targets)
+	defer func() { err = maskErr(err, mask) }()
+	w := newMaskedWriter(c.App.Writer, mask)
+	reps := make([]*scan.Report, len(o.targets))
+	for i, t := range o.targets {
+		if reps[i], err = scanOne(c, t, o.scan); err != nil {
+			return err
+		}
+	}
+	if err := writeScans(w, targets, reps, o.out, o.sarifFile); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return scansExit(reps, o.out.threshold)
+}
+
+// scanOne scans one target.
+func scanOne(c *cli.Context, t gatedTarget, so scan.Options) (*scan.Report, error) {
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	so.TargetClass, so.SkipAuthProbe, so.Invoke, so.Tracer = t.gate.class, t.gate.skipAuthProbe, t.gate.invoke, t.gate.tracer
+	rep, err := scan.Run(ctx, t.cfg, so)
+	flushTracer(c, t.gate.tracer)
 	if err != nil {
 		switch { // the gate's refusals, worded with the flags that lift them
 		case errors.Is(err, scan.ErrExecuteWithoutTools):

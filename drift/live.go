@@ -78,13 +78,9 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 	}
 	tools, unreadable := FromMCP(list.Tools)
 	pages := map[string]int{}
-	for i, raw := range list.Raw {
-		if _, ts, err := mcp.ParseToolsPage(raw); err == nil {
-			for _, t := range ts {
-				if _, seen := pages[t.Name]; !seen {
-					pages[t.Name] = i
-				}
-			}
+	for _, t := range list.Tools {
+		if _, seen := pages[t.Name]; !seen {
+			pages[t.Name] = t.Page
 		}
 	}
 	return &Observation{

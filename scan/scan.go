@@ -227,15 +227,9 @@ func (s *scanner) traceListing(mark int, err error) {
 		}
 	}
 	s.toolPage = map[string]int{}
-	for i, raw := range s.list.Raw {
-		_, tools, perr := mcp.ParseToolsPage(raw)
-		if perr != nil {
-			continue
-		}
-		for _, t := range tools {
-			if _, seen := s.toolPage[t.Name]; !seen {
-				s.toolPage[t.Name] = i
-			}
+	for _, t := range s.list.Tools {
+		if _, seen := s.toolPage[t.Name]; !seen {
+			s.toolPage[t.Name] = t.Page
 		}
 	}
 	s.primary = lastCall(calls, "tools/list", err == nil)

@@ -107,6 +107,9 @@ func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
 			return out, fmt.Errorf("page %d: %w", out.Pages+1, err)
 		}
 		first := out.Pages == 0
+		for i := range tools {
+			tools[i].Page = out.Pages
+		}
 		out.Pages++
 		out.Raw = append(out.Raw, msg.Result)
 		out.Tools = append(out.Tools, tools...)

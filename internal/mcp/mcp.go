@@ -186,6 +186,8 @@ type Tool struct {
 	InputSchema, OutputSchema, Annotations json.RawMessage
 	// Raw is the tool object as the server sent it.
 	Raw json.RawMessage
+	// Page is the 0-based tools/list page the tool was read out of.
+	Page int
 }
 
 // ToolList is the outcome of paging through tools/list.

@@ -432,15 +432,16 @@ func Release(r *Record, actor string, now time.Time) (Record, *Event, error) {
 	return next, event(r, next, ActionRelease, actor, now, fpOf(r.Baseline), fpOf(r.LastSeen)), nil
 }
 
-// Explain is the refusal text for a server whose tools are not served: it
-// names the status and the commands to review it. It is ExplainIn a store
-// the commands find without --dir.
-func Explain(server string, r *Record) string { return ExplainIn("", server, r) }
+// Hint words the operator's command for a verb ("diff", "approve",
+// "status", …) applied to args (the server, then any more), as a line the
+// user can paste. The caller supplies it: the CLI owns its command names
+// and flags (the guard store's directory among them).
+type Hint func(verb string, args ...string) string
 
-// ExplainIn is [Explain] for the store in dir: each suggested command
-// names it with --dir, unless dir is empty.
-func ExplainIn(dir, server string, r *Record) string {
-	cmd := func(verb string) string { return "`" + Command(dir, verb, server) + "`" }
+// Explain is the refusal text for a server whose tools are not served: it
+// names the status and, worded by hint, the commands to review it.
+func Explain(hint Hint, server string, r *Record) string {
+	cmd := func(verb string) string { return "`" + hint(verb, server) + "`" }
 	switch StatusOf(r) {
 	case StatusChanged:
 		return fmt.Sprintf("mcpdrill guard: server %q is changed: its tool set drifted from the approved baseline, so its tools are withheld; review with %s, then %s (or %s)", server, cmd("diff"), cmd("approve"), cmd("quarantine"))
@@ -452,29 +453,4 @@ func ExplainIn(dir, server string, r *Record) string {
 		return fmt.Sprintf("mcpdrill guard: server %q is verified", server)
 	}
 	return fmt.Sprintf("mcpdrill guard: server %q has no baseline yet, so its tools are withheld until its tool set is listed; check with %s", server, cmd("status"))
-}
-
-// Command is the shell command line of `mcpdrill guard VERB` for the store
-// in dir (named with --dir unless dir is empty), followed by args, each
-// quoted for a POSIX shell where it needs it: a suggestion that can be
-// pasted as it is.
-func Command(dir, verb string, args ...string) string {
-	parts := []string{"mcpdrill", "guard", verb}
-	if dir != "" {
-		parts = append(parts, "--dir", shellQuote(dir))
-	}
-	for _, a := range args {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-@+/:=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

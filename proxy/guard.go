@@ -48,9 +48,10 @@ type GuardOptions struct {
 	Timeout time.Duration
 	// Actor names this proxy in the audit log (default "mcpdrill-proxy").
 	Actor string
-	// HintDir is the store directory the suggested commands name with
-	// --dir ("" : none, the default store).
-	HintDir string
+	// Hint words the operator commands a refusal suggests (the CLI's
+	// guard subcommands, naming the store); nil names the verb and server
+	// only.
+	Hint guard.Hint
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Logf receives one line per transition and per store or re-check
@@ -101,6 +102,9 @@ func NewGuard(o GuardOptions) (*Guard, error) {
 	}
 	if o.Posture == "" {
 		o.Posture = guard.PostureDiscovery
+	}
+	if o.Hint == nil {
+		o.Hint = func(verb string, args ...string) string { return strings.Join(append([]string{verb}, args...), " ") }
 	}
 	if _, err := guard.ParsePosture(string(o.Posture)); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -303,7 +307,7 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 		return fmt.Sprintf("mcpdrill guard: server %q: the guard store cannot be read (%v), so calls are refused", g.o.Server, err), guard.StatusNone
 	}
 	if !r.Serves() {
-		return guard.ExplainIn(g.o.HintDir, g.o.Server, r), guard.StatusOf(r)
+		return guard.Explain(g.o.Hint, g.o.Server, r), guard.StatusOf(r)
 	}
 	if tool == "" {
 		return fmt.Sprintf("mcpdrill guard: server %q: the call names no tool the guard can read (params.name must be a string), so it is refused", g.o.Server), r.Status
@@ -315,7 +319,7 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 }
 
 // hint is the guard command verb for this server, as a user types it.
-func (g *Guard) hint(verb string) string { return guard.Command(g.o.HintDir, verb, g.o.Server) }
+func (g *Guard) hint(verb string) string { return g.o.Hint(verb, g.o.Server) }
 
 func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
 	data, _ := json.Marshal(map[string]string{
@@ -445,7 +449,7 @@ func (g *Guard) withheld(raw []byte, r *guard.Record, why string) []byte {
 	if jsonrpc.Unmarshal(res["_meta"], &meta) != nil || meta == nil {
 		meta = map[string]json.RawMessage{}
 	}
-	msg := guard.ExplainIn(g.o.HintDir, g.o.Server, r)
+	msg := guard.Explain(g.o.Hint, g.o.Server, r)
 	if why != "" {
 		msg = fmt.Sprintf("mcpdrill guard: server %q: %s, so its tools are withheld", g.o.Server, why)
 	}

@@ -228,10 +228,15 @@ type guardRig struct {
 	stdio *stdioPeer
 }
 
+// testHint words suggested commands as the CLI does for the default store.
+func testHint(verb string, args ...string) string {
+	return strings.Join(append([]string{"mcpdrill", "guard", verb}, args...), " ")
+}
+
 func newGuard(t *testing.T, st *guard.Store, posture guard.Posture, recheck time.Duration) *Guard {
 	t.Helper()
 	g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", Posture: posture, Recheck: recheck,
-		Timeout: 10 * time.Second, Logf: t.Logf})
+		Timeout: 10 * time.Second, Logf: t.Logf, Hint: testHint})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -534,7 +534,9 @@ func TestGuardNamesACursorLoop(t *testing.T) {
 // commands a refusal suggests name it, quoted for a shell.
 func TestGuardHintsNameTheStore(t *testing.T) {
 	st, _ := guard.Open(t.TempDir())
-	g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", HintDir: "/srv/pins dir", Logf: t.Logf})
+	g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", Hint: func(verb string, args ...string) string {
+		return "mcpdrill guard " + verb + " --dir '/srv/pins dir' " + strings.Join(args, " ")
+	}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

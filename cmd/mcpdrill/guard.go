@@ -103,6 +103,37 @@ func hintFor(d string) string {
 	return d
 }
 
+// guardHint words the operator commands the guard suggests as this CLI's
+// guard subcommands for the store in dir.
+func guardHint(dir string) guard.Hint {
+	return func(verb string, args ...string) string { return guardCommandLine(dir, verb, args...) }
+}
+
+// guardCommandLine is the shell command line of `mcpdrill guard VERB` for
+// the store in dir (named with --dir unless dir is empty), followed by
+// args, each quoted for a POSIX shell where it needs it: a suggestion that
+// can be pasted as it is.
+func guardCommandLine(dir, verb string, args ...string) string {
+	parts := []string{"mcpdrill", "guard", verb}
+	if dir != "" {
+		parts = append(parts, "--dir", shellQuote(dir))
+	}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-@+/:=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func openGuardStore(c *cli.Context) (*guard.Store, error) {
 	d := c.String("dir")
 	if d == "" {
@@ -191,7 +222,7 @@ func statusRow(dir string, r *guard.Record) guardStatusRow {
 		}
 	}
 	if !row.Serves {
-		row.Explanation = guard.ExplainIn(dir, r.Server, r)
+		row.Explanation = guard.Explain(guardHint(dir), r.Server, r)
 	}
 	return row
 }
@@ -352,7 +383,7 @@ func guardDiff(c *cli.Context) error {
 				return exitErr(exitInternal, err)
 			}
 			printDescriptionChanges(w, base, cur, rep.Changes)
-			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guard.Command(hintDir(c), "approve", "--fingerprint", rep.Current, server))
+			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guardCommandLine(hintDir(c), "approve", "--fingerprint", rep.Current, server))
 		}
 	}
 	if len(rep.Changes) > 0 {
@@ -410,7 +441,7 @@ func guardRelease(c *cli.Context) error {
 	}
 	fmt.Fprintln(c.App.Writer)
 	if !r.Serves() {
-		fmt.Fprintln(c.App.Writer, guard.ExplainIn(hintDir(c), r.Server, r))
+		fmt.Fprintln(c.App.Writer, guard.Explain(guardHint(hintDir(c)), r.Server, r))
 	}
 	return nil
 }
@@ -500,7 +531,7 @@ func wrapGuard(c *cli.Context) (*proxy.Guard, error) {
 	errw := c.App.ErrWriter
 	var mu sync.Mutex
 	g, err := proxy.NewGuard(proxy.GuardOptions{
-		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"), HintDir: hintFor(c.String("guard")),
+		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"), Hint: guardHint(hintFor(c.String("guard"))),
 		Logf: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -325,3 +325,21 @@ func fpOf(s *guard.ToolSet) string {
 	}
 	return s.Fingerprint
 }
+
+func TestGuardCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		dir, verb string
+		args      []string
+		want      string
+	}{
+		{"", "diff", []string{"weather"}, "mcpdrill guard diff weather"},
+		{"./pins", "diff", []string{"weather"}, "mcpdrill guard diff --dir ./pins weather"},
+		{"/a b", "approve", []string{"--fingerprint", "sha256:ab", "w"}, "mcpdrill guard approve --dir '/a b' --fingerprint sha256:ab w"},
+		{"it's", "status", nil, `mcpdrill guard status --dir 'it'\''s'`},
+		{"", "status", []string{"a b"}, "mcpdrill guard status 'a b'"},
+	} {
+		if got := guardCommandLine(tc.dir, tc.verb, tc.args...); got != tc.want {
+			t.Errorf("guardCommandLine(%q, %q, %q) = %q, want %q", tc.dir, tc.verb, tc.args, got, tc.want)
+		}
+	}
+}

@@ -43,15 +43,25 @@ func driftOutputFlags() []cli.Flag {
 	return formatFlags("the report as JSON (schema_version "+drift.SchemaVersion+")", "error")
 }
 
-// driftCommand is the `mcpdrill drift` command.
-func driftCommand() *cli.Command {
+// driftCommand is the `mcpdrill drift` command. run does the comparison
+// once the flags are parsed into driftOptions (nil: runDrift).
+func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
+	if run == nil {
+		run = runDrift
+	}
 	return &cli.Command{
 		Name:        "drift",
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
 		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
-		Action:      driftAction,
+		Action: func(c *cli.Context) error {
+			o, err := parseDriftOptions(c)
+			if err != nil {
+				return err
+			}
+			return run(c, o)
+		},
 		Subcommands: []*cli.Command{
 			{
 				Name:      "capture",
@@ -101,25 +111,54 @@ func captureLimitFlags() []cli.Flag {
 	}
 }
 
-func driftAction(c *cli.Context) (err error) {
+// driftOptions is what one `mcpdrill drift MANIFEST` asks for.
+type driftOptions struct {
+	out outputFormat
+	// manifestPath names the manifest, data is its bytes and manifest what
+	// they parse to.
+	manifestPath string
+	data         []byte
+	manifest     drift.Manifest
+	// live is the server to compare with, gated by its flags.
+	live gatedTarget
+}
+
+// parseDriftOptions reads and checks drift's flags and arguments and the
+// manifest they name; problems are usage errors.
+func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(args) == 0 {
-		return usageErr("missing MANIFEST (see --help)")
+		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	manifestPath := args[0]
-	out, err := outputOptions(c)
-	if err != nil {
-		return err
+	o := &driftOptions{manifestPath: args[0]}
+	if o.out, err = outputOptions(c); err != nil {
+		return nil, err
 	}
 	live, err := oneLiveTarget(c, args[1:])
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg := live.cfg
-	mask := maskOf([]liveTarget{live})
+	if o.data, err = inputfile.Read(o.manifestPath); err != nil {
+		return nil, usageErr("read manifest: %v", err)
+	}
+	if o.manifest, err = drift.ParseManifest(o.data); err != nil {
+		return nil, usageErr("%s: %v", o.manifestPath, err)
+	}
+	g, err := gateOptions(c, live.cfg)
+	if err != nil {
+		return nil, err
+	}
+	o.live = gatedTarget{live, g}
+	return o, nil
+}
+
+// runDrift compares the manifest with the live server and writes the report.
+func runDrift(c *cli.Context, o *driftOptions) (err error) {
+	cfg, g := o.live.cfg, o.live.gate
+	mask := maskOf([]liveTarget{o.live.liveTarget})
 	defer func() { err = maskErr(err, mask) }()
 	w := newMaskedWriter(c.App.Writer, mask)
 	defer func() {
@@ -127,23 +166,11 @@ func driftAction(c *cli.Context) (err error) {
 			err = ferr
 		}
 	}()
-	b, err := inputfile.Read(manifestPath)
-	if err != nil {
-		return usageErr("read manifest: %v", err)
-	}
-	m, err := drift.ParseManifest(b)
-	if err != nil {
-		return usageErr("%s: %v", manifestPath, err)
-	}
-	place := newDriftPlace(manifestPath, b, m.Tools)
-	g, err := gateOptions(c, cfg)
-	if err != nil {
-		return err
-	}
+	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
 	ctx, cancel := runContext(c)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
-	opts := drift.RunOptions{Baseline: manifestPath, Live: live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
+	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
 		Posture: func(ctx context.Context, l drift.Listing) (*tgt.Posture, []report.Finding) {
 			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: l.Revision, Tracer: g.tracer},
 				scan.Primary{Listed: l.Listed, Tools: l.Tools, Err: l.Err, Call: l.Call})
@@ -154,21 +181,21 @@ func driftAction(c *cli.Context) (err error) {
 			return driftInvoke(ctx, cfg, g, declared, served, rep)
 		}
 	}
-	rep, err := drift.Run(ctx, cfg, &m, opts)
+	rep, err := drift.Run(ctx, cfg, &o.manifest, opts)
 	if err != nil {
 		if rep == nil {
 			return connectError(err)
 		}
-		if werr := writeDrift(w, rep, out, place); werr != nil {
+		if werr := writeDrift(w, rep, o.out, place); werr != nil {
 			return werr
 		}
 		return exitErr(exitUnreachable, err)
 	}
 	place.add(rep.Served)
-	if err := writeDrift(w, rep, out, place); err != nil {
+	if err := writeDrift(w, rep, o.out, place); err != nil {
 		return err
 	}
-	return driftExit(rep, out.threshold)
+	return driftExit(rep, o.out.threshold)
 }
 
 // driftInvoke plans the named calls against the declared manifest (a server

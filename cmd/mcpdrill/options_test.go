@@ -11,18 +11,23 @@ import (
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
+// withRun is the CLI with one command replaced by a constructor given run.
+func withRun(name string, cmd *cli.Command) *cli.App {
+	cmds := commands()
+	for i, c := range cmds {
+		if c.Name == name {
+			cmds[i] = cmd
+		}
+	}
+	return appOf(cmds)
+}
+
 // parseScan runs `mcpdrill scan ARGS` with a run function that keeps the
 // parsed options and scans nothing.
 func parseScan(t *testing.T, args ...string) (*scanOptions, int, string) {
 	t.Helper()
 	var got *scanOptions
-	cmds := commands()
-	for i, c := range cmds {
-		if c.Name == "scan" {
-			cmds[i] = scanCommand(func(_ *cli.Context, o *scanOptions) error { got = o; return nil })
-		}
-	}
-	app := appOf(cmds)
+	app := withRun("scan", scanCommand(func(_ *cli.Context, o *scanOptions) error { got = o; return nil }))
 	var stderr bytes.Buffer
 	app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
 	code := execute(app, append([]string{"mcpdrill", "scan"}, args...), &stderr)
@@ -58,6 +63,37 @@ func TestScanFlagsParseIntoOptions(t *testing.T) {
 		{},
 	} {
 		if o, code, _ := parseScan(t, bad...); code != exitUsage || o != nil {
+			t.Errorf("%q: exit %d, options %v; want a usage error before running", bad, code, o)
+		}
+	}
+}
+
+// TestDriftFlagsParseIntoOptions: the manifest is read and parsed and the
+// target gated before anything connects; flags may follow MANIFEST.
+func TestDriftFlagsParseIntoOptions(t *testing.T) {
+	parse := func(args ...string) (*driftOptions, int, string) {
+		var got *driftOptions
+		app := withRun("drift", driftCommand(func(_ *cli.Context, o *driftOptions) error { got = o; return nil }))
+		var stderr bytes.Buffer
+		app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
+		code := execute(app, append([]string{"mcpdrill", "drift"}, args...), &stderr)
+		return got, code, stderr.String()
+	}
+	o, code, stderr := parse(ciBase, "--format", "junit", "--url", "http://127.0.0.1:9/mcp", "--fail-on", "info")
+	if code != exitOK || o == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if o.manifestPath != ciBase || len(o.manifest.Tools) == 0 || o.out.format != "junit" || o.out.threshold != report.SeverityInfo || o.live.cfg.URL != "http://127.0.0.1:9/mcp" {
+		t.Errorf("options %+v", o)
+	}
+	for _, bad := range [][]string{
+		{},
+		{"no-such-manifest.json", "--url", "http://127.0.0.1:9/mcp"},
+		{"testdata/transcripts/help.txtar", "--url", "http://127.0.0.1:9/mcp"},
+		{ciBase},
+		{ciBase, "--url", "http://127.0.0.1:9/mcp", "--format", "yaml"},
+	} {
+		if o, code, _ := parse(bad...); code != exitUsage || o != nil {
 			t.Errorf("%q: exit %d, options %v; want a usage error before running", bad, code, o)
 		}
 	}

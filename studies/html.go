@@ -360,7 +360,7 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 		pr.Probes = append(pr.Probes, pp)
 	}
 	for _, t := range row.Tools {
-		pt := pageTool{Name: t.Name, Contract: t.OutputContract, Leaf: "–", Reason: t.Reason}
+		pt := pageTool{Name: t.Name, Contract: string(t.OutputContract), Leaf: "–", Reason: t.Reason}
 		if t.LeafRate != nil && t.Leaves > 0 {
 			pt.Leaf = fmt.Sprintf("%d/%d", t.LeavesRejected, t.Leaves)
 		}

@@ -2,6 +2,7 @@ package studies_test
 
 import (
 	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/scan"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,11 +130,11 @@ func TestInstallPyPIOffline(t *testing.T) {
 	if p.Registry != "pypi" || p.Server == nil || p.Server.Name != "mcpdrill-pypi-probe" || len(p.Tools) != 3 {
 		t.Fatalf("pypi:probe row: registry %q, server %+v, %d tools", p.Registry, p.Server, len(p.Tools))
 	}
-	contracts := map[string]string{}
+	contracts := map[string]scan.Contract{}
 	for _, tool := range p.Tools {
 		contracts[tool.Name] = tool.OutputContract
 	}
-	if contracts["echo"] != "none" || contracts["add"] == "none" || contracts["word_count"] == "none" {
+	if contracts["echo"] != scan.ContractNone || contracts["add"] == scan.ContractNone || contracts["word_count"] == scan.ContractNone {
 		t.Errorf("output contracts %v: echo declares none, add and word_count declare one", contracts)
 	}
 	for _, pr := range p.Probes {

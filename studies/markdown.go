@@ -2,6 +2,7 @@ package studies
 
 import (
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/scan"
 	"io"
 	"maps"
 	"slices"
@@ -40,13 +41,13 @@ func mdCell(s string) string {
 func tiers(r Row) (none, vac, part, enf, inv int) {
 	for _, t := range r.Tools {
 		switch t.OutputContract {
-		case "enforceable":
+		case scan.ContractEnforceable:
 			enf++
-		case "partial":
+		case scan.ContractPartial:
 			part++
-		case "vacuous":
+		case scan.ContractVacuous:
 			vac++
-		case "invalid":
+		case scan.ContractInvalid:
 			inv++
 		default:
 			none++

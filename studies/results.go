@@ -168,13 +168,13 @@ type RowProtocol struct {
 
 // Tool is one tool's output-contract verdict.
 type Tool struct {
-	Name           string   `json:"name"`
-	OutputContract string   `json:"output_contract"`
-	LeafRate       *float64 `json:"leaf_rate"`
-	Leaves         int      `json:"leaves,omitempty"`
-	LeavesRejected int      `json:"leaves_rejected,omitempty"`
-	Wrapped        bool     `json:"wrapped,omitempty"`
-	Reason         string   `json:"reason,omitempty"`
+	Name           string        `json:"name"`
+	OutputContract scan.Contract `json:"output_contract"`
+	LeafRate       *float64      `json:"leaf_rate"`
+	Leaves         int           `json:"leaves,omitempty"`
+	LeavesRejected int           `json:"leaves_rejected,omitempty"`
+	Wrapped        bool          `json:"wrapped,omitempty"`
+	Reason         string        `json:"reason,omitempty"`
 }
 
 // Probe is one error probe's verdict.
@@ -254,7 +254,7 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	row.Tools = []Tool{}
 	for _, t := range r.Tools {
-		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: string(t.OutputContract), LeafRate: t.LeafRate,
+		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: t.OutputContract, LeafRate: t.LeafRate,
 			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason)})
 	}
 	slices.SortFunc(row.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })

@@ -99,7 +99,7 @@ func fakeScan(active *atomic.Int32, peak *atomic.Int32) ScanFunc {
 			scan.Probe{Name: "unknown_method", Verdict: scan.VerdictJSONRPCError, Conformant: &yes, Expected: "jsonrpc_error -32601"})
 		r.Conformance = append(r.Conformance, scan.Check{ID: "MCP-CONF-X", Status: scan.CheckPass})
 		for _, tr := range r.Tools {
-			if tr.OutputContract == "none" {
+			if tr.OutputContract == scan.ContractNone {
 				r.Findings = append(r.Findings, report.Finding{Rule: "MCP-OUT-NO-SCHEMA", Severity: report.SeverityInfo, Tool: tr.Name, Pointer: "/outputSchema", Message: "no outputSchema declared"})
 			}
 		}
@@ -380,7 +380,7 @@ func TestAggregateWeightings(t *testing.T) {
 	row := func(name string, kinds ...string) Row {
 		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: k})
+			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		sc := scan.Scores{}
 		r.Scores = &sc
@@ -420,7 +420,7 @@ func TestAggregateRejectsAny(t *testing.T) {
 	row := func(name string, kinds ...string) Row {
 		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: k})
+			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		return r
 	}

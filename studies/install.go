@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -545,6 +546,8 @@ func installReason(step []string, err error, lines []string, ctx context.Context
 	return reason
 }
 
+var hostRE = regexp.MustCompile(`https?://[^/\s'"]+`)
+
 // unreachable: the installer's output says the registry's host could not
 // be reached (name resolution or connection), not that the package is bad.
 func unreachable(lines []string) bool {
@@ -578,6 +581,8 @@ func errorLine(lines []string) string {
 	if pick == "" && len(lines) > 0 {
 		pick = strings.TrimSpace(lines[len(lines)-1])
 	}
+	// A URL keeps its path, not its host: the reason names no machine.
+	pick = hostRE.ReplaceAllString(pick, "<host>")
 	if len(pick) > 300 {
 		pick = pick[:300] + "…"
 	}

@@ -206,4 +206,3 @@ func checkArtifactURI(t testing.TB, where, uri string) {
 		t.Errorf("github: %s: artifact uri %q leaves the repository", where, uri)
 	}
 }
-

@@ -1,0 +1,928 @@
+// Command population draws the ecosystem study's population by its rule
+// and writes servers.json from it (METHODOLOGY.md, "The ecosystem study:
+// population and installs"). Run from studies/ecosystem:
+//
+//	go run ./population candidates -npm NPM.tsv -pypi PYPI.tsv -date YYYY-MM-DD
+//	    applies the rule to the registries' package lists (name, version,
+//	    monthly downloads, summary) and writes candidates.tsv, the snapshot
+//	    every later step reads; Go candidates are the example servers of the
+//	    two Go SDKs at their tags, listed from the module cache.
+//	go run ./population lock
+//	    locks the npm candidates in groups (npm/gNN, package-lock.json
+//	    without registry URLs), reads each package's executables from the
+//	    lockfiles, picks the previous release of the most downloaded ones
+//	    (npm view PKG versions) and locks those too (npm/pNN); writes
+//	    probe.json.
+//	go run ./population servers
+//	    writes servers.json from candidates.tsv, probe.json, overrides.json,
+//	    exclusions.tsv and, where study install has run, the installed
+//	    packages' READMEs (the credentials they name are set to "dummy").
+//
+// Every step is deterministic given its inputs; only lock asks the npm
+// registry and the Go module proxy anything.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The rule's numbers.
+const (
+	// npmCandidates is how many npm packages matching the rule are drawn,
+	// in order of monthly downloads.
+	npmCandidates = 300
+	// pypiCandidates is how many PyPI packages are drawn, in order of rank.
+	pypiCandidates = 30
+	// previousReleases is how many of the most downloaded npm servers (with
+	// an executable) get their previous release scanned too.
+	previousReleases = 100
+	// groupSize is how many npm packages share one npm project.
+	groupSize = 25
+)
+
+// Go candidates: the example servers of the official Go SDK and of mcp-go,
+// and gopls (built on the Go SDK; `gopls mcp`), with the previous release
+// line of each. gopls is the newest release the Go of this machine (1.26)
+// builds: v0.24.0 needs Go 1.27.
+var goModules = []struct {
+	short, module, version, previous, examples string
+}{
+	{"go-sdk", "github.com/modelcontextprotocol/go-sdk", "v1.8.0", "v1.7.0", "examples/server"},
+	{"mcp-go", "github.com/mark3labs/mcp-go", "v1.2.1", "v1.1.1", "examples"},
+}
+
+const goplsModule, goplsVersion, goplsPrevious = "golang.org/x/tools/gopls", "v0.23.0", "v0.22.0"
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: population candidates|lock|servers [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "candidates":
+		fs := flag.NewFlagSet("candidates", flag.ExitOnError)
+		npm := fs.String("npm", "", "npm package list (name, version, downloads a month, summary)")
+		pypi := fs.String("pypi", "", "PyPI package list (name, version, month, rank, summary)")
+		date := fs.String("date", "", "the day the lists were made (YYYY-MM-DD)")
+		_ = fs.Parse(os.Args[2:])
+		err = candidates(*npm, *pypi, *date)
+	case "lock":
+		err = lock()
+	case "servers":
+		err = servers()
+	default:
+		err = fmt.Errorf("unknown step %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "population:", err)
+		os.Exit(1)
+	}
+}
+
+// Candidate is one row of candidates.tsv.
+type Candidate struct {
+	Registry  string
+	Name      string
+	Version   string
+	Downloads int64
+	Summary   string
+}
+
+// mcpWord matches "mcp" as a word of a summary (not inside another word).
+var mcpWord = regexp.MustCompile(`(?i)(^|[^a-z0-9])mcp([^a-z0-9]|$)|model context protocol`)
+
+// candidates applies the rule: an npm package whose name contains "mcp", or
+// whose summary has the word MCP or "Model Context Protocol", in order of
+// monthly downloads (ties by name), the first npmCandidates; a PyPI package
+// whose name contains "mcp" and that ranks among the 15,000 most downloaded,
+// in order of rank, the first pypiCandidates; every example main package of
+// the Go SDKs, and gopls.
+func candidates(npmPath, pypiPath, date string) error {
+	if npmPath == "" || pypiPath == "" || date == "" {
+		return errors.New("candidates: give -npm, -pypi and -date")
+	}
+	var npm, pypi []Candidate
+	if err := eachTSV(npmPath, func(f []string) {
+		if len(f) < 3 {
+			return
+		}
+		name, summary := f[0], field(f, 3)
+		if !strings.Contains(strings.ToLower(name), "mcp") && !mcpWord.MatchString(summary) {
+			return
+		}
+		d, _ := strconv.ParseInt(f[2], 10, 64)
+		npm = append(npm, Candidate{"npm", name, f[1], d, summary})
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(npm, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(b.Downloads, a.Downloads), cmp.Compare(a.Name, b.Name))
+	})
+	npm = npm[:min(len(npm), npmCandidates)]
+	type ranked struct {
+		c    Candidate
+		rank int
+	}
+	var py []ranked
+	if err := eachTSV(pypiPath, func(f []string) {
+		if len(f) < 4 || !strings.Contains(strings.ToLower(f[0]), "mcp") {
+			return
+		}
+		r, _ := strconv.Atoi(f[3])
+		if r <= 0 {
+			return
+		}
+		py = append(py, ranked{Candidate{"pypi", f[0], f[1], 0, field(f, 4)}, r})
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(py, func(a, b ranked) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.c.Name, b.c.Name)) })
+	for _, r := range py[:min(len(py), pypiCandidates)] {
+		pypi = append(pypi, r.c)
+	}
+	gos, err := goCandidates()
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The ecosystem study's candidates, drawn %s by the rule of METHODOLOGY.md\n", date)
+	fmt.Fprintf(&b, "# (studies/ecosystem/population candidates): npm %d by monthly downloads, PyPI %d by rank\n", len(npm), len(pypi))
+	fmt.Fprintf(&b, "# among the 15,000 most downloaded (no figure: downloads 0), Go %d example servers and gopls.\n", len(gos))
+	b.WriteString("registry\tname\tversion\tdownloads\tsummary\n")
+	for _, c := range slices.Concat(npm, pypi, gos) {
+		s := strings.Join(strings.Fields(c.Summary), " ")
+		if len(s) > 200 {
+			s = s[:200]
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%s\n", c.Registry, c.Name, c.Version, c.Downloads, s)
+	}
+	return os.WriteFile("candidates.tsv", b.Bytes(), 0o644)
+}
+
+func field(f []string, i int) string {
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
+}
+
+func eachTSV(path string, fn func([]string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if first || strings.HasPrefix(line, "#") {
+			first = false
+			continue
+		}
+		fn(strings.Split(line, "\t"))
+	}
+	return sc.Err()
+}
+
+// goCandidates lists the example main packages of the Go SDKs at their
+// tags (from the module cache, downloading the module once), and gopls.
+func goCandidates() ([]Candidate, error) {
+	var out []Candidate
+	for _, m := range goModules {
+		dir, err := goModDir(m.module + "@" + m.version)
+		if err != nil {
+			return nil, err
+		}
+		ents, err := os.ReadDir(filepath.Join(dir, m.examples))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			pkg := m.module + "/" + m.examples + "/" + e.Name()
+			out = append(out, Candidate{"go", pkg, m.version, 0, m.short + " example: " + goTransport(filepath.Join(dir, m.examples, e.Name()))})
+		}
+	}
+	out = append(out, Candidate{"go", goplsModule, goplsVersion, 0, "the Go language server; `gopls mcp` serves MCP over stdio"})
+	return out, nil
+}
+
+// goTransport says what the example's main package uses: a stdio server, a
+// client, HTTP.
+func goTransport(dir string) string {
+	var src []byte
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		src = append(src, b...)
+	}
+	var what []string
+	if regexp.MustCompile(`StdioTransport|ServeStdio|NewStdioServer`).Match(src) {
+		what = append(what, "stdio server")
+	}
+	if regexp.MustCompile(`NewStreamableHTTP|NewSSE|SSEHandler|ListenAndServe`).Match(src) {
+		what = append(what, "HTTP")
+	}
+	if regexp.MustCompile(`client\.New|mcp\.NewClient|NewStdioMCPClient`).Match(src) {
+		what = append(what, "client")
+	}
+	if len(what) == 0 {
+		return "no transport named in its main package"
+	}
+	return strings.Join(what, ", ")
+}
+
+func goModDir(modVersion string) (string, error) {
+	out, err := exec.Command("go", "mod", "download", "-json", modVersion).Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %w", modVersion, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory", modVersion)
+	}
+	return m.Dir, nil
+}
+
+func readCandidates() ([]Candidate, error) {
+	var out []Candidate
+	err := eachTSV("candidates.tsv", func(f []string) {
+		d, _ := strconv.ParseInt(field(f, 3), 10, 64)
+		out = append(out, Candidate{f[0], f[1], f[2], d, field(f, 4)})
+	})
+	return out, err
+}
+
+// Probe is probe.json: what locking found out about each npm package.
+type Probe struct {
+	// NPM is keyed by package name (the candidates' versions).
+	NPM map[string]*NPMProbe `json:"npm"`
+	// Previous is keyed by package name: its previous release.
+	Previous map[string]*NPMProbe `json:"previous"`
+	// Go is keyed by package path: the previous release of a Go candidate
+	// that has one.
+	Go map[string]string `json:"go_previous"`
+}
+
+// NPMProbe is one locked npm package.
+type NPMProbe struct {
+	Version string `json:"version"`
+	// Group is the npm project (npm/GROUP) it is locked in.
+	Group string `json:"group,omitempty"`
+	// Bins are its executables (name: path in the package).
+	Bins map[string]string `json:"bins,omitempty"`
+	// MCP lists its direct dependencies on MCP SDKs and frameworks.
+	MCP []string `json:"mcp_deps,omitempty"`
+	// Error is why it could not be locked.
+	Error string `json:"error,omitempty"`
+}
+
+// lock locks the npm candidates in groups and their previous releases.
+func lock() error {
+	cands, err := readCandidates()
+	if err != nil {
+		return err
+	}
+	p := &Probe{NPM: map[string]*NPMProbe{}, Previous: map[string]*NPMProbe{}, Go: map[string]string{}}
+	var npm []Candidate
+	for _, c := range cands {
+		switch c.Registry {
+		case "npm":
+			npm = append(npm, c)
+		case "go":
+			if prev := goPrevious(c.Name); prev != "" {
+				p.Go[c.Name] = prev
+			}
+		}
+	}
+	if err := lockGroups("g", npm, p.NPM); err != nil {
+		return err
+	}
+	// The previous release of the most downloaded servers (a package with
+	// an executable): the newest version of an earlier minor or major line.
+	var servers []Candidate
+	for _, c := range npm {
+		if pr := p.NPM[c.Name]; pr != nil && pr.Error == "" && len(pr.Bins) > 0 {
+			servers = append(servers, c)
+		}
+	}
+	// The most downloaded servers, with room for those without an earlier
+	// line; four look-ups at a time, the choice in download order.
+	servers = servers[:min(len(servers), previousReleases*3/2)]
+	versions := make([]string, len(servers))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, c := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			v, err := previousVersion(c.Name, c.Version)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "population: %s: %v\n", c.Name, err)
+			}
+			versions[i] = v
+		}()
+	}
+	wg.Wait()
+	var prev []Candidate
+	for i, c := range servers {
+		if versions[i] != "" && len(prev) < previousReleases {
+			prev = append(prev, Candidate{"npm", c.Name, versions[i], c.Downloads, c.Summary})
+		}
+	}
+	if err := lockGroups("p", prev, p.Previous); err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(p, "", "  ")
+	return os.WriteFile("probe.json", append(data, '\n'), 0o644)
+}
+
+// goPrevious is the previous release of a Go candidate whose package exists
+// there.
+func goPrevious(pkg string) string {
+	if pkg == goplsModule {
+		return goplsPrevious
+	}
+	for _, m := range goModules {
+		if rest, ok := strings.CutPrefix(pkg, m.module+"/"); ok {
+			dir, err := goModDir(m.module + "@" + m.previous)
+			if err != nil {
+				return ""
+			}
+			if st, err := os.Stat(filepath.Join(dir, rest)); err == nil && st.IsDir() {
+				return m.previous
+			}
+		}
+	}
+	return ""
+}
+
+// lockGroups locks cands in npm projects npm/<prefix>01…, groupSize each in
+// the given order; a group that does not lock is locked member by member
+// to find who fails, and locked again without them.
+func lockGroups(prefix string, cands []Candidate, into map[string]*NPMProbe) error {
+	var groups [][]Candidate
+	for i := 0; i < len(cands); i += groupSize {
+		groups = append(groups, cands[i:min(i+groupSize, len(cands))])
+	}
+	sem := make(chan struct{}, 4)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	for gi, g := range groups {
+		name := fmt.Sprintf("%s%02d", prefix, gi+1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, err := lockGroup(name, g)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			for k, v := range res {
+				into[k] = v
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+const npmrc = "# npm settings of this study project (npm ci reads them too).\nlegacy-peer-deps=true\nomit-lockfile-registry-resolved=true\nfund=false\naudit=false\n"
+
+func lockGroup(name string, members []Candidate) (map[string]*NPMProbe, error) {
+	dir := filepath.Join("npm", name)
+	out := map[string]*NPMProbe{}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ok := members
+	// A group locked before from the same package.json is kept as it is
+	// (a rerun of lock after an interruption redoes only what is missing).
+	// A member left out of that package.json did not lock with the group:
+	// locked alone it says why.
+	reuse := false
+	if kept, ok2 := lockedBefore(dir, members); ok2 {
+		reuse, ok = true, nil
+		for _, c := range members {
+			if kept[c.Name] {
+				ok = append(ok, c)
+				continue
+			}
+			msg := "did not lock with its group"
+			if m, e := lockAlone(c); e != nil {
+				msg = m
+			}
+			out[c.Name] = &NPMProbe{Version: c.Version, Error: msg}
+		}
+	}
+	for attempt := 0; !reuse; attempt++ {
+		if err := writeProject(dir, name, ok); err != nil {
+			return nil, err
+		}
+		msg, err := npmLock(dir)
+		if err == nil {
+			break
+		}
+		if attempt > 0 || len(ok) == 1 {
+			for _, c := range ok {
+				out[c.Name] = &NPMProbe{Version: c.Version, Error: msg}
+			}
+			ok = nil
+			break
+		}
+		// Find the members that do not lock on their own.
+		var keep []Candidate
+		for _, c := range ok {
+			if m, e := lockAlone(c); e != nil {
+				out[c.Name] = &NPMProbe{Version: c.Version, Error: m}
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		ok = keep
+		if len(ok) == 0 {
+			break
+		}
+	}
+	if len(ok) == 0 {
+		return out, os.RemoveAll(dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return nil, err
+	}
+	var lf struct {
+		Packages map[string]struct {
+			Version      string            `json:"version"`
+			Bin          map[string]string `json:"bin"`
+			Dependencies map[string]string `json:"dependencies"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(data, &lf); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, c := range ok {
+		lp := lf.Packages["node_modules/"+c.Name]
+		pr := &NPMProbe{Version: lp.Version, Group: name, Bins: lp.Bin}
+		for d, v := range lp.Dependencies {
+			if mcpDep(d) {
+				pr.MCP = append(pr.MCP, d+"@"+v)
+			}
+		}
+		slices.Sort(pr.MCP)
+		if lp.Version != c.Version {
+			pr.Error = fmt.Sprintf("locked %q, not the pinned %q", lp.Version, c.Version)
+		}
+		out[c.Name] = pr
+	}
+	return out, nil
+}
+
+// lockAlone locks one candidate in a scratch project.
+func lockAlone(c Candidate) (string, error) {
+	tmp, err := os.MkdirTemp("", "population-")
+	if err != nil {
+		return err.Error(), err
+	}
+	defer os.RemoveAll(tmp)
+	if err := writeProject(tmp, "one", []Candidate{c}); err != nil {
+		return err.Error(), err
+	}
+	return npmLock(tmp)
+}
+
+// lockedBefore reads a group an earlier lock left: its lockfile exists
+// and its package.json pins a subset of members at their versions (the
+// members that locked). It returns the names pinned.
+func lockedBefore(dir string, members []Candidate) (map[string]bool, bool) {
+	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
+		return nil, false
+	}
+	var pj struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &pj); err != nil || len(pj.Dependencies) == 0 {
+		return nil, false
+	}
+	want := map[string]string{}
+	for _, c := range members {
+		want[c.Name] = c.Version
+	}
+	kept := map[string]bool{}
+	for n, v := range pj.Dependencies {
+		if want[n] != v {
+			return nil, false
+		}
+		kept[n] = true
+	}
+	return kept, true
+}
+
+// mcpDep: a dependency on an MCP SDK or framework.
+func mcpDep(name string) bool {
+	switch name {
+	case "@modelcontextprotocol/sdk", "fastmcp", "mcp-framework", "tmcp", "mcp-handler", "@mastra/mcp", "mcp-proxy", "@rekog/mcp-nest", "@hono/mcp", "xmcp", "mcp-use":
+		return true
+	}
+	return strings.HasPrefix(name, "@modelcontextprotocol/") || strings.HasPrefix(name, "@tmcp/")
+}
+
+func projectJSON(name string, members []Candidate) ([]byte, error) {
+	deps := map[string]string{}
+	for _, c := range members {
+		deps[c.Name] = c.Version
+	}
+	pj := map[string]any{
+		"name":         "mcpdrill-ecosystem-" + name,
+		"private":      true,
+		"description":  "One npm project of mcpdrill's ecosystem study, pinned to exact versions (studies/ecosystem/population lock).",
+		"dependencies": deps,
+	}
+	data, err := json.MarshalIndent(pj, "", "  ")
+	return append(data, '\n'), err
+}
+
+func writeProject(dir, name string, members []Candidate) error {
+	data, err := projectJSON(name, members)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), data, 0o644); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(dir, "package-lock.json"))
+	return os.WriteFile(filepath.Join(dir, ".npmrc"), []byte(npmrc), 0o644)
+}
+
+func npmLock(dir string) (string, error) {
+	cmd := exec.Command("npm", "install", "--package-lock-only", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if err == nil {
+		return "", nil
+	}
+	msg := ""
+	for _, l := range strings.Split(buf.String(), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "npm error code") || strings.HasPrefix(l, "npm error 404") || strings.HasPrefix(l, "npm error notarget") {
+			if msg != "" {
+				msg += "; "
+			}
+			msg += strings.TrimPrefix(l, "npm error ")
+		}
+	}
+	if msg == "" {
+		msg = strings.TrimSpace(buf.String())
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+	}
+	// No host name goes into the committed files: a URL keeps its path.
+	msg = hostRE.ReplaceAllString(msg, "<host>")
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return msg, err
+}
+
+var hostRE = regexp.MustCompile(`https?://[^/\s'"]+`)
+
+// previousVersion is the newest release (no prerelease) of name whose
+// major.minor is below current's: the latest of the previous minor or
+// major line; "" when there is none.
+func previousVersion(name, current string) (string, error) {
+	out, err := exec.Command("npm", "view", name, "versions", "--json", "--prefer-offline").Output()
+	if err != nil {
+		return "", fmt.Errorf("npm view: %w", err)
+	}
+	var vs []string
+	if err := json.Unmarshal(out, &vs); err != nil {
+		var one string
+		if json.Unmarshal(out, &one) != nil {
+			return "", err
+		}
+		vs = []string{one}
+	}
+	cur, ok := semver(current)
+	if !ok {
+		return "", nil
+	}
+	best, bestV := "", [3]int{-1}
+	for _, v := range vs {
+		s, ok := semver(v)
+		if !ok || [2]int{s[0], s[1]} == [2]int{cur[0], cur[1]} || cmpVer(s, cur) > 0 {
+			continue
+		}
+		if cmpVer(s, bestV) > 0 {
+			best, bestV = v, s
+		}
+	}
+	return best, nil
+}
+
+var semverRE = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)$`)
+
+func semver(v string) ([3]int, bool) {
+	m := semverRE.FindStringSubmatch(v)
+	if m == nil {
+		return [3]int{}, false
+	}
+	var s [3]int
+	for i := range 3 {
+		s[i], _ = strconv.Atoi(m[i+1])
+	}
+	return s, true
+}
+
+func cmpVer(a, b [3]int) int {
+	return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]), cmp.Compare(a[2], b[2]))
+}
+
+// Entry is one servers.json entry as this generator writes it (the field
+// order is the file's).
+type Entry struct {
+	Command     string            `json:"command"`
+	Args        []string          `json:"args,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Package     string            `json:"package"`
+	Registry    string            `json:"registry"`
+	Downloads   int64             `json:"downloads,omitempty"`
+	Credentials []string          `json:"credentials,omitempty"`
+	PreviousOf  string            `json:"previous_of,omitempty"`
+	Excluded    string            `json:"excluded,omitempty"`
+}
+
+// Override is the dummy configuration of a package whose server needs
+// arguments or settings to start (overrides.json, by package name).
+type Override struct {
+	Args []string          `json:"args,omitempty"`
+	Env  map[string]string `json:"env,omitempty"`
+}
+
+// credentialName: an environment variable a README names that holds a key,
+// a token or a secret.
+var credentialName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|APIKEY|KEY|TOKEN|SECRET|ACCESS_TOKEN|API_TOKEN|PAT|PASSWORD|SECRET_KEY|CLIENT_SECRET)\b`)
+
+// maxCredentials bounds how many of a README's credential names are set.
+const maxCredentials = 4
+
+func servers() error {
+	cands, err := readCandidates()
+	if err != nil {
+		return err
+	}
+	var p Probe
+	if err := readJSON("probe.json", &p); err != nil {
+		return err
+	}
+	overrides := map[string]Override{}
+	if err := readJSON("overrides.json", &overrides); err != nil {
+		return err
+	}
+	excluded := map[string]string{}
+	if err := eachTSV("exclusions.tsv", func(f []string) {
+		if len(f) >= 2 {
+			excluded[f[0]] = f[1]
+		}
+	}); err != nil {
+		return err
+	}
+	out := map[string]Entry{}
+	for _, c := range cands {
+		switch c.Registry {
+		case "npm":
+			pr := p.NPM[c.Name]
+			e := npmEntry(c, pr, overrides[c.Name], excluded[c.Name], nil)
+			out[c.Name] = e
+			if prev := p.Previous[c.Name]; prev != nil && e.Excluded == "" {
+				pc := c
+				pc.Version = prev.Version
+				pe := npmEntry(pc, prev, overrides[c.Name], "", e.Credentials)
+				pe.PreviousOf = c.Name
+				out[c.Name+"@"+prev.Version] = pe
+			}
+		case "pypi":
+			e := Entry{Command: "pypi/" + c.Name + "/venv/bin/" + c.Name, Env: baseEnv(), Package: c.Name + "@" + c.Version, Registry: "pypi", Excluded: excluded["pypi:"+c.Name]}
+			if e.Excluded != "" {
+				e.Command, e.Env = c.Name, nil
+			}
+			out["pypi:"+c.Name] = e
+		case "go":
+			name, e := goEntry(c.Name, c.Version, c.Summary, excluded)
+			out[name] = e
+			if prev := p.Go[c.Name]; prev != "" && e.Excluded == "" {
+				pname, pe := goEntry(c.Name, prev, c.Summary, excluded)
+				pe.PreviousOf = name
+				out[pname+"@"+prev] = pe
+			}
+		}
+	}
+	data, err := json.MarshalIndent(map[string]any{"mcpServers": out}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile("servers.json", append(data, '\n'), 0o644)
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+func baseEnv() map[string]string {
+	return map[string]string{"HOME": "${WORK_DIR}", "DO_NOT_TRACK": "1"}
+}
+
+// npmEntry is the entry of an npm package: its chosen executable run with
+// node (or through its .bin link when it is no JavaScript file), the
+// override's arguments and environment, and "dummy" for the credentials its
+// README names (or creds, for a previous release: the current one's).
+func npmEntry(c Candidate, pr *NPMProbe, o Override, excluded string, creds []string) Entry {
+	e := Entry{Package: c.Name + "@" + c.Version, Registry: "npm", Downloads: c.Downloads}
+	switch {
+	case pr == nil:
+		excluded = "not locked (run population lock)"
+	case pr.Error != "":
+		excluded = "does not install: npm could not lock it (" + pr.Error + ")"
+	case len(pr.Bins) == 0 && excluded == "":
+		excluded = "library: the package has no executable (bin)"
+	}
+	if excluded != "" {
+		e.Command, e.Excluded = "npx", excluded
+		e.Args = []string{"-y", e.Package}
+		return e
+	}
+	bin := pickBin(c.Name, pr.Bins)
+	dir := "npm/" + pr.Group + "/node_modules/"
+	target := dir + c.Name + "/" + strings.TrimPrefix(filepath.ToSlash(filepath.Clean(pr.Bins[bin])), "./")
+	if isJS(target) {
+		e.Command, e.Args = "node", []string{"${SPEC_DIR}/" + target}
+	} else {
+		e.Command = dir + ".bin/" + bin
+	}
+	e.Args = append(e.Args, o.Args...)
+	e.Env = baseEnv()
+	for k, v := range o.Env {
+		e.Env[k] = v
+		if credentialName.MatchString(k) && !slices.Contains(creds, k) {
+			e.Credentials = append(e.Credentials, k)
+		}
+	}
+	if creds == nil {
+		creds = readmeCredentials(dir + c.Name)
+	}
+	for _, k := range creds {
+		if _, set := e.Env[k]; !set {
+			e.Env[k] = "dummy"
+		}
+		if !slices.Contains(e.Credentials, k) {
+			e.Credentials = append(e.Credentials, k)
+		}
+	}
+	slices.Sort(e.Credentials)
+	return e
+}
+
+// pickBin chooses the executable: the one named like the package (without
+// its scope), else the only one, else the first with "mcp" in its name,
+// else the first by name.
+func pickBin(pkg string, bins map[string]string) string {
+	names := make([]string, 0, len(bins))
+	for n := range bins {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	base := pkg[strings.LastIndex(pkg, "/")+1:]
+	if _, ok := bins[base]; ok {
+		return base
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	for _, n := range names {
+		if strings.Contains(strings.ToLower(n), "mcp") {
+			return n
+		}
+	}
+	return names[0]
+}
+
+// isJS: the file is JavaScript (a .js/.cjs/.mjs name, or a node shebang);
+// a file not installed yet is taken to be.
+func isJS(path string) bool {
+	if ext := filepath.Ext(path); ext == ".js" || ext == ".cjs" || ext == ".mjs" {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return !strings.HasPrefix(line, "#!") || strings.Contains(line, "node")
+}
+
+// readmeCredentials are the credential variables the installed package's
+// README names, in order of first mention, at most maxCredentials.
+func readmeCredentials(pkgDir string) []string {
+	ents, err := os.ReadDir(pkgDir)
+	if err != nil {
+		return nil
+	}
+	var text []byte
+	for _, e := range ents {
+		if n := strings.ToLower(e.Name()); n == "readme.md" || n == "readme" || n == "readme.markdown" {
+			text, _ = os.ReadFile(filepath.Join(pkgDir, e.Name()))
+			break
+		}
+	}
+	var out []string
+	for _, m := range credentialName.FindAll(text, -1) {
+		n := string(m)
+		if strings.HasPrefix(n, "YOUR_") || strings.HasPrefix(n, "MY_") || strings.HasPrefix(n, "EXAMPLE_") || slices.Contains(out, n) {
+			continue
+		}
+		out = append(out, n)
+		if len(out) == maxCredentials {
+			break
+		}
+	}
+	return out
+}
+
+// goEntry is a Go candidate's entry: its binary in go/NAME (GOBIN), gopls
+// with `mcp`.
+func goEntry(pkg, version, summary string, excluded map[string]string) (string, Entry) {
+	name, args := "go:gopls", []string(nil)
+	env := baseEnv()
+	if pkg == goplsModule {
+		args = []string{"mcp"}
+		env["GOTELEMETRY"], env["GOFLAGS"] = "off", "-mod=mod"
+	} else {
+		for _, m := range goModules {
+			if rest, ok := strings.CutPrefix(pkg, m.module+"/"+m.examples+"/"); ok {
+				name = "go:" + m.short + "/" + rest
+			}
+		}
+	}
+	e := Entry{Package: pkg + "@" + version, Registry: "go", Args: args, Env: env, Excluded: excluded[pkg]}
+	if e.Excluded == "" {
+		switch {
+		case strings.Contains(summary, "client") && !strings.Contains(summary, "stdio server"):
+			e.Excluded = "runs an MCP client (in-process or against another server), not a stdio server"
+		case strings.Contains(summary, "HTTP") && !strings.Contains(summary, "stdio server"):
+			e.Excluded = "serves HTTP only (no stdio transport in its main package); the study runs stdio servers"
+		}
+	}
+	dir := strings.TrimPrefix(name, "go:")
+	if version != goCurrent(pkg) {
+		dir += "@" + version
+	}
+	e.Command = "go/" + dir + "/" + pkg[strings.LastIndex(pkg, "/")+1:]
+	return name, e
+}
+
+func goCurrent(pkg string) string {
+	if pkg == goplsModule {
+		return goplsVersion
+	}
+	for _, m := range goModules {
+		if strings.HasPrefix(pkg, m.module+"/") {
+			return m.version
+		}
+	}
+	return ""
+}

@@ -36,11 +36,11 @@ const FailInstall = "install"
 // A line of the server's must match both (or name a variable the entry
 // lists in credentials, beside credentialNeed).
 var (
-	credentialWord = regexp.MustCompile(`(?i)(api[ _-]?key|[a-z]_key\b|access[ _-]?key|token|secret|credential|password|client[ _-]?id|\bauth\b|authenticat|unauthori[sz]ed|login)`)
-	credentialNeed = regexp.MustCompile(`(?i)(required|requires|missing|not (set|found|provided|configured|defined)|must (be )?(set|provide|specify)|please (set|provide)|is needed|no .*(found|provided|configured)|invalid|unauthori[sz]ed|environment variable|\benv\b|401|403)`)
+	credentialWord = regexp.MustCompile(`(?i)(api[ _-]?key|[a-z]_key\b|access[ _-]?key|token|secret|credential|password|client[ _-]?id|\bauth\b|oauth|authenticat|unauthori[sz]ed|login)`)
+	credentialNeed = regexp.MustCompile(`(?i)(required|requires|missing|not (set|found|provided|configured|defined)|must (be )?(set|provide|specify)|please (set|provide)|is needed|no .*(found|provided|configured)|invalid|unauthori[sz]ed|environment variable|\benv\b|to configure|401|403)`)
 	// A parser's "Unexpected token" is no credential.
 	unexpectedToken = regexp.MustCompile(`(?i)(unexpected|invalid or unexpected) token`)
-	usageLine       = regexp.MustCompile(`(?i)^\s*(usage:|commands:|options:|unknown (command|option|argument)|error: (missing required argument|unknown option|too many arguments)|run .* --help|see .*--help)`)
+	usageLine       = regexp.MustCompile(`(?i)^\s*(usage:|commands:|options:|unknown (command|option|argument)|error: (missing required argument|unknown option|too many arguments)|run .* --help|see .*--help|-h, --help\b|-v, --version\b|help \[command\]|required command was not provided|not enough non-option arguments)`)
 )
 
 // classify sets a row's outcome from its status, its failure and what the

@@ -31,6 +31,8 @@ func TestClassify(t *testing.T) {
 		{"token missing", Entry{}, unreachable("exited", exited(&one, "")), []string{"Error: Missing Notion token"}, OutcomeNeedsCredentials},
 		{"parser's token is no credential", Entry{}, unreachable("exited", exited(&one, "")), []string{"SyntaxError: Invalid or unexpected token"}, OutcomeFailedStart},
 		{"usage", Entry{}, unreachable("exited", exited(&one, "")), []string{"Usage: tool [options] <dir>"}, OutcomeNotAServer},
+		{"a subcommand wanted", Entry{}, unreachable("exited", exited(&one, "")), []string{"  -v, --version  Print the version", "  help [command]  display help for command"}, OutcomeNotAServer},
+		{"oauth file", Entry{}, unreachable("exited", exited(&one, "")), []string{"Error: OAuth keys file not found. Please place gcp-oauth.keys.json"}, OutcomeNeedsCredentials},
 		{"exit 0 before a handshake", Entry{}, unreachable("exited", exited(&zero, "")), nil, OutcomeNotAServer},
 		{"crash", Entry{}, unreachable("exited", exited(&one, "")), []string{"Error: Cannot find module 'x'"}, OutcomeFailedStart},
 		{"hung", Entry{}, unreachable("did not complete the handshake", &scan.StartupFailure{}), nil, OutcomeFailedStart},

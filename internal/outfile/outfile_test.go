@@ -147,8 +147,10 @@ func readAll(t *testing.T, open func() (io.ReadCloser, error), write func() erro
 			got <- "open: " + err.Error()
 			return
 		}
-		defer r.Close()
 		b, err := io.ReadAll(r)
+		// Closed before the result is sent: a FIFO still open here would
+		// let the next writer in and lose its data to this reader.
+		r.Close()
 		if err != nil {
 			got <- "read: " + err.Error()
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -360,8 +361,19 @@ func cleaner(v Vars) func(string) string {
 		pairs = append(pairs, "127.0.0.1:"+v.Port, "127.0.0.1:${PORT}", "localhost:"+v.Port, "localhost:${PORT}", "[::1]:"+v.Port, "[::1]:${PORT}")
 	}
 	r := strings.NewReplacer(pairs...)
-	return r.Replace
+	return func(s string) string {
+		return clock.ReplaceAllString(pidTag.ReplaceAllString(r.Replace(s), "[pid]"), "<time>")
+	}
 }
+
+// What a server's log lines stamp that changes from run to run: the time
+// of day (with a date, ISO or Go's log format, or alone) and a bracketed
+// process id; cleaner replaces them, so a quoted stderr line is the same
+// in every run.
+var (
+	clock  = regexp.MustCompile(`\b(\d{4}[-/]\d{2}[-/]\d{2}[T ])?\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
+	pidTag = regexp.MustCompile(`\[\d{2,7}\]`)
+)
 
 func cleanLines(lines []string, cl func(string) string) []string {
 	if len(lines) > 10 {

@@ -479,4 +479,16 @@ func TestCleaner(t *testing.T) {
 	if got := cl(in); got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
+	// A log line's time stamp and process id change from run to run.
+	for in, want := range map[string]string{
+		"2026/12/04 05:02:02 This example demonstrates": "<time> This example demonstrates",
+		"[DEBUG 2026-12-04T05:00:02.588Z] Uncaught":     "[DEBUG <time>] Uncaught",
+		"05:00:00 ERROR: No .env file found":            "<time> ERROR: No .env file found",
+		"[4329] Usage: mcp-remote <https://server-url>": "[pid] Usage: mcp-remote <https://server-url>",
+		"arguments[0] is required, version 1.2.3":       "arguments[0] is required, version 1.2.3",
+	} {
+		if got := cl(in); got != want {
+			t.Errorf("cl(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -10,6 +10,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 DEMO_PROFILE ?= vacuous
 STUDY_DIR := studies/pilot
 ECOSYSTEM_DIR := studies/ecosystem
+ECOSYSTEM_POPULATION := npm: the 300 most downloaded packages of 2026-12-03 whose name holds mcp or whose summary names MCP; PyPI: the 30 best-ranked with mcp in the name (they need a run that reaches PyPI); Go: the example servers of the official Go SDK and of mcp-go, and gopls; previous releases of the most downloaded npm servers and of the Go ones (METHODOLOGY, The ecosystem study)
 FUZZTIME  ?= 20s
 
 # Real npm MCP servers (pinned in testdata/npm/package-lock.json) for integration tests.
@@ -68,8 +69,9 @@ study: build
 # every pinned package of its population under the study directory (npm projects
 # already installed from the same lockfile are kept), scans them, and reports.
 study-ecosystem: build
-	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4
-	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s
+	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4 --timeout 40m
+	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s \
+		--population "$(ECOSYSTEM_POPULATION)"
 	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json -o $(ECOSYSTEM_DIR)
 
 # The study pipeline's smoke (CI runs it): a few pinned servers of each registry

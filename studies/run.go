@@ -362,8 +362,30 @@ func cleaner(v Vars) func(string) string {
 	}
 	r := strings.NewReplacer(pairs...)
 	return func(s string) string {
-		return clock.ReplaceAllString(pidTag.ReplaceAllString(r.Replace(s), "[pid]"), "<time>")
+		s = r.Replace(s)
+		// The scan cuts what a server said at a bound (…): a path cut
+		// there is a prefix of a directory the replacer did not see whole.
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if strings.Contains(s, "…") {
+				s = cutDir(s, pairs[i], pairs[i+1])
+			}
+		}
+		return clock.ReplaceAllString(pidTag.ReplaceAllString(s, "[pid]"), "<time>")
 	}
+}
+
+// cutDir replaces a prefix of dir (four bytes or more) that ends where s
+// was cut (…) by name.
+func cutDir(s, dir, name string) string {
+	if !strings.HasPrefix(dir, "/") {
+		return s
+	}
+	for k := len(dir) - 1; k >= 4; k-- {
+		if p := dir[:k] + "…"; strings.Contains(s, p) {
+			return strings.ReplaceAll(s, p, name+"…")
+		}
+	}
+	return s
 }
 
 // What a server's log lines stamp that changes from run to run: the time

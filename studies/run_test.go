@@ -486,6 +486,8 @@ func TestCleaner(t *testing.T) {
 		"05:00:00 ERROR: No .env file found":            "<time> ERROR: No .env file found",
 		"[4329] Usage: mcp-remote <https://server-url>": "[pid] Usage: mcp-remote <https://server-url>",
 		"arguments[0] is required, version 1.2.3":       "arguments[0] is required, version 1.2.3",
+		// The scan cut a quoted stderr line in the middle of a path.
+		`imported from /a/sp…"`: `imported from ${SPEC_DIR}…"`,
 	} {
 		if got := cl(in); got != want {
 			t.Errorf("cl(%q) = %q, want %q", in, got, want)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -150,8 +150,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	for _, k := range sortedKeys(top) {
-		if !contains(planKeys, k) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if !slices.Contains(planKeys, k) {
 			bad("%s: unknown key (want %s)", k, strings.Join(planKeys, ", "))
 		}
 	}
@@ -202,8 +202,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 func parseRule(i int, m map[string]any) (Rule, []error) {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	for _, k := range sortedKeys(m) {
-		if !contains(ruleKeys, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(ruleKeys, k) {
 			bad("%s: unknown key", k)
 		}
 	}
@@ -446,24 +446,6 @@ func PlanFromFlags(o FlagOptions) (*Plan, error) {
 		return nil, fmt.Errorf("faults: invalid options: %w", errors.Join(errs...))
 	}
 	return p, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func stringList(v any) ([]string, error) {

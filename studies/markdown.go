@@ -18,11 +18,7 @@ func pct(p *float64) string {
 }
 
 func sortedCounts(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = fmt.Sprintf("%s %d", k, m[k])
@@ -121,12 +117,7 @@ func Markdown(w io.Writer, r *Results) error {
 		sw.AllErrorsHandled, sw.ErrorsMeasured, sw.AllErrorsConformant, sw.ErrorsMeasured, pct(sw.ErrorHandling), pct(sw.ErrorConformance))
 	if len(a.Probes) > 0 {
 		b.WriteString("| probe | verdicts | conformant |\n|---|---|---|\n")
-		names := make([]string, 0, len(a.Probes))
-		for k := range a.Probes {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(a.Probes)) {
 			t := a.Probes[n]
 			fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", mdCell(n), strings.Join(sortedCounts(t.Verdicts), ", "), t.Conformant, t.Ran)
 		}

@@ -1,6 +1,7 @@
 package clientconfig
 
 import (
+	"maps"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -43,7 +44,7 @@ func (s Server) Resolve(x *Expander, dir string) Target {
 	t.URL = x.Expand(s.URL)
 	if len(s.Headers) > 0 {
 		t.Headers = http.Header{}
-		for _, k := range sortedKeys(s.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			v := x.Expand(s.Headers[k])
 			t.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), v)
 			t.Secrets = appendNew(t.Secrets, v)
@@ -72,19 +73,10 @@ func (s Server) Argv() []string {
 // ExpandEnv expands an environment map into KEY=VALUE entries sorted by key.
 func ExpandEnv(x *Expander, m map[string]string) []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, k+"="+x.Expand(m[k]))
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ResolvePath makes a relative path that names a location (it contains a

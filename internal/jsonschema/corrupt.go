@@ -5,6 +5,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/splitmix"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -147,7 +148,7 @@ func walkLeaves(v any, ptr string, depth int, fn func(string, any)) {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			walkLeaves(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, fn)
 		}
 	case []any:
@@ -260,7 +261,7 @@ func breakWalk(v any, ptr string, seed uint64, depth int, broken *bool, force st
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			out[k] = breakWalk(t[k], jsonvalue.PointerAppend(ptr, k), seed, depth+1, broken, force)
 		}
 		return out
@@ -281,7 +282,7 @@ func collectNodes(v any, ptr string, depth int, out *[]string) {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			collectNodes(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, out)
 		}
 	case []any:
@@ -335,15 +336,6 @@ func nodeHash(seed uint64, ptr string) uint64 {
 	_, _ = f.Write([]byte(ptr))
 	x := seed ^ f.Sum64()
 	return splitmix.Next(&x)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func itoa(i int) string {

@@ -1,7 +1,9 @@
 package jsonschema
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
@@ -131,7 +133,7 @@ func findAnchor(root any, name string, depth int) (any, bool) {
 		if id, ok := t["$id"].(string); ok && id == "#"+name {
 			return t, true
 		}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if v, ok := findAnchor(t[k], name, depth+1); ok {
 				return v, true
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -262,7 +263,7 @@ func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
 		for p, i := range base.used {
 			tried[branch{p, i}] = true
 		}
-		for _, p := range sortedIntKeys(base.used) {
+		for _, p := range slices.Sorted(maps.Keys(base.used)) {
 			for i := range base.npoints[p] {
 				b := branch{p, i}
 				if tried[b] || res.covered[b] {
@@ -286,19 +287,10 @@ func describeChoices(cs map[string]int) string {
 		return ""
 	}
 	var parts []string
-	for _, p := range sortedIntKeys(cs) {
+	for _, p := range slices.Sorted(maps.Keys(cs)) {
 		parts = append(parts, fmt.Sprintf("%s/%d", p, cs[p]))
 	}
 	return "branch " + strings.Join(parts, ", ") + ": "
-}
-
-func sortedIntKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // gen is one generation attempt under a fixed set of forced choices.
@@ -776,7 +768,7 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 				if !ok {
 					continue
 				}
-				for _, name := range sortedKeys(deps) {
+				for _, name := range slices.Sorted(maps.Keys(deps)) {
 					key := p.loc + "\x00" + kw + "\x00" + name
 					if !present[name] || applied[key] || !isSchema(deps[name]) {
 						continue
@@ -830,7 +822,7 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 		}
 	}
 	out := map[string]any{}
-	for _, name := range sortedKeys(boolMapAny(present)) {
+	for _, name := range slices.Sorted(maps.Keys(present)) {
 		v, ok := g.propValue(c, props, name, depth, idx)
 		if !ok {
 			if required[name] {
@@ -866,7 +858,7 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 		out[name] = v
 	}
 	if maxP >= 0 && len(out) > maxP {
-		keys := sortedKeys(out)
+		keys := slices.Sorted(maps.Keys(out))
 		for i := len(keys) - 1; i >= 0 && len(out) > maxP; i-- {
 			if !required[keys[i]] {
 				delete(out, keys[i])
@@ -876,20 +868,12 @@ func (g *gen) genObject(c *conj, depth, idx int, minimal bool) (any, bool) {
 	return out, true
 }
 
-func boolMapAny(m map[string]bool) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
-}
-
 func gatherProps(c *conj) (map[string][]propSrc, map[string]bool) {
 	props := map[string][]propSrc{}
 	required := map[string]bool{}
 	for _, p := range c.parts {
 		if pm, ok := p.m["properties"].(map[string]any); ok {
-			for _, name := range sortedKeys(pm) {
+			for _, name := range slices.Sorted(maps.Keys(pm)) {
 				props[name] = append(props[name], propSrc{pm[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(p.loc, "properties"), name)})
 			}
 		}
@@ -914,7 +898,7 @@ func (g *gen) propValue(c *conj, props map[string][]propSrc, name string, depth,
 	for _, p := range c.parts {
 		matched := false
 		if pp, ok := p.m["patternProperties"].(map[string]any); ok {
-			for _, pat := range sortedKeys(pp) {
+			for _, pat := range slices.Sorted(maps.Keys(pp)) {
 				if re := g.regexp(pat); re != nil && re.MatchString(name) {
 					matched = true
 					g.expand(pp[pat], jsonvalue.PointerAppend(jsonvalue.PointerAppend(p.loc, "patternProperties"), pat), child, 0)
@@ -952,7 +936,7 @@ func hasExtraProps(c *conj) bool {
 func (g *gen) extraProps(c *conj, props map[string][]propSrc, out map[string]any, depth, idx int) {
 	for _, p := range c.parts {
 		if pp, ok := p.m["patternProperties"].(map[string]any); ok {
-			for _, pat := range sortedKeys(pp) {
+			for _, pat := range slices.Sorted(maps.Keys(pp)) {
 				key, ok := g.stringFor([]string{pat}, 1, 16, idx)
 				if !ok {
 					continue

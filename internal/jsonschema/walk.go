@@ -1,6 +1,8 @@
 package jsonschema
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
@@ -33,7 +35,7 @@ func forEachSubschema(node map[string]any, loc string, fn func(sub any, loc stri
 	}
 	for _, k := range mapSchemaKeys {
 		if m, ok := node[k].(map[string]any); ok {
-			for _, name := range sortedKeys(m) {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
 				fn(m[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, k), name))
 			}
 		}
@@ -47,7 +49,7 @@ func forEachSubschema(node map[string]any, loc string, fn func(sub any, loc stri
 		fn(it, jsonvalue.PointerAppend(loc, "items"))
 	}
 	if deps, ok := node["dependencies"].(map[string]any); ok {
-		for _, name := range sortedKeys(deps) {
+		for _, name := range slices.Sorted(maps.Keys(deps)) {
 			if isSchema(deps[name]) {
 				fn(deps[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, "dependencies"), name))
 			}

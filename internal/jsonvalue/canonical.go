@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -150,12 +151,7 @@ func appendFloat(b []byte, f float64) []byte {
 
 // sortedKeysUTF16 returns the keys of m ordered by UTF-16 code units.
 func sortedKeysUTF16(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, compareUTF16)
-	return keys
+	return slices.SortedFunc(maps.Keys(m), compareUTF16)
 }
 
 // compareUTF16 compares two strings as sequences of UTF-16 code units

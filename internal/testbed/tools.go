@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mcpdrill/mcpdrill/internal/splitmix"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -131,12 +132,7 @@ func (t *tool) check(args map[string]any) string {
 	if t.inputRaw != nil {
 		return ""
 	}
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if !slices.ContainsFunc(t.params, func(p param) bool { return p.name == k }) {
 			return fmt.Sprintf("unexpected argument %q", k)
 		}

@@ -190,16 +190,22 @@ func (c *Client) request(method string, params any, modernRev string) (outgoing,
 		return outgoing{}, 0, err
 	}
 	id := c.newID()
+	idv, key := any(id), idKey(json.RawMessage(fmt.Sprint(id)))
+	if c.cfg.IDPrefix != "" {
+		s := fmt.Sprintf("%s%d", c.cfg.IDPrefix, id)
+		b, _ := json.Marshal(s)
+		idv, key = s, idKey(b)
+	}
 	var frame []byte
 	if p == nil {
-		frame, err = jsonrpc.NewRequest(id, method, nil)
+		frame, err = jsonrpc.NewRequest(idv, method, nil)
 	} else {
-		frame, err = jsonrpc.NewRequest(id, method, p)
+		frame, err = jsonrpc.NewRequest(idv, method, p)
 	}
 	if err != nil {
 		return outgoing{}, 0, err
 	}
-	o := outgoing{key: idKey(json.RawMessage(fmt.Sprint(id))), method: method, frame: frame}
+	o := outgoing{key: key, method: method, frame: frame}
 	if modernRev != "" {
 		o.header = modernHeaders(modernRev, method, p)
 	}

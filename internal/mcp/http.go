@@ -260,6 +260,14 @@ func (h *httpConn) readSSE(ctx context.Context, body io.Reader, o outgoing, resu
 			h.obs.note("sse-event", "event type "+shortText(ev.Event, 32))
 			continue
 		}
+		if t := bytes.TrimSpace(ev.Data); t[0] == '[' {
+			// A batch in one event: its element that answers o, as in
+			// a JSON body.
+			if m := pickReply(t, o, h.obs); m != nil {
+				return m, nil
+			}
+			continue
+		}
 		msg, err := jsonrpc.Decode(bytes.Clone(ev.Data))
 		if err != nil {
 			h.obs.count("invalid-body", "SSE event data is not JSON-RPC")

@@ -82,19 +82,33 @@ func ParseTool(raw json.RawMessage) Tool {
 // far are returned with it; a JSON-RPC error reply is returned as a
 // *jsonrpc.Error (errors.As).
 func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
+	return c.ListToolsMeta(ctx, nil)
+}
+
+// ListToolsMeta is ListTools with meta as the params._meta of every page's
+// request (nil: none).
+func (c *Client) ListToolsMeta(ctx context.Context, meta json.RawMessage) (ToolList, error) {
 	var out ToolList
 	seen := map[string]bool{}
+	names := map[string]bool{}
 	cursor := ""
 	for {
 		if out.Pages >= c.cfg.MaxListPages {
 			out.Capped = true
 			return out, nil
 		}
-		var params any
-		if out.Pages > 0 {
-			params = map[string]any{"cursor": cursor}
+		params := map[string]any{}
+		if meta != nil {
+			params["_meta"] = meta
 		}
-		msg, err := c.Call(ctx, "tools/list", params)
+		if out.Pages > 0 {
+			params["cursor"] = cursor
+		}
+		var p any
+		if len(params) > 0 {
+			p = params
+		}
+		msg, err := c.Call(ctx, "tools/list", p)
 		if err != nil {
 			return out, err
 		}
@@ -107,8 +121,17 @@ func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
 			return out, fmt.Errorf("page %d: %w", out.Pages+1, err)
 		}
 		first := out.Pages == 0
+		if why := ListAmbiguity(msg.Result); why != "" && out.Ambiguity == "" {
+			out.Ambiguity = fmt.Sprintf("page %d: %s", out.Pages+1, why)
+		}
 		for i := range tools {
 			tools[i].Page = out.Pages
+			if n := tools[i].Name; n != "" {
+				if names[n] && out.Duplicate == "" {
+					out.Duplicate = n
+				}
+				names[n] = true
+			}
 		}
 		out.Pages++
 		out.Raw = append(out.Raw, msg.Result)
@@ -139,4 +162,36 @@ func (c *Client) ListTools(ctx context.Context) (ToolList, error) {
 		}
 		seen[cursor] = true
 	}
+}
+
+// ListAmbiguity names a member of a tools/list result that parsers could
+// read differently (see [jsonrpc.FoldCollision]): in the result, in a tool,
+// or at the top of a tool's schemas or annotations, which clients decode
+// into structures whose fields encoding/json matches regardless of case.
+// It returns "" when there is none or result cannot be split (the parse of
+// the result judges it then).
+func ListAmbiguity(result json.RawMessage) string {
+	if k, ok := jsonrpc.FoldCollision(result); ok {
+		return fmt.Sprintf("the result repeats member %q", k)
+	}
+	var res map[string]json.RawMessage
+	if jsonrpc.Unmarshal(result, &res) != nil {
+		return ""
+	}
+	tools, _ := jsonrpc.SplitArray(res["tools"])
+	for i, t := range tools {
+		if k, ok := jsonrpc.FoldCollision(t); ok {
+			return fmt.Sprintf("tool %d repeats member %q", i, k)
+		}
+		var parts map[string]json.RawMessage
+		if jsonrpc.Unmarshal(t, &parts) != nil {
+			continue
+		}
+		for _, m := range []string{"inputSchema", "outputSchema", "annotations"} {
+			if k, ok := jsonrpc.FoldCollision(parts[m]); ok {
+				return fmt.Sprintf("the %s of tool %d repeats member %q", m, i, k)
+			}
+		}
+	}
+	return ""
 }

@@ -110,6 +110,8 @@ type Config struct {
 	MaxPageTools, MaxTools int
 	// ClientName and ClientVersion go into clientInfo (defaults "mcpdrill", "dev").
 	ClientName, ClientVersion string
+	// IDPrefix, when set, makes request ids strings: IDPrefix and a number.
+	IDPrefix string
 	// StderrTail is how many lines of child stderr are kept (default 50).
 	StderrTail int
 
@@ -205,6 +207,12 @@ type ToolList struct {
 	ToolsDropped int
 	// CursorLoop is true when a nextCursor repeated and the listing stopped.
 	CursorLoop bool
+	// Duplicate is the first tool name listed twice in the listing ("":
+	// none).
+	Duplicate string
+	// Ambiguity names the first member of a page that parsers could read
+	// differently (see ListAmbiguity; "": none).
+	Ambiguity string
 	// TTLMs and CacheScope are the first page's caching hints, if present.
 	TTLMs      *int64
 	CacheScope string

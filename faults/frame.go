@@ -3,6 +3,8 @@ package faults
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // Direction is the way a frame travels through the proxy.
@@ -63,6 +65,23 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return "invalid"
+}
+
+// KindOf is the frame kind of a JSON-RPC peek's kind.
+func KindOf(k jsonrpc.Kind) Kind {
+	switch k {
+	case jsonrpc.KindRequest:
+		return KindRequest
+	case jsonrpc.KindNotification:
+		return KindNotification
+	case jsonrpc.KindResponse:
+		return KindResponse
+	case jsonrpc.KindError:
+		return KindError
+	case jsonrpc.KindBatch:
+		return KindBatch
+	}
+	return KindInvalid
 }
 
 // ParseKind reads a kind name.

@@ -21,8 +21,9 @@ type Config struct {
 	Plan *faults.Plan
 	// Recorder receives every fault that fired; nil records nothing.
 	Recorder Recorder
-	// Guard, when set, pins the server's tool set (guard mode, guard.go).
-	Guard *Guard
+	// Guard, when set, sees every frame first (Interceptor): guard mode,
+	// package guard/intercept, pins the server's tool set.
+	Guard Interceptor
 	// MaxFrame caps one frame (0: jsonrpc.DefaultMaxFrame). Longer frames
 	// are relayed as they are, unexamined.
 	MaxFrame int
@@ -204,22 +205,6 @@ func other(d faults.Direction) faults.Direction {
 	return faults.ToServer
 }
 
-func kindOf(k jsonrpc.Kind) faults.Kind {
-	switch k {
-	case jsonrpc.KindRequest:
-		return faults.KindRequest
-	case jsonrpc.KindNotification:
-		return faults.KindNotification
-	case jsonrpc.KindResponse:
-		return faults.KindResponse
-	case jsonrpc.KindError:
-		return faults.KindError
-	case jsonrpc.KindBatch:
-		return faults.KindBatch
-	}
-	return faults.KindInvalid
-}
-
 // process decides what to do with one frame (raw has no line terminator).
 // It must be called in the order frames arrive in dir.
 func (e *engine) process(dir faults.Direction, raw []byte) (faults.Frame, faults.Action) {
@@ -255,12 +240,12 @@ func (e *engine) step(dir faults.Direction, raw []byte, seq uint64) (faults.Fram
 	}
 	pk, err := peek(raw)
 	if err == nil {
-		f.Kind, f.Method, f.Tool, f.ID = kindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
+		f.Kind, f.Method, f.Tool, f.ID = faults.KindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
 		e.correlate(&f, seq)
 	}
 	var hooked []byte
 	if g := e.cfg.Guard; g != nil {
-		out, a, done := g.screen(e, &f, pk, err)
+		out, a, done := g.Screen(&f, pk, err, e.correlateAll)
 		if done { // answered or swallowed by the guard: no fault applies
 			e.mu[dir].Unlock()
 			return f, a, false

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -196,19 +197,19 @@ func (p *rawHTTP) roundTrip(t *testing.T, frame string) []byte {
 
 type hostileRig struct {
 	store *guard.Store
-	g     *Guard
+	g     *intercept.Guard
 	peer  rawPeer
 }
 
 // hostileRigs starts a guarded proxy in front of h over stdio, over HTTP
 // with JSON replies and over HTTP with SSE replies.
 func hostileRigs(t *testing.T, h *hostile, posture guard.Posture, maxFrame int) map[string]func(t *testing.T) *hostileRig {
-	mk := func(t *testing.T) (*guard.Store, *Guard) {
+	mk := func(t *testing.T) (*guard.Store, *intercept.Guard) {
 		st, err := guard.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", Posture: posture, Timeout: 5 * time.Second, Logf: t.Logf})
+		g, err := intercept.New(intercept.Options{Store: st, Server: "drifting", Posture: posture, Timeout: 5 * time.Second, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +286,7 @@ func (r *hostileRig) start(t *testing.T) {
 func requireGuardError(t *testing.T, b []byte) {
 	t.Helper()
 	m, err := jsonrpc.Decode(b)
-	if err != nil || m.Error == nil || m.Error.Code != CodeGuardWithheld {
+	if err != nil || m.Error == nil || m.Error.Code != intercept.CodeWithheld {
 		t.Fatalf("want the guard's refusal, got %.300s", b)
 	}
 }
@@ -527,31 +528,5 @@ func TestGuardNamesACursorLoop(t *testing.T) {
 	err := g.Recheck(ctx)
 	if err == nil || !strings.Contains(err.Error(), "loops") {
 		t.Fatalf("re-check of a cursor loop: %v", err)
-	}
-}
-
-// TestGuardHintsNameTheStore: with a store other than the default, the
-// commands a refusal suggests name it, quoted for a shell.
-func TestGuardHintsNameTheStore(t *testing.T) {
-	st, _ := guard.Open(t.TempDir())
-	g, err := NewGuard(GuardOptions{Store: st, Server: "drifting", Hint: func(verb string, args ...string) string {
-		return "mcpdrill guard " + verb + " --dir '/srv/pins dir' " + strings.Join(args, " ")
-	}, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	if _, _, err := st.Quarantine("drifting", "", "alice", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	g.mu.Lock()
-	g.confirmed = true // as after a listing: the store's status decides
-	g.mu.Unlock()
-	msg, _ := g.callAllowed("echo")
-	b := g.refusal([]byte("1"), guard.StatusQuarantined, msg)
-	for _, want := range []string{`mcpdrill guard release --dir '/srv/pins dir' drifting`, `"approve":"mcpdrill guard approve --dir '/srv/pins dir' drifting"`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("refusal %s does not hold %s", b, want)
-		}
 	}
 }

@@ -62,6 +62,12 @@ type HTTP struct {
 	// proxy writes notifications of its own (Push).
 	streamsMu sync.Mutex
 	streams   map[*func([]byte)]struct{}
+
+	// the latest client POST's headers and target, which the
+	// interceptor's own requests use (noteSession)
+	sessMu  sync.Mutex
+	sessHdr http.Header
+	sessURL string
 }
 
 // Push writes frame (a JSON-RPC notification) as an event into every
@@ -108,9 +114,6 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	for _, a := range o.AllowOrigins {
 		h.allow[strings.TrimRight(a, "/")] = true
 	}
-	if o.Guard != nil {
-		o.Guard.bindHTTP(h)
-	}
 	if h.client == nil {
 		dial := (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 		h.client = &http.Client{CheckRedirect: noRedirect, Transport: &http.Transport{
@@ -120,6 +123,9 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			IdleConnTimeout:     90 * time.Second,
 			DialContext:         dial,
 		}}
+	}
+	if o.Guard != nil {
+		o.Guard.Attach(nil, h.ownRequest, h.Push) // Push: into the clients' GET streams
 	}
 	return h, nil
 }
@@ -212,8 +218,8 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send := body
 	var slow *faults.Action
 	if r.Method == http.MethodPost && !h.eng.inert() && len(bytes.TrimSpace(body)) > 0 {
-		if g := h.eng.cfg.Guard; g != nil {
-			g.noteHTTP(r, h.target(r).String())
+		if h.eng.cfg.Guard != nil {
+			h.noteSession(r)
 		}
 		f, a := h.eng.process(faults.ToServer, bytes.TrimSpace(body))
 		p := &requestPort{h: h, w: w, r: r, request: f.Kind == faults.KindRequest, send: body}
@@ -552,7 +558,7 @@ func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Resp
 	if h.eng.cfg.Guard != nil && (err != nil || int64(len(body)) > limit) {
 		// The guard cannot examine it: withheld, never relayed.
 		resp.Body.Close()
-		_, a := h.eng.unexamined(faults.ToClient, body[:min(len(body), maxHead)], err != nil)
+		_, a := h.eng.unexamined(faults.ToClient, body[:min(len(body), jsonrpc.MaxHead)], err != nil)
 		w.Header().Del("Content-Length")
 		if a.Kind == faults.Replace {
 			writeJSONBody(w, a.Bytes)
@@ -780,7 +786,7 @@ func (h *HTTP) relayEvent(w http.ResponseWriter, r *http.Request, ev jsonrpc.Raw
 	if h.eng.cfg.Guard != nil && ev.HasData && (ev.Event.Event == "" || ev.Event.Event == "message") && (!complete || len(ev.Data) > h.maxFrame()) {
 		// The guard cannot examine it (cut short, or over the cap):
 		// withheld, never relayed.
-		_, a := h.eng.unexamined(faults.ToClient, ev.Data[:min(len(ev.Data), maxHead)], !complete)
+		_, a := h.eng.unexamined(faults.ToClient, ev.Data[:min(len(ev.Data), jsonrpc.MaxHead)], !complete)
 		if a.Kind == faults.Replace {
 			write(func() { writeData(w, ev.Fields, a.Bytes) })
 		}

@@ -25,6 +25,7 @@ import (
 type testProxy struct {
 	URL    string
 	client *http.Client
+	h      *HTTP
 }
 
 // Client returns a client for the proxy whose idle connections are closed
@@ -60,7 +61,7 @@ func serveProxy(t testing.TB, h *HTTP) *testProxy {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return &testProxy{URL: "http://" + ln.Addr().String(), client: c}
+	return &testProxy{URL: "http://" + ln.Addr().String(), client: c, h: h}
 }
 
 // exchange is one request/response as the client saw it.

@@ -110,7 +110,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		s.client.c = c
 	}
 	if o.Guard != nil {
-		o.Guard.bindStdio(s.server, s.client)
+		o.Guard.Attach(func(b []byte) { s.server.write(b, newline) }, nil, func(b []byte) { s.client.write(b, newline) })
 	}
 	exited := make(chan struct{})
 	var waitErr error
@@ -357,7 +357,7 @@ func (s *stdioSession) storeLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst,
 			switch {
 			case guarded && (long || end-lb.Start > keep):
 				if head == nil {
-					head = bytes.Clone(lb.Buf[lb.Start:min(end, lb.Start+maxHead)])
+					head = bytes.Clone(lb.Buf[lb.Start:min(end, lb.Start+jsonrpc.MaxHead)])
 				}
 				f, a := s.eng.unexamined(dir, head, false)
 				s.execute(dir, f, a, head, dst, back)
@@ -373,7 +373,7 @@ func (s *stdioSession) storeLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst,
 			if !guarded {
 				dst.write(lb.Buf[lb.Start:lb.End])
 			} else if head == nil {
-				head = bytes.Clone(lb.Buf[lb.Start:min(lb.End, lb.Start+maxHead)])
+				head = bytes.Clone(lb.Buf[lb.Start:min(lb.End, lb.Start+jsonrpc.MaxHead)])
 			}
 			lb.Drop()
 		}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
 // guardDirEnv names the store directory when --dir is not given.
@@ -493,7 +493,7 @@ func wrapGuardFlags() []cli.Flag {
 }
 
 // wrapGuard builds the guard for `wrap --guard`; nil without --guard.
-func wrapGuard(c *cli.Context) (*proxy.Guard, error) {
+func wrapGuard(c *cli.Context) (*intercept.Guard, error) {
 	if !c.IsSet("guard") {
 		for _, f := range []string{"posture", "recheck", "server-id"} {
 			if c.IsSet(f) {
@@ -530,7 +530,7 @@ func wrapGuard(c *cli.Context) (*proxy.Guard, error) {
 	}
 	errw := c.App.ErrWriter
 	var mu sync.Mutex
-	g, err := proxy.NewGuard(proxy.GuardOptions{
+	g, err := intercept.New(intercept.Options{
 		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"), Hint: guardHint(hintFor(c.String("guard"))),
 		Logf: func(format string, a ...any) {
 			mu.Lock()

@@ -98,10 +98,11 @@ func runWrap(c *cli.Context) error {
 	if plan != nil && !c.Bool("quiet") {
 		cfg.Recorder = &faultNotices{w: c.App.ErrWriter, next: cfg.Recorder}
 	}
-	if cfg.Guard, err = wrapGuard(c); err != nil {
+	if g, err := wrapGuard(c); err != nil {
 		return err
-	} else if cfg.Guard != nil {
-		defer cfg.Guard.Close()
+	} else if g != nil {
+		defer g.Close()
+		cfg.Guard = g
 	}
 	ctx, stop := context.WithCancel(c.Context)
 	defer stop()

@@ -1,14 +1,15 @@
-package proxy
+// Package intercept is guard mode: an interceptor (see proxy.Interceptor)
+// that enforces a server's pinned tool set (package guard) on the traffic
+// of one proxy. It lists the server's tools itself through internal/mcp,
+// over the proxy's peers.
+package intercept
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -17,21 +18,25 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
-// CodeGuardWithheld is the JSON-RPC error code of a tools/call the guard
+// CodeWithheld is the JSON-RPC error code of a tools/call the guard
 // refuses. It lies outside -32768..-32000, as the MCP error-code policy asks
 // of application codes.
-const CodeGuardWithheld = -31001
+const CodeWithheld = -31001
 
-// guardIDPrefix starts the id of every request the guard sends itself.
-const guardIDPrefix = "mcpdrill-guard-"
+// IDPrefix starts the id of every request the guard sends itself.
+const IDPrefix = "mcpdrill-guard-"
 
-// maxGuardPages bounds one re-check listing.
-const maxGuardPages = 50
+// maxPages bounds one re-check listing.
+const maxPages = 50
 
-// GuardOptions configures guard mode.
-type GuardOptions struct {
+// maxCursorReqs bounds the client listings remembered by id.
+const maxCursorReqs = 1 << 16
+
+// Options configures guard mode.
+type Options struct {
 	// Store holds the baselines (shared with other proxies and the CLI).
 	Store *guard.Store
 	// Server is this upstream's id in the store.
@@ -59,13 +64,14 @@ type GuardOptions struct {
 	Logf func(format string, a ...any)
 }
 
-// Guard enforces a server's pinned tool set on the traffic of one proxy.
-// Put it in Config.Guard. Only a verified server's tools are served: a
-// tools/list answer of a server in any other status reaches the client with
-// an empty tools array, and a tools/call is answered by the proxy with a
-// JSON-RPC error naming the status and the commands to review it.
+// Guard enforces a server's pinned tool set on the traffic of one proxy:
+// it is a proxy.Interceptor, for proxy.Config.Guard. Only a verified
+// server's tools are served: a tools/list answer of a server in any other
+// status reaches the client with an empty tools array, and a tools/call is
+// answered by the proxy with a JSON-RPC error naming the status and the
+// commands to review it.
 type Guard struct {
-	o GuardOptions
+	o Options
 
 	mu        sync.Mutex
 	meta      json.RawMessage // params._meta of the client's latest tools request
@@ -75,16 +81,15 @@ type Guard struct {
 	inflight  chan struct{}
 	lastErr   error
 	serving   *bool
-	seq       uint64
-	waiters   map[string]chan []byte
+	lister    *mcp.Client // the guard's own listings, over peers
+	waiters   map[string]chan answer
 	cursorReq map[string]bool // client tools/list ids → carried a cursor
 
-	// transport, set once by the relay that owns the guard
-	toServer func([]byte) // stdio: write a frame to the server
-	toClient func([]byte) // write a frame to the client (HTTP: into its GET streams)
-	httpH    *HTTP
-	httpHdr  http.Header
-	httpURL  string
+	// the relay's peers, set once by the relay that owns the guard (Attach)
+	send     func([]byte)     // stdio: write a frame to the server
+	post     mcp.RoundTripper // HTTP: one request and its answer
+	toClient func([]byte)     // write a frame to the client
+	attached bool
 
 	bindOnce  sync.Once
 	closeOnce sync.Once
@@ -92,8 +97,14 @@ type Guard struct {
 	loopDone  chan struct{}
 }
 
-// NewGuard checks the options and returns a guard.
-func NewGuard(o GuardOptions) (*Guard, error) {
+// answer is what a waiting request of the guard's own gets back.
+type answer struct {
+	frame []byte
+	err   error
+}
+
+// New checks the options and returns a guard.
+func New(o Options) (*Guard, error) {
 	if o.Store == nil {
 		return nil, errors.New("proxy: guard needs a store")
 	}
@@ -121,8 +132,11 @@ func NewGuard(o GuardOptions) (*Guard, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
-	return &Guard{o: o, waiters: map[string]chan []byte{}, cursorReq: map[string]bool{},
-		closed: make(chan struct{}), loopDone: make(chan struct{})}, nil
+	g := &Guard{o: o, waiters: map[string]chan answer{}, cursorReq: map[string]bool{},
+		closed: make(chan struct{}), loopDone: make(chan struct{})}
+	g.lister = mcp.NewClientOver(g.roundTrip, mcp.Config{IDPrefix: IDPrefix, RequestTimeout: o.Timeout,
+		MaxListPages: maxPages, MaxPageTools: drift.MaxManifestTools, MaxTools: maxPages * drift.MaxManifestTools})
+	return g, nil
 }
 
 // Close stops the periodic re-check and fails waiting listings.
@@ -131,7 +145,7 @@ func (g *Guard) Close() {
 	started := false
 	g.bindOnce.Do(func() {}) // no loop can start after Close
 	g.mu.Lock()
-	started = g.toServer != nil || g.httpH != nil
+	started = g.attached
 	g.mu.Unlock()
 	if started && g.o.Recheck > 0 {
 		<-g.loopDone
@@ -140,45 +154,15 @@ func (g *Guard) Close() {
 
 func (g *Guard) now() time.Time { return g.o.Now().UTC() }
 
-// bindStdio gives the guard a stdio session's two sinks.
-func (g *Guard) bindStdio(server, client *sink) {
+// Attach gives the guard its relay's peers (see proxy.Interceptor); only
+// the first call counts.
+func (g *Guard) Attach(send func(frame []byte), roundTrip mcp.RoundTripper, toClient func(frame []byte)) {
 	g.bindOnce.Do(func() {
 		g.mu.Lock()
-		g.toServer = func(b []byte) { server.write(b, newline) }
-		g.toClient = func(b []byte) { client.write(b, newline) }
+		g.send, g.post, g.toClient, g.attached = send, roundTrip, toClient, true
 		g.mu.Unlock()
 		g.startLoop()
 	})
-}
-
-// bindHTTP gives the guard an HTTP proxy to send its own listings through.
-func (g *Guard) bindHTTP(h *HTTP) {
-	g.bindOnce.Do(func() {
-		g.mu.Lock()
-		g.httpH = h
-		g.toClient = h.Push // into the clients' GET streams
-		g.mu.Unlock()
-		g.startLoop()
-	})
-}
-
-// noteHTTP remembers the latest client POST's headers and target, so the
-// guard's own listing joins the same session with the same credentials.
-func (g *Guard) noteHTTP(r *http.Request, target string) {
-	h := r.Header.Clone()
-	for k := range h {
-		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") || strings.EqualFold(k, "Mcp-Name") {
-			h.Del(k)
-		}
-	}
-	for k := range hopHeaders {
-		h.Del(k)
-	}
-	h.Del("Content-Length")
-	h.Del("Accept-Encoding")
-	g.mu.Lock()
-	g.httpHdr, g.httpURL = h, target
-	g.mu.Unlock()
 }
 
 func (g *Guard) startLoop() {
@@ -211,8 +195,8 @@ func (g *Guard) startLoop() {
 	}()
 }
 
-// frame is the engine's hook: it sees every examined frame after
-// correlation. It returns replacement bytes (the frame still goes through
+// frame judges a frame Screen could read: it sees every examined frame
+// after correlation. It returns replacement bytes (the frame still goes through
 // faults), or a final action with done set (faults are skipped).
 func (g *Guard) frame(f *faults.Frame) (out []byte, a faults.Action, done bool) {
 	if f.Dir == faults.ToServer {
@@ -246,7 +230,7 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 	}
 	if f.Method == "tools/list" {
 		if k := jsonrpc.IDKey(f.ID); k != "" {
-			if len(g.cursorReq) >= maxPending {
+			if len(g.cursorReq) >= maxCursorReqs {
 				clear(g.cursorReq)
 			}
 			g.cursorReq[k] = req.Params.Cursor != nil && *req.Params.Cursor != ""
@@ -326,9 +310,9 @@ func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
 		"server": g.o.Server, "status": status.String(),
 		"review": g.hint("diff"), "approve": g.hint("approve"),
 	})
-	b, err := jsonrpc.NewErrorResponse(json.RawMessage(id), &jsonrpc.Error{Code: CodeGuardWithheld, Message: msg, Data: data})
+	b, err := jsonrpc.NewErrorResponse(json.RawMessage(id), &jsonrpc.Error{Code: CodeWithheld, Message: msg, Data: data})
 	if err != nil {
-		b, _ = jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: CodeGuardWithheld, Message: msg})
+		b, _ = jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: CodeWithheld, Message: msg})
 	}
 	return b
 }
@@ -336,7 +320,7 @@ func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
 func (g *Guard) fromServer(f *faults.Frame) ([]byte, faults.Action, bool) {
 	switch f.Kind {
 	case faults.KindResponse, faults.KindError:
-		if g.takeWaiter(jsonrpc.IDKey(f.ID), bytes.Clone(f.Raw)) {
+		if g.takeWaiter(jsonrpc.IDKey(f.ID), answer{frame: bytes.Clone(f.Raw)}) {
 			return nil, faults.Action{Kind: faults.Drop}, true // never reaches the client
 		}
 		if f.Method == "tools/list" && f.Kind == faults.KindResponse {
@@ -374,7 +358,7 @@ func (g *Guard) clientList(f *faults.Frame) []byte {
 		r, _ := g.o.Store.Get(g.o.Server)
 		return g.withheld(f.Raw, r, "the tools/list answer could not be read as a tool list")
 	}
-	if why := listAmbiguity(f.Raw); why != "" {
+	if why := frameAmbiguity(f.Raw); why != "" {
 		g.o.Logf("guard %s: ambiguous tools/list answer withheld: %s", g.o.Server, why)
 		r, _ := g.o.Store.Get(g.o.Server)
 		return g.withheld(f.Raw, r, "the tools/list answer is ambiguous ("+why+"), so parsers could read different tools from it")
@@ -560,74 +544,56 @@ func (g *Guard) Recheck(ctx context.Context) error {
 	}
 }
 
-// list fetches the whole tool list with the guard's own requests.
+// list fetches the whole tool list with the guard's own requests, through
+// internal/mcp's pagination; a listing that is not whole and unambiguous
+// vouches for nothing.
 func (g *Guard) list(ctx context.Context) (guard.ToolSet, error) {
+	g.mu.Lock()
+	meta := g.meta
+	g.mu.Unlock()
+	l, err := g.lister.ListToolsMeta(ctx, meta)
+	switch {
+	case err != nil:
+		return guard.ToolSet{}, fmt.Errorf("tools/list: %w", err)
+	case l.CursorLoop:
+		return guard.ToolSet{}, fmt.Errorf("tools/list pagination loops: page %d hands back a cursor already followed", l.Pages)
+	case l.ToolsCapped:
+		return guard.ToolSet{}, fmt.Errorf("tools/list answer: page %d lists more than the %d tools a listing may hold", l.Pages, drift.MaxManifestTools)
+	case l.Capped:
+		return guard.ToolSet{}, fmt.Errorf("tools/list did not end within %d pages", maxPages)
+	case l.Ambiguity != "":
+		return guard.ToolSet{}, fmt.Errorf("tools/list answer is ambiguous: %s", l.Ambiguity)
+	case l.Duplicate != "":
+		return guard.ToolSet{}, fmt.Errorf("tools/list answer: tool %q is listed twice", l.Duplicate)
+	}
 	var tools []drift.Tool
-	seen := map[string]bool{}
-	cursors := map[string]bool{}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxGuardPages {
-			return guard.ToolSet{}, fmt.Errorf("tools/list did not end within %d pages", maxGuardPages)
-		}
-		g.mu.Lock()
-		g.seq++
-		id := fmt.Sprintf("%s%d", guardIDPrefix, g.seq)
-		params := map[string]any{}
-		if g.meta != nil {
-			params["_meta"] = g.meta
-		}
-		g.mu.Unlock()
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		var p any
-		if len(params) > 0 {
-			p = params
-		}
-		req, err := jsonrpc.NewRequest(id, "tools/list", p)
+	for i, page := range l.Raw {
+		m, err := drift.ParseManifest(page)
 		if err != nil {
-			return guard.ToolSet{}, err
-		}
-		reply, err := g.roundTrip(ctx, id, req)
-		if err != nil {
-			return guard.ToolSet{}, fmt.Errorf("tools/list: %w", err)
-		}
-		m, err := drift.ParseManifest(reply)
-		if err != nil {
-			return guard.ToolSet{}, fmt.Errorf("tools/list answer: %w", err)
-		}
-		if why := listAmbiguity(reply); why != "" {
-			return guard.ToolSet{}, fmt.Errorf("tools/list answer is ambiguous: %s", why)
-		}
-		if m.NextCursor != "" && (cursors[m.NextCursor] || m.NextCursor == cursor) {
-			return guard.ToolSet{}, fmt.Errorf("tools/list pagination loops: page %d hands back a cursor already followed", page+1)
-		}
-		cursors[cursor] = true
-		for _, t := range m.Tools {
-			if seen[t.Name] {
-				return guard.ToolSet{}, fmt.Errorf("tools/list answer: tool %q is listed twice", t.Name)
-			}
-			seen[t.Name] = true
+			return guard.ToolSet{}, fmt.Errorf("tools/list answer: page %d: %w", i+1, err)
 		}
 		tools = append(tools, m.Tools...)
-		if m.NextCursor == "" {
-			return guard.NewToolSet(tools), nil
-		}
-		cursor = m.NextCursor
 	}
+	return guard.NewToolSet(tools), nil
 }
 
-// roundTrip sends one of the guard's requests and returns its reply.
-func (g *Guard) roundTrip(ctx context.Context, id string, req []byte) ([]byte, error) {
+// roundTrip sends one of the guard's requests to the server and returns
+// its answer: over HTTP through the relay's RoundTrip, on stdio written to
+// the server, its answer taken out of the server's frames by Screen.
+func (g *Guard) roundTrip(ctx context.Context, frame []byte) ([]byte, error) {
 	g.mu.Lock()
-	send, h := g.toServer, g.httpH
-	hdr, target := g.httpHdr, g.httpURL
+	send, post := g.send, g.post
 	g.mu.Unlock()
 	switch {
+	case post != nil:
+		return post(ctx, frame)
 	case send != nil:
-		key := jsonrpc.IDKey(json.RawMessage(fmt.Sprintf("%q", id)))
-		ch := make(chan []byte, 1)
+		pk, err := jsonrpc.PeekFrame(frame)
+		key := jsonrpc.IDKey(pk.ID)
+		if err != nil || key == "" {
+			return nil, errors.New("the guard's request has no id")
+		}
+		ch := make(chan answer, 1)
 		g.mu.Lock()
 		g.waiters[key] = ch
 		g.mu.Unlock()
@@ -636,95 +602,15 @@ func (g *Guard) roundTrip(ctx context.Context, id string, req []byte) ([]byte, e
 			delete(g.waiters, key)
 			g.mu.Unlock()
 		}()
-		send(req)
+		send(frame)
 		select {
-		case b := <-ch:
-			return b, nil
+		case a := <-ch:
+			return a.frame, a.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-g.closed:
 			return nil, errors.New("guard closed")
 		}
-	case h != nil:
-		if hdr == nil {
-			return nil, errors.New("no client request seen yet to join its session")
-		}
-		return h.guardPost(ctx, target, hdr, id, req)
 	}
 	return nil, errors.New("guard is not attached to a relay")
-}
-
-// guardPost sends the guard's request upstream with the client's session
-// headers and reads its reply from a JSON or an SSE body.
-func (h *HTTP) guardPost(ctx context.Context, target string, hdr http.Header, id string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header = hdr.Clone()
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if req.Header.Get("Mcp-Method") != "" {
-		req.Header.Set("Mcp-Method", "tools/list")
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	want := jsonrpc.IDKey(json.RawMessage(fmt.Sprintf("%q", id)))
-	ct := resp.Header.Get("Content-Type")
-	max := h.maxFrame()
-	switch {
-	case strings.HasPrefix(ct, "text/event-stream"):
-		br := bufio.NewReaderSize(resp.Body, 64<<10)
-		for {
-			ev, err := jsonrpc.ReadEvent(br, max+jsonrpc.EventSlack, func([]byte) {})
-			if ev.HasData && len(ev.Data) <= max {
-				if b := replyTo(ev.Data, want); b != nil {
-					return b, nil
-				}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("HTTP %d: the event stream ended without the reply", resp.StatusCode)
-			}
-		}
-	case strings.HasPrefix(ct, "application/json"):
-		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > max {
-			return nil, errors.New("reply over the frame cap")
-		}
-		if r := replyTo(bytes.TrimSpace(b), want); r != nil {
-			return r, nil
-		}
-		return nil, fmt.Errorf("HTTP %d: the reply is not the answer to the guard's request", resp.StatusCode)
-	}
-	return nil, fmt.Errorf("HTTP %d (%s)", resp.StatusCode, ct)
-}
-
-// replyTo returns the answer with id key want in frame, a message or a
-// batch (nil: none).
-func replyTo(frame []byte, want string) []byte {
-	pk, err := jsonrpc.PeekFrameStrict(frame)
-	switch {
-	case err != nil || pk.Ambiguous:
-		return nil
-	case pk.Kind == jsonrpc.KindBatch:
-		elems, err := jsonrpc.SplitArray(frame)
-		if err != nil {
-			return nil
-		}
-		for _, e := range elems {
-			if pk, err := jsonrpc.PeekFrameStrict(e); err == nil && !pk.Ambiguous && pk.Kind != jsonrpc.KindBatch && jsonrpc.IDKey(pk.ID) == want {
-				return bytes.Clone(e)
-			}
-		}
-		return nil
-	case jsonrpc.IDKey(pk.ID) == want:
-		return bytes.Clone(frame)
-	}
-	return nil
 }

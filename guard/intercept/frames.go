@@ -1,14 +1,16 @@
-package proxy
+package intercept
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // The guard decides on what the receiver will parse, so a frame it cannot
@@ -26,48 +28,32 @@ import (
 //     (the guard's own replies taken out, tool lists withheld, undecodable
 //     elements withheld) and the rest delivered as a batch.
 
-// maxHead is how much of a frame over the cap is kept to read its id.
-const maxHead = jsonrpc.MaxHead
-
-// unexamined is step for a frame the guard cannot examine whole while it
-// is on (over the frame cap, or cut short): head is its start (at most
-// maxHead bytes), all the proxy kept of it; cut says it was cut short.
-func (e *engine) unexamined(dir faults.Direction, head []byte, cut bool) (faults.Frame, faults.Action) {
-	e.mu[dir].Lock()
-	defer e.mu[dir].Unlock()
-	f := faults.Frame{Dir: dir, Index: e.next[dir], Raw: head}
-	e.next[dir]++
-	pk, _ := jsonrpc.PeekFrame(head)
-	f.Kind, f.Method, f.Tool = kindOf(pk.Kind), pk.Method, pk.Tool
-	max := e.cfg.MaxFrame
-	if max <= 0 {
-		max = jsonrpc.DefaultMaxFrame
-	}
-	why := fmt.Sprintf("it is longer than the frame cap of %d bytes", max)
-	if cut {
-		why = "it was cut short"
-	}
-	_, a, _ := e.cfg.Guard.unexaminable(e, &f, pk.ID, why)
-	return f, a
-}
-
-// screen is the guard's part of the engine's step for one frame: the peek
-// pk (and its error) of f.Raw. It returns what frame returns.
-func (g *Guard) screen(e *engine, f *faults.Frame, pk jsonrpc.Peek, perr error) ([]byte, faults.Action, bool) {
+// Screen is the guard's part of the relay's step for one frame
+// (proxy.Interceptor): pk (and its error) is the strict peek of f.Raw. It
+// returns replacement bytes (the frame still goes through faults), or a
+// final action with done set (faults are skipped).
+func (g *Guard) Screen(f *faults.Frame, pk jsonrpc.Peek, perr error, correlate func(*faults.Frame)) ([]byte, faults.Action, bool) {
 	switch {
 	case perr != nil:
-		return g.unexaminable(e, f, pk.ID, "it is not a JSON-RPC message the guard can read")
+		return g.unexaminable(f, pk.ID, "it is not a JSON-RPC message the guard can read", correlate)
 	case pk.Ambiguous:
-		return g.unexaminable(e, f, pk.ID, "it repeats a member name, or spells one in another case, so parsers could read it differently")
+		return g.unexaminable(f, pk.ID, "it repeats a member name, or spells one in another case, so parsers could read it differently", correlate)
 	case f.Kind == faults.KindBatch:
-		return g.batch(e, f)
+		return g.batch(f, correlate)
 	}
 	return g.frame(f)
 }
 
+// Unexaminable decides a frame the relay could not examine whole
+// (proxy.Interceptor): it is refused or withheld.
+func (g *Guard) Unexaminable(f *faults.Frame, id json.RawMessage, why string, correlate func(*faults.Frame)) faults.Action {
+	_, a, _ := g.unexaminable(f, id, why, correlate)
+	return a
+}
+
 // unexaminable refuses or withholds a frame the guard cannot judge; id is
 // what could be read of its id (nil: none).
-func (g *Guard) unexaminable(e *engine, f *faults.Frame, id json.RawMessage, why string) ([]byte, faults.Action, bool) {
+func (g *Guard) unexaminable(f *faults.Frame, id json.RawMessage, why string, correlate func(*faults.Frame)) ([]byte, faults.Action, bool) {
 	if len(id) > 0 && string(id) != "null" {
 		f.ID = id
 	} else {
@@ -87,8 +73,8 @@ func (g *Guard) unexaminable(e *engine, f *faults.Frame, id json.RawMessage, why
 	}
 	// An answer: it leaves the correlation table as any answer does.
 	f.Kind = faults.KindResponse
-	e.correlate(f, allSeq)
-	if k := jsonrpc.IDKey(id); g.takeWaiter(k, nil) {
+	correlate(f)
+	if k := jsonrpc.IDKey(id); g.takeWaiter(k, answer{err: errors.New("the server's answer could not be examined (" + why + ")")}) {
 		return nil, faults.Action{Kind: faults.Drop}, true // the guard's own listing fails
 	}
 	r, _ := g.o.Store.Get(g.o.Server)
@@ -108,11 +94,10 @@ func dirNoun(d faults.Direction) string {
 	return "server"
 }
 
-// takeWaiter hands reply to the guard's own request waiting under key,
-// if there is one (nil reply: a failed answer); it reports whether there
-// was.
-func (g *Guard) takeWaiter(key string, reply []byte) bool {
-	if key == "" || !strings.Contains(key, guardIDPrefix) {
+// takeWaiter hands a to the guard's own request waiting under key, if
+// there is one; it reports whether there was.
+func (g *Guard) takeWaiter(key string, a answer) bool {
+	if key == "" || !strings.Contains(key, IDPrefix) {
 		return false
 	}
 	g.mu.Lock()
@@ -120,19 +105,16 @@ func (g *Guard) takeWaiter(key string, reply []byte) bool {
 	delete(g.waiters, key)
 	g.mu.Unlock()
 	if ok {
-		if reply == nil {
-			reply, _ = jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's answer could not be examined"})
-		}
-		ch <- reply
+		ch <- a
 	}
 	return ok
 }
 
 // batch judges each element of a batch as a frame of its own.
-func (g *Guard) batch(e *engine, f *faults.Frame) ([]byte, faults.Action, bool) {
+func (g *Guard) batch(f *faults.Frame, correlate func(*faults.Frame)) ([]byte, faults.Action, bool) {
 	elems, err := jsonrpc.SplitArray(f.Raw)
 	if err != nil || len(elems) == 0 {
-		return g.unexaminable(e, f, nil, "it is a batch the guard cannot read")
+		return g.unexaminable(f, nil, "it is a batch the guard cannot read", correlate)
 	}
 	type judged struct {
 		out    []byte // what to deliver (nil: nothing)
@@ -144,17 +126,17 @@ func (g *Guard) batch(e *engine, f *faults.Frame) ([]byte, faults.Action, bool) 
 	for i, raw := range elems {
 		ef := faults.Frame{Dir: f.Dir, Index: f.Index, Raw: raw}
 		pk, perr := jsonrpc.PeekFrameStrict(raw)
-		ef.Kind, ef.Method, ef.Tool, ef.ID = kindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
+		ef.Kind, ef.Method, ef.Tool, ef.ID = faults.KindOf(pk.Kind), pk.Method, pk.Tool, pk.ID
 		if perr == nil && pk.Kind != jsonrpc.KindBatch {
-			e.correlate(&ef, allSeq)
+			correlate(&ef)
 		}
 		var out []byte
 		var a faults.Action
 		var done bool
 		if pk.Kind == jsonrpc.KindBatch {
-			out, a, done = g.unexaminable(e, &ef, nil, "a batch inside a batch is not JSON-RPC")
+			out, a, done = g.unexaminable(&ef, nil, "a batch inside a batch is not JSON-RPC", correlate)
 		} else {
-			out, a, done = g.screen(e, &ef, pk, perr)
+			out, a, done = g.Screen(&ef, pk, perr, correlate)
 		}
 		j := judged{out: raw}
 		switch {
@@ -215,40 +197,13 @@ func (g *Guard) batch(e *engine, f *faults.Frame) ([]byte, faults.Action, bool) 
 	return nil, a, true
 }
 
-// listAmbiguity names a member of a tools/list answer that parsers could
-// read differently (see [jsonrpc.FoldCollision]): in the result, in a
-// tool, or at the top of a tool's schemas or annotations, which clients
-// decode into structures whose fields encoding/json matches regardless of
-// case. It returns "" when there is none or raw cannot be split (the
-// manifest parser has judged it by then).
-func listAmbiguity(raw []byte) string {
+// frameAmbiguity is mcp.ListAmbiguity of a tools/list answer's result.
+func frameAmbiguity(raw []byte) string {
 	var frame struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if jsonrpc.Unmarshal(raw, &frame) != nil {
 		return ""
 	}
-	if k, ok := jsonrpc.FoldCollision(frame.Result); ok {
-		return fmt.Sprintf("the result repeats member %q", k)
-	}
-	var res map[string]json.RawMessage
-	if jsonrpc.Unmarshal(frame.Result, &res) != nil {
-		return ""
-	}
-	tools, _ := jsonrpc.SplitArray(res["tools"])
-	for i, t := range tools {
-		if k, ok := jsonrpc.FoldCollision(t); ok {
-			return fmt.Sprintf("tool %d repeats member %q", i, k)
-		}
-		var parts map[string]json.RawMessage
-		if jsonrpc.Unmarshal(t, &parts) != nil {
-			continue
-		}
-		for _, m := range []string{"inputSchema", "outputSchema", "annotations"} {
-			if k, ok := jsonrpc.FoldCollision(parts[m]); ok {
-				return fmt.Sprintf("the %s of tool %d repeats member %q", m, i, k)
-			}
-		}
-	}
-	return ""
+	return mcp.ListAmbiguity(frame.Result)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/reap"
 )
 
 // InstallLogName is the install log study install writes beside
@@ -623,7 +624,7 @@ func installEnv(scratch, cacheDir string) []string {
 // runBounded runs cmd in its own process group and ends the group when ctx
 // ends.
 func runBounded(ctx context.Context, cmd *exec.Cmd) error {
-	ownGroup(cmd)
+	reap.OwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -634,7 +635,7 @@ func runBounded(ctx context.Context, cmd *exec.Cmd) error {
 		kill(cmd)
 		return err
 	case <-ctx.Done():
-		terminate(cmd)
+		reap.TerminateGroup(cmd)
 		select {
 		case err := <-done:
 			kill(cmd)

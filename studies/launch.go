@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
@@ -32,7 +33,7 @@ func startLaunch(argv, env []string, dir string) (*launched, error) {
 	tail := &tailBuffer{max: 20}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
-	ownGroup(cmd)
+	reap.OwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the launch command: %w", err)
 	}
@@ -79,9 +80,15 @@ func exitText(err error) string {
 	return err.Error()
 }
 
+// kill kills cmd's process group and ends what left it (package reap).
+func kill(cmd *exec.Cmd) {
+	reap.KillGroup(cmd)
+	reap.End(cmd, 0)
+}
+
 // stop terminates the process group, escalating to SIGKILL after grace.
 func (l *launched) stop(grace time.Duration) {
-	terminate(l.cmd)
+	reap.TerminateGroup(l.cmd)
 	select {
 	case <-l.done:
 		// Children may outlive the leader; make sure the group is gone.

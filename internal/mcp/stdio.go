@@ -137,8 +137,7 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Dir = cfg.Dir
-	ownProcessGroup(cmd)
-	reap.Mark(cmd)
+	reap.OwnGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -428,17 +427,17 @@ func (s *stdioConn) close() error {
 		select {
 		case <-s.waitDone:
 			// The server left on its own; stop anything it left behind.
-			terminateGroup(s.cmd)
+			reap.TerminateGroup(s.cmd)
 		case <-time.After(closeGrace):
 			s.obs.note("shutdown", "server ignored stdin EOF; sent SIGTERM")
 			how = ShutdownTerminated
-			terminateGroup(s.cmd)
+			reap.TerminateGroup(s.cmd)
 			select {
 			case <-s.waitDone:
 			case <-time.After(closeGrace):
 				s.obs.note("shutdown", "server ignored SIGTERM; sent SIGKILL")
 				how = ShutdownKilled
-				killGroup(s.cmd)
+				reap.KillGroup(s.cmd)
 				<-s.waitDone
 			}
 		}

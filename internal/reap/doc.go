@@ -8,6 +8,9 @@
 // descendants, and ends them: SIGTERM, a grace period, SIGKILL, then it
 // reaps those that were re-parented to this process.
 //
+// OwnGroup, TerminateGroup and KillGroup are the process-group half: a
+// command in a group of its own, SIGTERM and SIGKILL to the whole group.
+//
 // Subreaper makes this process the reaper of its orphaned descendants, so
 // that they re-parent here rather than to init. Nothing in this package
 // calls it implicitly: a program opts in, once, early (the mcpdrill CLI
@@ -15,5 +18,5 @@
 //
 // On Linux the marks are read from /proc/<pid>/environ. Elsewhere Mark,
 // End and Subreaper do nothing, and a server's descendants are ended only
-// by the process-group kill of the caller.
+// by KillGroup.
 package reap

@@ -303,47 +303,29 @@ func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, er
 	// npm is the heaviest installer: at most four of its units run at
 	// once, whatever -j lets the Go and PyPI units do beside them.
 	npmSlots := make(chan struct{}, min(o.Jobs, 4))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(o.Jobs, max(len(units), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if units[i].registry == RegistryNPM {
-					npmSlots <- struct{}{}
-				}
-				res := runUnit(ctx, spec, units[i], o)
-				if units[i].registry == RegistryNPM {
-					<-npmSlots
-				}
-				mu.Lock()
-				log.Units[i] = res
-				for _, e := range units[i].entries {
-					rec := InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
-					if why, ok := res.Missing[e.Name]; ok {
-						rec.Status, rec.Reason = InstallFailed, why
-					}
-					log.Servers[e.Name] = rec
-				}
-				if o.Progress != nil {
-					o.Progress(res)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range units {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
+	err := eachIndex(ctx, len(units), o.Jobs, func(i int) {
+		if units[i].registry == RegistryNPM {
+			npmSlots <- struct{}{}
 		}
-	}
-	close(work)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+		res := runUnit(ctx, spec, units[i], o)
+		if units[i].registry == RegistryNPM {
+			<-npmSlots
+		}
+		mu.Lock()
+		log.Units[i] = res
+		for _, e := range units[i].entries {
+			rec := InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
+			if why, ok := res.Missing[e.Name]; ok {
+				rec.Status, rec.Reason = InstallFailed, why
+			}
+			log.Servers[e.Name] = rec
+		}
+		if o.Progress != nil {
+			o.Progress(res)
+		}
+		mu.Unlock()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("install interrupted: %w", err)
 	}
 	end := o.Now()

@@ -169,40 +169,22 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 		o.Progress(ev)
 	}
 
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(o.Jobs, max(len(entries), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				e := entries[i]
-				mu.Lock()
-				report(Event{Kind: EventStart, Name: e.Name})
-				mu.Unlock()
-				t0 := time.Now()
-				row, sm := runOne(ctx, spec, e, o)
-				row.SDKObserved = observeSDK(spec, e, row)
-				el := time.Since(t0)
-				mu.Lock()
-				res.Servers[i] = row
-				res.Meta.Servers[e.Name] = sm
-				report(Event{Kind: EventDone, Name: e.Name, Row: &row, Elapsed: el})
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range entries {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err := eachIndex(ctx, len(entries), o.Jobs, func(i int) {
+		e := entries[i]
+		mu.Lock()
+		report(Event{Kind: EventStart, Name: e.Name})
+		mu.Unlock()
+		t0 := time.Now()
+		row, sm := runOne(ctx, spec, e, o)
+		row.SDKObserved = observeSDK(spec, e, row)
+		el := time.Since(t0)
+		mu.Lock()
+		res.Servers[i] = row
+		res.Meta.Servers[e.Name] = sm
+		report(Event{Kind: EventDone, Name: e.Name, Row: &row, Elapsed: el})
+		mu.Unlock()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("study interrupted after %d of %d servers: %w", done, len(entries), err)
 	}
 	end := o.Now()

@@ -110,9 +110,9 @@ func newEchoServer(t *testing.T) *echoServer {
 	return e
 }
 
-func post(t *testing.T, c *http.Client, url, body string, hdr map[string]string) int {
+func post(ctx context.Context, t *testing.T, c *http.Client, url, body string, hdr map[string]string) int {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -134,18 +134,7 @@ func TestSpansExportedAndPropagated(t *testing.T) {
 	}
 	ctx, end := tr.Start(context.Background(), "mcpdrill test")
 	c := tr.Client(nil)
-	call := func(body string, hdr map[string]string) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, mcpSrv.url, strings.NewReader(body))
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
+	call := func(body string, hdr map[string]string) { post(ctx, t, c, mcpSrv.url, body, hdr) }
 	rev := map[string]string{"MCP-Protocol-Version": "2025-06-18"}
 	call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"<a&b>"}}}`, rev)
 	probe := `{"jsonrpc":"2.0","id":"mcpdrill-probe","method":"tools/list","params":{}}`
@@ -240,7 +229,7 @@ func TestCollectorDownIsAWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcpSrv := newEchoServer(t)
-	if code := post(t, tr.Client(nil), mcpSrv.url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); code != 200 {
+	if code := post(context.Background(), t, tr.Client(nil), mcpSrv.url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil); code != 200 {
 		t.Fatalf("status %d", code)
 	}
 	start := time.Now()

@@ -246,22 +246,32 @@ func parseRule(i int, m map[string]any) (Rule, []error) {
 		}
 		r.Direction, dirSet = d, true
 	}
-	for _, key := range []string{"method", "methods"} {
-		v, ok := m[key]
-		if !ok {
-			continue
-		}
-		list, err := stringList(v)
-		if err != nil {
-			bad("%s: %v", key, err)
-		}
-		for _, g := range list {
-			if _, err := path.Match(g, ""); err != nil {
-				bad("%s: bad glob %q", key, g)
+	// eachString calls do for every string given under one of keys (a
+	// string or a list of them) and reports whether any of keys was given.
+	eachString := func(keys []string, do func(key, s string)) bool {
+		set := false
+		for _, key := range keys {
+			v, ok := m[key]
+			if !ok {
+				continue
 			}
+			list, err := stringList(v)
+			if err != nil {
+				bad("%s: %v", key, err)
+			}
+			for _, s := range list {
+				do(key, s)
+			}
+			set = true
 		}
-		r.Methods, methodSet = append(r.Methods, list...), true
+		return set
 	}
+	methodSet = eachString([]string{"method", "methods"}, func(key, g string) {
+		if _, err := path.Match(g, ""); err != nil {
+			bad("%s: bad glob %q", key, g)
+		}
+		r.Methods = append(r.Methods, g)
+	})
 	if v, ok := m["tool"]; ok {
 		s, isStr := v.(string)
 		if !isStr {
@@ -271,25 +281,14 @@ func parseRule(i int, m map[string]any) (Rule, []error) {
 		}
 		r.Tool = s
 	}
-	for _, key := range []string{"kind", "kinds"} {
-		v, ok := m[key]
-		if !ok {
-			continue
-		}
-		list, err := stringList(v)
+	kindSet = eachString([]string{"kind", "kinds"}, func(key, s string) {
+		k, err := ParseKind(s)
 		if err != nil {
 			bad("%s: %v", key, err)
+			return
 		}
-		for _, s := range list {
-			k, err := ParseKind(s)
-			if err != nil {
-				bad("%s: %v", key, err)
-				continue
-			}
-			r.Kinds = append(r.Kinds, k)
-		}
-		kindSet = true
-	}
+		r.Kinds = append(r.Kinds, k)
+	})
 	for _, key := range []string{"probability", "rate"} {
 		v, ok := m[key]
 		if !ok {

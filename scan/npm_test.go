@@ -7,7 +7,6 @@ import (
 	"net"
 	"os/exec"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,14 +71,7 @@ func TestNPMEverythingOverHTTP(t *testing.T) {
 	port := freePort(t)
 	cmd := exec.Command(bin[0], "streamableHttp")
 	cmd.Env = append(cmd.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	start(t, cmd)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	waitListening(t, addr, 30*time.Second)
 	start := time.Now()

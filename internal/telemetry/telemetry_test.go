@@ -68,6 +68,20 @@ func (r *receiver) byID() map[string]*tracepb.Span {
 	return m
 }
 
+// flushed flushes tr and returns the spans rcv received, by span id; there
+// must be want of them.
+func flushed(t *testing.T, tr *Tracer, rcv *receiver, want int) map[string]*tracepb.Span {
+	t.Helper()
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.byID()
+	if len(spans) != want {
+		t.Fatalf("%d spans exported, want %d", len(spans), want)
+	}
+	return spans
+}
+
 func attr(s *tracepb.Span, key string) string {
 	for _, a := range s.Attributes {
 		if a.Key == key {
@@ -188,13 +202,7 @@ func TestSpansExportedAndPropagated(t *testing.T) {
 		t.Error("a client reply was traced")
 	}
 
-	if err := tr.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	spans := rcv.byID()
-	if len(spans) != 5 { // 4 calls + the root
-		t.Fatalf("%d spans exported", len(spans))
-	}
+	spans := flushed(t, tr, rcv, 5) // 4 calls + the root
 	for _, c := range calls {
 		s, ok := spans[c.SpanID]
 		if !ok || hex.EncodeToString(s.TraceId) != c.TraceID || s.Kind != tracepb.Span_SPAN_KIND_CLIENT {
@@ -365,13 +373,7 @@ func TestStdioObserver(t *testing.T) {
 	if calls[2].Method != "tools/call" || calls[2].Tool != "search" || calls[3].Method != "tools/list" {
 		t.Errorf("calls %+v", calls)
 	}
-	if err := tr.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	spans := rcv.byID()
-	if len(spans) != 7 { // 6 calls + the root
-		t.Fatalf("%d spans exported", len(spans))
-	}
+	spans := flushed(t, tr, rcv, 7) // 6 calls + the root
 	for _, c := range calls {
 		s, ok := spans[c.SpanID]
 		if !ok || hex.EncodeToString(s.TraceId) != c.TraceID || s.Kind != tracepb.Span_SPAN_KIND_CLIENT ||

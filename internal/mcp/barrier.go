@@ -23,7 +23,9 @@ var ErrIgnored = errors.New("mcp: frame ignored: the server answered a later pin
 // it; a modern one answers it with an error, which is an answer too) and
 // waits for whichever comes first:
 //   - the frame's reply (an id-less error response, or one with the frame's
-//     id), returned as SendRaw returns it;
+//     id), returned as SendRaw returns it once the barrier's reply has been
+//     read too (waiting at most grace for it), so that nothing of the
+//     exchange is still on its way when the next one starts;
 //   - the barrier's reply: the frame's reply is then awaited for grace
 //     more, and ErrIgnored is returned when none comes;
 //   - neither before ctx or the request timeout ends: ErrTimeout;
@@ -105,17 +107,27 @@ func barrierRoundTrip(ctx context.Context, m *mux, write func(context.Context, [
 		}
 	}
 	var graceC <-chan time.Time
+	probed := false
 	for {
 		select {
 		case d := <-pch:
 			res.probe, res.msg, res.err = d, d.msg, d.err
-			if !answered && res.barrier.err == nil {
-				res.barrier.err = ErrNoResponse // not waited for
+			pch, probed = nil, true
+			if bwait == nil {
+				return res
 			}
-			return res
+			// The barrier's reply follows at once from a live server:
+			// it is read too (for at most grace), so that nothing of
+			// this exchange is still on its way when the next begins.
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			graceC = t.C
 		case d := <-bwait:
 			answered, bwait = true, nil
 			res.barrier = d
+			if probed {
+				return res
+			}
 			if d.err != nil {
 				// The connection failed (the server exited): the probe's
 				// waiter gets the same error.
@@ -125,6 +137,10 @@ func barrierRoundTrip(ctx context.Context, m *mux, write func(context.Context, [
 			defer t.Stop()
 			graceC = t.C
 		case <-graceC:
+			if probed {
+				res.barrier.err = ErrNoResponse // not answered within grace
+				return res
+			}
 			res.err, res.probe.err = ErrIgnored, ErrIgnored
 			return res
 		case <-ctx.Done():

@@ -90,7 +90,8 @@ func TestBarrierRoundTrip(t *testing.T) {
 		wantAfter      time.Duration
 		barrierAnswerd bool
 	}{
-		{"answers at once", barrierServer{probe: time.Millisecond, barrier: 2 * time.Millisecond}, nil, time.Millisecond, false},
+		{"answers at once", barrierServer{probe: time.Millisecond, barrier: 2 * time.Millisecond}, nil, 2 * time.Millisecond, true},
+		{"answers the frame, never the barrier", barrierServer{probe: time.Millisecond, barrier: never}, nil, time.Millisecond + BarrierGrace, false},
 		{"drops the frame", barrierServer{probe: never, barrier: 2 * time.Millisecond}, ErrIgnored, 2*time.Millisecond + BarrierGrace, true},
 		{"answers after the barrier, within the grace", barrierServer{probe: 50 * time.Millisecond, barrier: 2 * time.Millisecond}, nil, 50 * time.Millisecond, true},
 		{"answers after the grace", barrierServer{probe: time.Second, barrier: 2 * time.Millisecond}, ErrIgnored, 2*time.Millisecond + BarrierGrace, true},

@@ -41,6 +41,7 @@ func (s *scanner) conformance(ctx context.Context) {
 		s.modernResultChecks()
 	}
 	s.versionNegotiation(ctx, modern)
+	s.transportChecks(ctx)
 	s.readDepth(ctx)
 }
 

@@ -146,6 +146,7 @@ func (s *scanner) readDepth(ctx context.Context) {
 	}
 	s.logLevel(ctx, caps["logging"], &h)
 	s.completion(ctx, caps["completions"], ref, &h)
+	s.completionUnknown(ctx, caps["completions"])
 	s.undeclared(ctx, caps, ref, &h)
 	s.gradeHonesty(ctx, h)
 	s.contentCacheHints(ctx, caps["resources"] || caps["prompts"], h.cacheable)
@@ -812,6 +813,20 @@ func (s *scanner) completion(ctx context.Context, isDeclared bool, ref *completi
 		return
 	}
 	s.check(RuleCompletion, CheckPass, fmt.Sprintf("%s completed", ref.ref["type"]))
+}
+
+// completionUnknown asks completion/complete about a prompt the server
+// does not list: it should be refused with -32602.
+func (s *scanner) completionUnknown(ctx context.Context, isDeclared bool) {
+	if !isDeclared {
+		s.check(RuleCompletionUnknown, CheckNotApplicable, "completions not declared")
+		return
+	}
+	a := s.ask(ctx, "completion/complete", map[string]any{
+		"ref":      map[string]any{"type": "ref/prompt", "name": absentPrompt},
+		"argument": map[string]any{"name": "mcpdrill", "value": ""},
+	})
+	s.wantRefusal(ctx, RuleCompletionUnknown, a, "completion/complete for a prompt the server does not list", jsonrpc.CodeInvalidParams)
 }
 
 // templateRef names the first variable of the first listed resource template.

@@ -14,7 +14,7 @@ import (
 )
 
 // contentRules are the read-only depth's checks.
-var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptUnknown,
+var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleCompletionUnknown, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptUnknown,
 	RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
 
 // TestReadProblems grades resources/read results of "u://a".
@@ -162,10 +162,10 @@ func TestContentProfiles(t *testing.T) {
 		{"content", Rev20251125, with(all(pass), RuleContentCacheHints, na), nil},
 		{"content", Rev20260728, with(all(pass), RuleLogLevel, na), nil},
 		{"sloppy-content", Rev20251125,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
 			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RuleLogLevel + ":warn", RuleResourceMissing + ":warn"}},
 		{"sloppy-content", Rev20260728,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleLogLevel, na, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleLogLevel, na, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
 			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceMissing + ":error", RuleResourceRead + ":error"}},
 		{"good", Rev20251125, with(all(na), RuleCapHonesty, pass), nil},
 	}
@@ -248,18 +248,29 @@ func TestNPMEverythingContent(t *testing.T) {
 	}
 	cmd := testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING")
 	r := runScan(t, mcp.Config{Command: cmd, RequestTimeout: 10 * time.Second})
+	goldenRules(t, "npm-everything-content", r, contentRules)
+	goldenRules(t, "npm-everything-transport-stdio", r, transportRules)
+}
+
+// transportRules are the checks of transport.go.
+var transportRules = append([]string{RulePing, RuleNotificationSilent, RuleCancelUnknown, RuleInvalidCursor, RuleDiscover, RuleHTTPContentType}, httpRules...)
+
+// goldenRules compares the checks and findings of rules in r with the
+// golden file name.
+func goldenRules(t *testing.T, name string, r *Report, rules []string) {
+	t.Helper()
 	type entry struct {
 		Checks   []Check  `json:"checks"`
 		Findings []string `json:"findings"`
 	}
 	var e entry
 	for _, c := range r.Conformance {
-		if slices.Contains(contentRules, c.ID) {
+		if slices.Contains(rules, c.ID) {
 			e.Checks = append(e.Checks, c)
 		}
 	}
 	for _, f := range r.Findings {
-		if slices.Contains(contentRules, f.Rule) {
+		if slices.Contains(rules, f.Rule) {
 			e.Findings = append(e.Findings, f.Rule+" "+string(f.Severity)+" "+f.Pointer+": "+f.Message)
 		}
 	}
@@ -267,5 +278,5 @@ func TestNPMEverythingContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "npm-everything-content", append(b, '\n'))
+	golden(t, name, append(b, '\n'))
 }

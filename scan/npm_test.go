@@ -83,6 +83,7 @@ func TestNPMEverythingOverHTTP(t *testing.T) {
 		t.Errorf("transport %q", r.Protocol.Transport)
 	}
 	checkRealServer(t, r, "echo")
+	goldenRules(t, "npm-everything-transport-http", r, transportRules)
 	// Issue 15: its 400 carrying -32700 for an invalid request is the
 	// "HTTP 4xx" the expectation accepts, and the status is recorded.
 	if p := probe(r, "invalid_request"); p.Conformant == nil || !*p.Conformant || p.HTTPStatus != 400 {

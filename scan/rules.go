@@ -39,6 +39,20 @@ const (
 	RuleCapHonesty        = "MCP-CONF-CAPABILITY-HONESTY"
 	RuleContentCacheHints = "MCP-CONF-CONTENT-CACHE-HINTS"
 
+	RulePing                = "MCP-CONF-PING"
+	RuleNotificationSilent  = "MCP-CONF-NOTIFICATION-SILENT"
+	RuleCancelUnknown       = "MCP-CONF-CANCEL-UNKNOWN"
+	RuleInvalidCursor       = "MCP-CONF-INVALID-CURSOR"
+	RuleDiscover            = "MCP-CONF-DISCOVER"
+	RuleHTTPAccepted        = "MCP-CONF-HTTP-NOTIFICATION-202"
+	RuleHTTPContentType     = "MCP-CONF-HTTP-CONTENT-TYPE"
+	RuleHTTPGet             = "MCP-CONF-HTTP-GET"
+	RuleHTTPSessionID       = "MCP-CONF-HTTP-SESSION-ID"
+	RuleHTTPSessionRequired = "MCP-CONF-HTTP-SESSION-REQUIRED"
+	RuleHTTPVersionHeader   = "MCP-CONF-HTTP-VERSION-HEADER"
+	RuleHTTPHeaderMismatch  = "MCP-CONF-HTTP-HEADER-MISMATCH"
+	RuleCompletionUnknown   = "MCP-CONF-COMPLETION-UNKNOWN"
+
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
 	RulePartial        = "MCP-OUT-PARTIAL"
@@ -129,6 +143,34 @@ func baseRules() report.Catalogue {
 
 		rule(RuleContentCacheHints, report.SeverityError, "A resources or prompts result lacks ttlMs or cacheScope",
 			"From 2026-07-28 resources/list, resources/templates/list, resources/read and prompts/list results must carry ttlMs (integer >= 0) and cacheScope (public or private), as tools/list pages do; the results the read-only checks received are graded."),
+
+		rule(RulePing, report.SeverityError, "ping is not answered with an empty result",
+			"Before 2026-07-28 a ping request must be answered promptly with an empty result (an object with nothing but _meta)."),
+		rule(RuleNotificationSilent, report.SeverityError, "A notification was answered",
+			"A notification gets no response. mcpdrill sends notifications/cancelled naming a request it never sent; on stdio a ping written after it shows whether anything answered the notification first."),
+		rule(RuleCancelUnknown, report.SeverityWarn, "A cancellation of an unknown request was not ignored",
+			"A notifications/cancelled naming a request the server does not know (never sent, or finished) should be ignored: no response, and the server goes on serving."),
+		rule(RuleInvalidCursor, report.SeverityWarn, "An invalid cursor is not refused with -32602",
+			"tools/list with a cursor the server never issued should be refused with -32602, not served a page (a client that lost its place would read the list from the start and not know it)."),
+		rule(RuleDiscover, report.SeverityError, "server/discover's result is incomplete",
+			"From 2026-07-28 a server must implement server/discover and return supportedVersions and capabilities; graded on the discover result the session was opened with."),
+		rule(RuleHTTPAccepted, report.SeverityError, "The POST of a notification is not answered 202",
+			"A Streamable HTTP server that accepts a POSTed notification must answer 202 Accepted with no body; one that does not accept it answers an error status (4xx), which is allowed."),
+		rule(RuleHTTPContentType, report.SeverityError, "A reply came with the wrong Content-Type",
+			"Every reply to a POSTed request must be application/json or text/event-stream; counted over every request of the scan."),
+		rule(RuleHTTPGet, report.SeverityError, "GET or DELETE on the endpoint is answered wrongly",
+			"Before 2026-07-28 a GET on the endpoint opens an event stream or is refused with 405 (MUST). From 2026-07-28 GET and DELETE should be answered 405 and no answer mints an Mcp-Session-Id (a warning)."),
+		rule(RuleHTTPSessionID, report.SeverityError, "The session id is malformed or outlives its session",
+			"An Mcp-Session-Id must be visible ASCII (0x21 to 0x7E) only, and once a client has ended the session with DELETE a request carrying its id must be answered 404. The ended session is one mcpdrill opens for the check; the id is never reported."),
+		rule(RuleHTTPSessionRequired, report.SeverityWarn, "A request without the session id is not refused with 400",
+			"A server that issued a session id should answer a request (other than initialize) that lacks it with 400 Bad Request."),
+		rule(RuleHTTPVersionHeader, report.SeverityError, "An unsupported MCP-Protocol-Version header is not refused",
+			"From 2025-06-18 (through 2025-11-25) a request whose MCP-Protocol-Version header names a revision the server does not support must be answered 400 Bad Request."),
+		rule(RuleHTTPHeaderMismatch, report.SeverityError, "A mismatched Mcp-Method header is not refused",
+			"From 2026-07-28 a request whose Mcp-Method header disagrees with its body's method must be refused with 400 and JSON-RPC error -32020 (HeaderMismatch)."),
+
+		rule(RuleCompletionUnknown, report.SeverityWarn, "A completion for an unknown prompt is not refused with -32602",
+			"A server that declares completions should refuse completion/complete for a prompt it does not list with -32602."),
 
 		rule(RuleNoOutputSchema, report.SeverityInfo, "Tool declares no outputSchema",
 			"Without an outputSchema a client has nothing to validate a result against; an agent acts on whatever comes back."),

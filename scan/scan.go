@@ -361,6 +361,9 @@ func (s *scanner) observe(c *mcp.Client, final bool) {
 		s.noise += noise
 		s.find(RuleStdoutPurity, "", "", fmt.Sprintf("%d non-JSON line(s) on stdout", noise))
 	}
+	if final {
+		s.httpContentTypeCheck(c.Observations())
+	}
 	switch {
 	case !final:
 	case s.sess.Transport != mcp.TransportStdio:

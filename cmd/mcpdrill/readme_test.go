@@ -75,6 +75,9 @@ var readmeNotRun = map[string]string{
 var readmeExit = map[string]int{
 	// Tool set 2 of the drifting profile is a breaking upgrade of what was captured.
 	"mcpdrill drift tools.json -- mcpdrill testbed --profile drifting --version 2": exitFindings,
+	// server-everything's HTTP mode answers an ended session's id with 400,
+	// not 404 (MCP-CONF-HTTP-SESSION-ID, an error).
+	"mcpdrill scan --url http://127.0.0.1:3001/mcp": exitFindings,
 	// servers.json holds the sloppy-errors testbed, whose findings are errors.
 	"mcpdrill study run servers.json --format sarif --fail-on error > study.sarif": exitFindings,
 }

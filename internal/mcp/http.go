@@ -140,6 +140,9 @@ func (h *httpConn) roundTrip(ctx context.Context, o outgoing) (*reply, error) {
 	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
 		return r, nil
 	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" && mt != "text/event-stream" {
+		h.obs.count(ObsContentType, "a reply to a request is neither application/json nor text/event-stream")
+	}
 	if isEventStream(resp.Header) {
 		msg, err := h.readSSE(ctx, resp.Body, o, 0)
 		if err != nil {

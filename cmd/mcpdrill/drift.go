@@ -46,22 +46,13 @@ func driftOutputFlags() []cli.Flag {
 // driftCommand is the `mcpdrill drift` command. run does the comparison
 // once the flags are parsed into driftOptions (nil: runDrift).
 func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
-	if run == nil {
-		run = runDrift
-	}
 	return &cli.Command{
 		Name:        "drift",
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
 		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
-		Action: func(c *cli.Context) error {
-			o, err := parseDriftOptions(c)
-			if err != nil {
-				return err
-			}
-			return run(c, o)
-		},
+		Action:      action(parseDriftOptions, run, runDrift),
 		Subcommands: []*cli.Command{
 			{
 				Name:      "capture",

@@ -11,27 +11,51 @@ import (
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
-// withRun is the CLI with one command replaced by a constructor given run.
-func withRun(name string, cmd *cli.Command) *cli.App {
+// parseInto runs `mcpdrill ARGV` on the CLI whose command mk makes (argv's
+// first word, or a subcommand of it) runs with a run function that keeps
+// the parsed options and runs nothing. It returns them (nil when parsing
+// failed), the exit code and stderr.
+func parseInto[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, argv ...string) (*O, int, string) {
+	t.Helper()
+	var got *O
+	cmd := mk(func(_ *cli.Context, o *O) error { got = o; return nil })
 	cmds := commands()
+	replaced := false
 	for i, c := range cmds {
-		if c.Name == name {
-			cmds[i] = cmd
+		if c.Name != argv[0] {
+			continue
+		}
+		if cmd.Name == c.Name {
+			cmds[i], replaced = cmd, true
+		}
+		for j, sub := range c.Subcommands {
+			if sub.Name == cmd.Name {
+				c.Subcommands[j], replaced = cmd, true
+			}
 		}
 	}
-	return appOf(cmds)
-}
-
-// parseScan runs `mcpdrill scan ARGS` with a run function that keeps the
-// parsed options and scans nothing.
-func parseScan(t *testing.T, args ...string) (*scanOptions, int, string) {
-	t.Helper()
-	var got *scanOptions
-	app := withRun("scan", scanCommand(func(_ *cli.Context, o *scanOptions) error { got = o; return nil }))
+	if !replaced {
+		t.Fatalf("no command %q under %q", cmd.Name, argv[0])
+	}
+	app := appOf(cmds)
 	var stderr bytes.Buffer
 	app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
-	code := execute(app, append([]string{"mcpdrill", "scan"}, args...), &stderr)
+	code := execute(app, append([]string{"mcpdrill"}, argv...), &stderr)
 	return got, code, stderr.String()
+}
+
+// refused reports whether `mcpdrill ARGV` is a usage error found while
+// parsing, before mk's run would run.
+func refused[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, argv ...string) bool {
+	t.Helper()
+	o, code, _ := parseInto(t, mk, argv...)
+	return code == exitUsage && o == nil
+}
+
+// parseScan parses `mcpdrill scan ARGS` into scanOptions.
+func parseScan(t *testing.T, args ...string) (*scanOptions, int, string) {
+	t.Helper()
+	return parseInto(t, scanCommand, append([]string{"scan"}, args...)...)
 }
 
 // TestScanFlagsParseIntoOptions: argv becomes scanOptions (nothing is
@@ -72,12 +96,7 @@ func TestScanFlagsParseIntoOptions(t *testing.T) {
 // target gated before anything connects; flags may follow MANIFEST.
 func TestDriftFlagsParseIntoOptions(t *testing.T) {
 	parse := func(args ...string) (*driftOptions, int, string) {
-		var got *driftOptions
-		app := withRun("drift", driftCommand(func(_ *cli.Context, o *driftOptions) error { got = o; return nil }))
-		var stderr bytes.Buffer
-		app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
-		code := execute(app, append([]string{"mcpdrill", "drift"}, args...), &stderr)
-		return got, code, stderr.String()
+		return parseInto(t, driftCommand, append([]string{"drift"}, args...)...)
 	}
 	o, code, stderr := parse(ciBase, "--format", "junit", "--url", "http://127.0.0.1:9/mcp", "--fail-on", "info")
 	if code != exitOK || o == nil {

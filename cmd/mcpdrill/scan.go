@@ -20,9 +20,6 @@ import (
 // flags are parsed into scanOptions (nil: runScan); a test passes its own to
 // see what an argv asks for without scanning anything.
 func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
-	if run == nil {
-		run = runScan
-	}
 	return &cli.Command{
 		Name:      "scan",
 		Usage:     "score a live MCP server: output contracts, error and specification conformance",
@@ -42,13 +39,7 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
 			&cli.BoolFlag{Name: "probe-any-tool", Usage: "let the argument probes call a tool annotated destructive or with a destructive-looking name (by default they never do)"},
 		)...),
-		Action: func(c *cli.Context) error {
-			o, err := parseScanOptions(c)
-			if err != nil {
-				return err
-			}
-			return run(c, o)
-		},
+		Action: action(parseScanOptions, run, runScan),
 	}
 }
 

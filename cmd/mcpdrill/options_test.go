@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // parseInto runs `mcpdrill ARGV` on the CLI whose command mk makes (argv's
@@ -114,6 +118,168 @@ func TestDriftFlagsParseIntoOptions(t *testing.T) {
 	} {
 		if o, code, _ := parse(bad...); code != exitUsage || o != nil {
 			t.Errorf("%q: exit %d, options %v; want a usage error before running", bad, code, o)
+		}
+	}
+}
+
+// studyFiles writes a servers.json whose one server is disabled and the
+// results.json a study of it gives, and returns their paths.
+func studyFiles(t *testing.T) (servers, results string) {
+	t.Helper()
+	dir := t.TempDir()
+	servers, results = filepath.Join(dir, "servers.json"), filepath.Join(dir, "results.json")
+	data := []byte(`{"mcpServers": {"off": {"command": "true", "disabled": true}}}`)
+	spec, err := studies.ParseSpec(data, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := studies.Run(context.Background(), spec, studies.Options{Deadline: time.Second, RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := studies.Write(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for path, content := range map[string][]byte{servers: data, results: b.Bytes()} {
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return servers, results
+}
+
+// TestStudyRunFlagsParseIntoOptions: study run's argv becomes
+// studyRunOptions, servers.json read and parsed, before any server starts.
+func TestStudyRunFlagsParseIntoOptions(t *testing.T) {
+	servers, _ := studyFiles(t)
+	ws := t.TempDir()
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		check func(*studyRunOptions) bool
+	}{
+		{"defaults", []string{servers}, func(o *studyRunOptions) bool {
+			return o.path == servers && len(o.spec.Servers) == 1 && o.out.format == "json" && o.out.threshold == "" && o.output == "-" && !o.quiet &&
+				o.run.Jobs == 0 && o.run.Deadline == 2*time.Minute && o.run.RequestTimeout == 10*time.Second && o.run.Shard == (studies.Shard{}) &&
+				!o.run.SkipSecondConnection && o.run.Population == "" && o.run.Installed == nil && o.run.ToolVersion == version && o.run.Progress == nil
+		}},
+		{"flags after SERVERS.json", []string{servers, "-o", "r.json", "--format", "table", "--fail-on", "warn", "-j", "3", "-q"}, func(o *studyRunOptions) bool {
+			return o.output == "r.json" && o.out.format == "table" && o.out.threshold == report.SeverityWarn && o.run.Jobs == 3 && o.quiet
+		}},
+		{"limits and shard", []string{"--timeout", "1m", "--request-timeout", "2s", "--shard", "2/3", "--no-second-connection", "--population", "top 10", servers}, func(o *studyRunOptions) bool {
+			return o.run.Deadline == time.Minute && o.run.RequestTimeout == 2*time.Second && o.run.Shard == (studies.Shard{Index: 2, Count: 3}) &&
+				o.run.SkipSecondConnection && o.run.Population == "top 10"
+		}},
+		{"placeholders", []string{servers, "--input", "a=1", "--input", "b=x=y", "--workspace", ws}, func(o *studyRunOptions) bool {
+			return o.run.Inputs["a"] == "1" && o.run.Inputs["b"] == "x=y" && o.run.Workspace == ws
+		}},
+		{"json alias", []string{servers, "--json"}, func(o *studyRunOptions) bool { return o.out.format == "json" }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, code, stderr := parseInto(t, studyRunCommand, append([]string{"study", "run"}, tt.args...)...)
+			if code != exitOK || o == nil {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !tt.check(o) {
+				t.Errorf("options %+v", o)
+			}
+		})
+	}
+	for _, bad := range [][]string{
+		{},
+		{servers, servers},
+		{"no-such-servers.json"},
+		{servers, "--format", "table", "-o", "-"},
+		{servers, "--format", "yaml"},
+		{servers, "--fail-on", "sometimes"},
+		{servers, "--jobs", "-1"},
+		{servers, "--timeout", "0s"},
+		{servers, "--request-timeout", "-1s"},
+		{servers, "--shard", "4/3"},
+		{servers, "--input", "=v"},
+		{servers, "--install-log", "no-such-log.json"},
+		{servers, "--nope"},
+	} {
+		if !refused(t, studyRunCommand, append([]string{"study", "run"}, bad...)...) {
+			t.Errorf("%q: want a usage error before running", bad)
+		}
+	}
+}
+
+// TestStudyInstallFlagsParseIntoOptions: study install's argv becomes
+// studyInstallOptions before anything is installed.
+func TestStudyInstallFlagsParseIntoOptions(t *testing.T) {
+	servers, _ := studyFiles(t)
+	links := t.TempDir()
+	o, code, stderr := parseInto(t, studyInstallCommand, "study", "install", servers)
+	if code != exitOK || o == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if o.install.Jobs != 4 || o.install.Timeout != 10*time.Minute || o.log != "" || o.quiet || o.install.Force || o.install.FindLinks != "" || o.dir != filepath.Dir(servers) {
+		t.Errorf("defaults %+v", o)
+	}
+	o, code, stderr = parseInto(t, studyInstallCommand, "study", "install", servers, "-j", "2", "--timeout", "1m", "--only", "a", "--only", "b",
+		"--force", "-q", "--find-links", links, "--cache-dir", "c", "--log", "l.json")
+	if code != exitOK || o == nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if o.install.Jobs != 2 || o.install.Timeout != time.Minute || strings.Join(o.install.Only, ",") != "a,b" || !o.install.Force || !o.quiet ||
+		o.install.FindLinks != links || o.install.CacheDir != "c" || o.log != "l.json" {
+		t.Errorf("flags %+v", o)
+	}
+	for _, bad := range [][]string{{}, {servers, "x"}, {"no-such-servers.json"}, {servers, "-j", "-1"}, {servers, "--timeout", "0s"}} {
+		if !refused(t, studyInstallCommand, append([]string{"study", "install"}, bad...)...) {
+			t.Errorf("%q: want a usage error before running", bad)
+		}
+	}
+}
+
+// TestStudyMergeReportImportParseIntoOptions: the documents merge, report
+// and import take are read and checked before anything is written.
+func TestStudyMergeReportImportParseIntoOptions(t *testing.T) {
+	servers, results := studyFiles(t)
+	registry := filepath.Join("..", "..", "studies", "testdata", "registry", "servers.json")
+
+	m, code, stderr := parseInto(t, studyMergeCommand, "study", "merge", results, results, "-o", "m.json")
+	if code != exitOK || m == nil || len(m.parts) != 2 || m.output != "m.json" {
+		t.Errorf("merge: exit %d, options %+v: %s", code, m, stderr)
+	}
+	if m, _, _ := parseInto(t, studyMergeCommand, "study", "merge", results); m == nil || m.output != "-" {
+		t.Errorf("merge default output: options %+v", m)
+	}
+	r, code, stderr := parseInto(t, studyReportCommand, "study", "report", results)
+	if code != exitOK || r == nil || r.dir != "." || len(r.results.Servers) != 1 {
+		t.Errorf("report: exit %d, options %+v: %s", code, r, stderr)
+	}
+	if r, _, _ := parseInto(t, studyReportCommand, "study", "report", "-o", "site", results); r == nil || r.dir != "site" {
+		t.Errorf("report -o: options %+v", r)
+	}
+	i, code, stderr := parseInto(t, studyImportCommand, "study", "import", registry, "--pypi", "venv", "-o", "s.json")
+	if code != exitOK || i == nil || !i.imp.PyPIVenv || i.output != "s.json" || len(i.data) == 0 {
+		t.Errorf("import: exit %d, options %+v: %s", code, i, stderr)
+	}
+	t.Setenv("PATH", t.TempDir()) // no uvx: venvs
+	if i, _, _ := parseInto(t, studyImportCommand, "study", "import", registry); i == nil || !i.imp.PyPIVenv || i.output != "-" {
+		t.Errorf("import default --pypi without uvx: options %+v", i)
+	}
+	if i, _, _ := parseInto(t, studyImportCommand, "study", "import", "--pypi", "uvx", registry); i == nil || i.imp.PyPIVenv {
+		t.Errorf("import --pypi uvx: options %+v", i)
+	}
+
+	for _, bad := range [][]string{{}, {"no-such-results.json"}, {servers}} {
+		if !refused(t, studyMergeCommand, append([]string{"study", "merge"}, bad...)...) {
+			t.Errorf("merge %q: want a usage error before running", bad)
+		}
+	}
+	for _, bad := range [][]string{{}, {results, results}, {servers}} {
+		if !refused(t, studyReportCommand, append([]string{"study", "report"}, bad...)...) {
+			t.Errorf("report %q: want a usage error before running", bad)
+		}
+	}
+	for _, bad := range [][]string{{}, {registry, registry}, {"no-such-registry.json"}, {registry, "--pypi", "conda"}} {
+		if !refused(t, studyImportCommand, append([]string{"study", "import"}, bad...)...) {
+			t.Errorf("import %q: want a usage error before running", bad)
 		}
 	}
 }

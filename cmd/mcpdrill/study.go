@@ -25,144 +25,201 @@ func studyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "run",
-				Usage:     "scan every server of a servers.json (mcpServers format) into results.json",
-				ArgsUsage: "SERVERS.json",
-				Description: "Each entry is a stdio server (command, args, env, cwd) or an HTTP one (url, headers); an\n" +
-					"HTTP entry may carry \"launch\" to start a local process first, with ${PORT} a free loopback port.\n" +
-					"${NAME} expands from the environment; ${SPEC_DIR} is the directory of servers.json and\n" +
-					"${WORK_DIR} a scratch directory per server (also the default working directory); the clients'\n" +
-					"placeholders work too (${env:X}, ${X:-default}, ${userHome}, ${workspaceFolder} from --workspace,\n" +
-					"${input:ID} from --input ID=VALUE; a server short of one fails as a config row). Relative\n" +
-					"commands with a slash resolve against ${SPEC_DIR}. Every server becomes a row, failures\n" +
-					"included; rows are sorted by name.\n\n" +
-					"--format json (the default) writes results.json to -o; any other format goes to stdout, and\n" +
-					"results.json then only to -o FILE. With --fail-on LEVEL the run exits 1 when a server could\n" +
-					"not be scanned or a finding is at or above LEVEL; by default (never) it exits 0 when the study\n" +
-					"completed, whatever the servers did.\n\n" +
-					exitCodes("with --fail-on LEVEL: a server not scanned, or a finding at or above LEVEL (default: never)", false),
-				Flags: append([]cli.Flag{
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write results.json to `FILE` (- for stdout)"},
-					&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: " + formatList + " (json is results.json)"},
-					&cli.BoolFlag{Name: "json", Usage: "write results.json; same as --format json"},
-					&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when a server was not scanned or a finding is at or above `LEVEL`: error, warn, info or never"},
-					&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once", DefaultText: "number of CPUs"},
-					&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "per-server deadline for the whole scan"},
-					&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
-					&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th); auto or auto/N: K is $" + studies.EnvShardIndex + "+1 (a Kubernetes Indexed Job), N from $" + studies.EnvShardCount + " or auto/N"},
-					&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
-					&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
-					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-					&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
-				}, placeholderFlags()...),
-				Action: studyRun,
-			},
-			studyInstallCommand(),
-			{
-				Name:      "merge",
-				Usage:     "join shard results into one results.json, identical to an unsharded run outside meta",
-				ArgsUsage: "SHARD.json...",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write the merged results to `FILE` (- for stdout)"},
-				},
-				Action: studyMerge,
-			},
-			{
-				Name:      "report",
-				Usage:     "write SUMMARY.md and a self-contained HTML scoreboard (index.html) from results.json",
-				ArgsUsage: "RESULTS.json",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: ".", Usage: "write into directory `DIR`"},
-				},
-				Action: studyReport,
-			},
-			{
-				Name:      "import",
-				Usage:     "turn a saved MCP Registry list (GET /v0.1/servers) into a servers.json",
-				ArgsUsage: "REGISTRY.json",
-				Description: "REGISTRY.json is the body of the registry's GET /v0.1/servers (server.json documents under\n" +
-					"\"servers\"), or a JSON array of such pages. Each server's latest version becomes a row: npm packages\n" +
-					"run with npx -y NAME@VERSION, pypi with uvx NAME@VERSION, oci with docker run -i --rm IMAGE,\n" +
-					"runtimeArguments and packageArguments in place; remotes become url rows. A second package or\n" +
-					"remote is a variant_of row, the release before the latest a previous_of row. Secret environment\n" +
-					"variables, and required ones without a default, are listed as \"credentials\" and left unset; a\n" +
-					"required one with a default is set to it. What cannot be launched is kept as an \"excluded\" row\n" +
-					"with the reason. The output is sorted and does not depend on the order of the input.\n\n" +
-					exitCodes("", false),
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write servers.json to `FILE` (- for stdout)"},
-					&cli.StringFlag{Name: "pypi", Usage: "launch PyPI packages with `HOW`: uvx, or venv (pypi/NAME/venv/bin/SCRIPT, which study install fills)", DefaultText: "uvx when it is on PATH, else venv"},
-				},
-				Action: studyImport,
-			},
-		},
+		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyMergeCommand(nil),
+			studyReportCommand(nil), studyImportCommand(nil)},
 	}
 }
 
-func studyRun(c *cli.Context) error {
+// outputFlag is the -o flag of a command that writes a document (or a
+// directory), def when not given.
+func outputFlag(def, usage string) cli.Flag {
+	return &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: def, Usage: usage}
+}
+
+// studyRunCommand is `study run`; run (nil: runStudy) does the work once
+// the flags are parsed into studyRunOptions.
+func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "scan every server of a servers.json (mcpServers format) into results.json",
+		ArgsUsage: "SERVERS.json",
+		Description: "Each entry is a stdio server (command, args, env, cwd) or an HTTP one (url, headers); an\n" +
+			"HTTP entry may carry \"launch\" to start a local process first, with ${PORT} a free loopback port.\n" +
+			"${NAME} expands from the environment; ${SPEC_DIR} is the directory of servers.json and\n" +
+			"${WORK_DIR} a scratch directory per server (also the default working directory); the clients'\n" +
+			"placeholders work too (${env:X}, ${X:-default}, ${userHome}, ${workspaceFolder} from --workspace,\n" +
+			"${input:ID} from --input ID=VALUE; a server short of one fails as a config row). Relative\n" +
+			"commands with a slash resolve against ${SPEC_DIR}. Every server becomes a row, failures\n" +
+			"included; rows are sorted by name.\n\n" +
+			"--format json (the default) writes results.json to -o; any other format goes to stdout, and\n" +
+			"results.json then only to -o FILE. With --fail-on LEVEL the run exits 1 when a server could\n" +
+			"not be scanned or a finding is at or above LEVEL; by default (never) it exits 0 when the study\n" +
+			"completed, whatever the servers did.\n\n" +
+			exitCodes("with --fail-on LEVEL: a server not scanned, or a finding at or above LEVEL (default: never)", false),
+		Flags: append([]cli.Flag{
+			outputFlag("-", "write results.json to `FILE` (- for stdout)"),
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: " + formatList + " (json is results.json)"},
+			&cli.BoolFlag{Name: "json", Usage: "write results.json; same as --format json"},
+			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when a server was not scanned or a finding is at or above `LEVEL`: error, warn, info or never"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "scan `N` servers at once", DefaultText: "number of CPUs"},
+			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "per-server deadline for the whole scan"},
+			&cli.DurationFlag{Name: "request-timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
+			&cli.StringFlag{Name: "shard", Usage: "run shard `K/N` only (every N-th server in name order, from the K-th); auto or auto/N: K is $" + studies.EnvShardIndex + "+1 (a Kubernetes Indexed Job), N from $" + studies.EnvShardCount + " or auto/N"},
+			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (one connection per server)"},
+			&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+			&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
+		}, placeholderFlags()...),
+		Action: action(parseStudyRunOptions, run, runStudy),
+	}
+}
+
+// studyMergeCommand is `study merge`; run (nil: runStudyMerge) merges the
+// parsed studyMergeOptions.
+func studyMergeCommand(run func(*cli.Context, *studyMergeOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "join shard results into one results.json, identical to an unsharded run outside meta",
+		ArgsUsage: "SHARD.json...",
+		Flags:     []cli.Flag{outputFlag("-", "write the merged results to `FILE` (- for stdout)")},
+		Action:    action(parseStudyMergeOptions, run, runStudyMerge),
+	}
+}
+
+// studyReportCommand is `study report`; run (nil: runStudyReport) writes
+// the pages of the parsed studyReportOptions.
+func studyReportCommand(run func(*cli.Context, *studyReportOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write " + studies.SummaryFile + " and a self-contained HTML scoreboard (" + studies.ScoreboardFile + ") from results.json",
+		ArgsUsage: "RESULTS.json",
+		Flags:     []cli.Flag{outputFlag(".", "write into directory `DIR`")},
+		Action:    action(parseStudyReportOptions, run, runStudyReport),
+	}
+}
+
+// studyImportCommand is `study import`; run (nil: runStudyImport) imports
+// the parsed studyImportOptions.
+func studyImportCommand(run func(*cli.Context, *studyImportOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "turn a saved MCP Registry list (GET /v0.1/servers) into a servers.json",
+		ArgsUsage: "REGISTRY.json",
+		Description: "REGISTRY.json is the body of the registry's GET /v0.1/servers (server.json documents under\n" +
+			"\"servers\"), or a JSON array of such pages. Each server's latest version becomes a row: npm packages\n" +
+			"run with npx -y NAME@VERSION, pypi with uvx NAME@VERSION, oci with docker run -i --rm IMAGE,\n" +
+			"runtimeArguments and packageArguments in place; remotes become url rows. A second package or\n" +
+			"remote is a variant_of row, the release before the latest a previous_of row. Secret environment\n" +
+			"variables, and required ones without a default, are listed as \"credentials\" and left unset; a\n" +
+			"required one with a default is set to it. What cannot be launched is kept as an \"excluded\" row\n" +
+			"with the reason. The output is sorted and does not depend on the order of the input.\n\n" +
+			exitCodes("", false),
+		Flags: []cli.Flag{
+			outputFlag("-", "write servers.json to `FILE` (- for stdout)"),
+			&cli.StringFlag{Name: "pypi", Usage: "launch PyPI packages with `HOW`: uvx, or venv (pypi/NAME/venv/bin/SCRIPT, which study install fills)", DefaultText: "uvx when it is on PATH, else venv"},
+		},
+		Action: action(parseStudyImportOptions, run, runStudyImport),
+	}
+}
+
+// studySpec is a servers.json given as a command's one argument.
+type studySpec struct {
+	// path names it as given, data is its bytes, dir its directory made
+	// absolute (${SPEC_DIR}) and spec what it parses to.
+	path, dir string
+	data      []byte
+	spec      *studies.Spec
+}
+
+// parseStudySpec reads and parses the one servers.json that command (as
+// its usage messages name it) takes, its flags before or after it.
+func parseStudySpec(c *cli.Context, command string) (studySpec, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return studySpec{}, err
 	}
 	if len(args) != 1 {
-		return usageErr("study run: give exactly one servers.json")
+		return studySpec{}, usageErr("%s: give exactly one servers.json", command)
 	}
-	path := args[0]
+	s := studySpec{path: args[0]}
+	if s.data, err = inputfile.Read(s.path); err != nil {
+		return studySpec{}, usageErr("%s: %v", command, err)
+	}
+	if s.dir, err = filepath.Abs(filepath.Dir(s.path)); err != nil {
+		return studySpec{}, exitErr(exitInternal, err)
+	}
+	if s.spec, err = studies.ParseSpec(s.data, s.dir); err != nil {
+		return studySpec{}, exitErr(exitUsage, err)
+	}
+	return s, nil
+}
+
+// studyRunOptions is what one `mcpdrill study run` asks for.
+type studyRunOptions struct {
+	out outputFormat
+	studySpec
+	// output is -o: where results.json goes ("-" or "": stdout).
+	output string
+	// quiet is --quiet: no progress on stderr.
+	quiet bool
+	// run are the study's options but for Progress, which runStudy sets.
+	run studies.Options
+}
+
+// parseStudyRunOptions reads and checks study run's flags and its
+// servers.json; problems are usage errors.
+func parseStudyRunOptions(c *cli.Context) (*studyRunOptions, error) {
+	s, err := parseStudySpec(c, "study run")
+	if err != nil {
+		return nil, err
+	}
 	out, err := outputOptions(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if o := c.String("output"); out.format != "json" && c.IsSet("output") && (o == "-" || o == "") {
-		return usageErr("study run: --format %s writes to stdout: give -o FILE for results.json", out.format)
-	}
-	data, err := inputfile.Read(path)
-	if err != nil {
-		return usageErr("study run: %v", err)
-	}
-	abs, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return exitErr(exitInternal, err)
-	}
-	spec, err := studies.ParseSpec(data, abs)
-	if err != nil {
-		return exitErr(exitUsage, err)
-	}
-	o := studies.Options{
+	o := &studyRunOptions{out: out, studySpec: s, output: c.String("output"), quiet: c.Bool("quiet"), run: studies.Options{
 		Jobs:                 c.Int("jobs"),
 		Deadline:             c.Duration("timeout"),
 		RequestTimeout:       c.Duration("request-timeout"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		ToolVersion:          version,
 		Population:           c.String("population"),
+	}}
+	if out.format != "json" && c.IsSet("output") && (o.output == "-" || o.output == "") {
+		return nil, usageErr("study run: --format %s writes to stdout: give -o FILE for results.json", out.format)
 	}
-	if o.Inputs, err = parseInputs(c.StringSlice("input")); err != nil {
-		return err
+	if o.run.Inputs, err = parseInputs(c.StringSlice("input")); err != nil {
+		return nil, err
 	}
-	if o.Installed, err = installLogOf(c, abs); err != nil {
-		return exitErr(exitUsage, err)
+	if o.run.Installed, err = installLogOf(c.String("install-log"), s.dir); err != nil {
+		return nil, exitErr(exitUsage, err)
 	}
 	if ws := c.String("workspace"); ws != "" {
-		if o.Workspace, err = filepath.Abs(ws); err != nil {
-			return exitErr(exitUsage, fmt.Errorf("--workspace: %w", err))
+		if o.run.Workspace, err = filepath.Abs(ws); err != nil {
+			return nil, exitErr(exitUsage, fmt.Errorf("--workspace: %w", err))
 		}
 	}
-	if o.Jobs < 0 || o.Deadline <= 0 || o.RequestTimeout <= 0 {
-		return usageErr("study run: --jobs must be >= 0, --timeout and --request-timeout positive")
+	if o.run.Jobs < 0 || o.run.Deadline <= 0 || o.run.RequestTimeout <= 0 {
+		return nil, usageErr("study run: --jobs must be >= 0, --timeout and --request-timeout positive")
 	}
-	if s := c.String("shard"); s != "" {
-		if o.Shard, err = studies.ParseShard(s, nil); err != nil {
-			return exitErr(exitUsage, err)
+	if sh := c.String("shard"); sh != "" {
+		if o.run.Shard, err = studies.ParseShard(sh, nil); err != nil {
+			return nil, exitErr(exitUsage, err)
 		}
 	}
-	if !c.Bool("quiet") {
-		o.Progress = newProgress(c.App.ErrWriter)
+	return o, nil
+}
+
+// runStudy runs the study and writes results.json and the chosen format.
+func runStudy(c *cli.Context, o *studyRunOptions) error {
+	so := o.run
+	if !o.quiet {
+		so.Progress = newProgress(c.App.ErrWriter)
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	res, err := studies.Run(ctx, spec, o)
+	res, err := studies.Run(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
@@ -170,15 +227,15 @@ func studyRun(c *cli.Context) error {
 	if err := studies.Write(&buf, res); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	if dest := c.String("output"); out.format == "json" || (dest != "-" && dest != "") {
-		if err := writeOutput(c, dest, buf.Bytes()); err != nil {
+	if o.out.format == "json" || (o.output != "-" && o.output != "") {
+		if err := writeOutput(c, o.output, buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	if err := writeStudy(c.App.Writer, res, out, path, data, time.Since(start)); err != nil {
+	if err := writeStudy(c.App.Writer, res, o.out, o.path, o.data, time.Since(start)); err != nil {
 		return err
 	}
-	return studyExit(res, out.threshold)
+	return studyExit(res, o.out.threshold)
 }
 
 // studyResults places every row's findings at the row's entry in
@@ -259,23 +316,38 @@ func renderStudy(w io.Writer, res *studies.Results, rs []report.Result, width in
 	return renderResults(w, rs, width)
 }
 
-func studyMerge(c *cli.Context) error {
+// studyMergeOptions is what one `mcpdrill study merge` asks for.
+type studyMergeOptions struct {
+	// parts are the shard results, read and schema-checked.
+	parts []*studies.Results
+	// output is -o ("-" or "": stdout).
+	output string
+}
+
+// parseStudyMergeOptions reads and checks every shard results.json;
+// problems are usage errors.
+func parseStudyMergeOptions(c *cli.Context) (*studyMergeOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(args) == 0 {
-		return usageErr("study merge: give the shard results to merge")
+		return nil, usageErr("study merge: give the shard results to merge")
 	}
-	var parts []*studies.Results
+	o := &studyMergeOptions{output: c.String("output")}
 	for _, p := range args {
 		r, err := readResults(p)
 		if err != nil {
-			return exitErr(exitUsage, err)
+			return nil, exitErr(exitUsage, err)
 		}
-		parts = append(parts, r)
+		o.parts = append(o.parts, r)
 	}
-	merged, err := studies.Merge(parts)
+	return o, nil
+}
+
+// runStudyMerge merges the shards and writes the merged results.json.
+func runStudyMerge(c *cli.Context, o *studyMergeOptions) error {
+	merged, err := studies.Merge(o.parts)
 	if err != nil {
 		return exitErr(exitUsage, err)
 	}
@@ -283,68 +355,93 @@ func studyMerge(c *cli.Context) error {
 	if err := studies.Write(&buf, merged); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	return writeOutput(c, c.String("output"), buf.Bytes())
+	return writeOutput(c, o.output, buf.Bytes())
 }
 
-func studyReport(c *cli.Context) error {
+// studyReportOptions is what one `mcpdrill study report` asks for.
+type studyReportOptions struct {
+	// results is the results.json, read and schema-checked.
+	results *studies.Results
+	// dir is -o: the directory the pages go into.
+	dir string
+}
+
+// parseStudyReportOptions reads and checks the one results.json; problems
+// are usage errors.
+func parseStudyReportOptions(c *cli.Context) (*studyReportOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(args) != 1 {
-		return usageErr("study report: give exactly one results.json")
+		return nil, usageErr("study report: give exactly one results.json")
 	}
 	r, err := readResults(args[0])
 	if err != nil {
-		return exitErr(exitUsage, err)
+		return nil, exitErr(exitUsage, err)
 	}
-	// The aggregates are a function of the rows: recomputed, a document
-	// written before an aggregate was added reports it too.
-	r.Finalize()
-	dir := c.String("output")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	return &studyReportOptions{results: r, dir: c.String("output")}, nil
+}
+
+// runStudyReport writes the study's pages into the directory.
+func runStudyReport(_ *cli.Context, o *studyReportOptions) error {
+	pages, err := studies.Pages(o.results)
+	if err != nil {
 		return exitErr(exitInternal, err)
 	}
-	var md, page bytes.Buffer
-	if err := studies.Markdown(&md, r); err != nil {
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	if err := studies.HTML(&page, r); err != nil {
-		return exitErr(exitInternal, err)
-	}
-	for name, b := range map[string][]byte{"SUMMARY.md": md.Bytes(), "index.html": page.Bytes()} {
-		if err := outfile.Write(filepath.Join(dir, name), b, 0o644); err != nil {
+	for name, b := range pages {
+		if err := outfile.Write(filepath.Join(o.dir, name), b, 0o644); err != nil {
 			return exitErr(exitInternal, err)
 		}
 	}
 	return nil
 }
 
-func studyImport(c *cli.Context) error {
+// studyImportOptions is what one `mcpdrill study import` asks for.
+type studyImportOptions struct {
+	// path names the saved registry list and data is its bytes.
+	path string
+	data []byte
+	// output is -o ("-" or "": stdout).
+	output string
+	// imp are the import's options, --pypi resolved.
+	imp studies.ImportOptions
+}
+
+// parseStudyImportOptions reads the saved registry list and checks the
+// flags; problems are usage errors.
+func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(args) != 1 {
-		return usageErr("study import: give exactly one saved registry list (REGISTRY.json)")
+		return nil, usageErr("study import: give exactly one saved registry list (REGISTRY.json)")
 	}
-	data, err := inputfile.Read(args[0])
-	if err != nil {
-		return usageErr("study import: %v", err)
+	o := &studyImportOptions{path: args[0], output: c.String("output")}
+	if o.data, err = inputfile.Read(o.path); err != nil {
+		return nil, usageErr("study import: %v", err)
 	}
-	var o studies.ImportOptions
 	switch how := c.String("pypi"); how {
 	case "":
 		_, err := exec.LookPath("uvx")
-		o.PyPIVenv = err != nil
+		o.imp.PyPIVenv = err != nil
 	case "uvx", "venv":
-		o.PyPIVenv = how == "venv"
+		o.imp.PyPIVenv = how == "venv"
 	default:
-		return usageErr("study import: --pypi %q: want uvx or venv", how)
+		return nil, usageErr("study import: --pypi %q: want uvx or venv", how)
 	}
-	im, err := studies.ImportRegistry(data, o)
+	return o, nil
+}
+
+// runStudyImport imports the registry list and writes servers.json.
+func runStudyImport(c *cli.Context, o *studyImportOptions) error {
+	im, err := studies.ImportRegistry(o.data, o.imp)
 	if err != nil {
-		return exitErr(exitUsage, fmt.Errorf("%s: %w", args[0], err))
+		return exitErr(exitUsage, fmt.Errorf("%s: %w", o.path, err))
 	}
 	var buf bytes.Buffer
 	if err := studies.WriteServers(&buf, im.Servers); err != nil {
@@ -357,12 +454,12 @@ func studyImport(c *cli.Context) error {
 		}
 	}
 	pypi := "uvx"
-	if o.PyPIVenv {
+	if o.imp.PyPIVenv {
 		pypi = "venvs"
 	}
 	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
 		im.Names, im.Documents, len(im.Servers), excluded, pypi)
-	return writeOutput(c, c.String("output"), buf.Bytes())
+	return writeOutput(c, o.output, buf.Bytes())
 }
 
 // maxResults bounds a results.json read (by merge and report): 1 GiB,

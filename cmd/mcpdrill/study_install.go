@@ -10,12 +10,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
-// studyInstallCommand is `study install`.
-func studyInstallCommand() *cli.Command {
+// studyInstallCommand is `study install`; run (nil: runStudyInstall)
+// installs what the parsed studyInstallOptions ask for.
+func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "install the pinned package of every servers.json entry under the study directory",
@@ -47,55 +47,61 @@ func studyInstallCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "reinstall npm projects already installed from the same lockfile"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		},
-		Action: studyInstall,
+		Action: action(parseStudyInstallOptions, run, runStudyInstall),
 	}
 }
 
-func studyInstall(c *cli.Context) error {
-	args, err := interspersed(c)
+// studyInstallOptions is what one `mcpdrill study install` asks for.
+type studyInstallOptions struct {
+	studySpec
+	// log is --log: where the install log goes ("": beside servers.json).
+	log string
+	// quiet is --quiet: no progress on stderr.
+	quiet bool
+	// install are the install's options but for Progress, which
+	// runStudyInstall sets.
+	install studies.InstallOptions
+}
+
+// parseStudyInstallOptions reads and checks study install's flags and its
+// servers.json; problems are usage errors.
+func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
+	s, err := parseStudySpec(c, "study install")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(args) != 1 {
-		return usageErr("study install: give exactly one servers.json")
-	}
-	data, err := inputfile.Read(args[0])
-	if err != nil {
-		return usageErr("study install: %v", err)
-	}
-	abs, err := filepath.Abs(filepath.Dir(args[0]))
-	if err != nil {
-		return exitErr(exitInternal, err)
-	}
-	spec, err := studies.ParseSpec(data, abs)
-	if err != nil {
-		return exitErr(exitUsage, err)
-	}
-	o := studies.InstallOptions{Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}
+	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: studies.InstallOptions{
+		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}}
 	if fl := c.String("find-links"); fl != "" {
-		if o.FindLinks, err = filepath.Abs(fl); err != nil {
-			return exitErr(exitUsage, err)
+		if o.install.FindLinks, err = filepath.Abs(fl); err != nil {
+			return nil, exitErr(exitUsage, err)
 		}
 	}
-	if o.Jobs < 0 || o.Timeout <= 0 {
-		return usageErr("study install: --jobs must be >= 0 and --timeout positive")
+	if o.install.Jobs < 0 || o.install.Timeout <= 0 {
+		return nil, usageErr("study install: --jobs must be >= 0 and --timeout positive")
 	}
-	if !c.Bool("quiet") {
+	return o, nil
+}
+
+// runStudyInstall installs the packages and writes the install log.
+func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
+	so := o.install
+	if !o.quiet {
 		done := 0
-		o.Progress = func(u studies.InstallUnit) {
+		so.Progress = func(u studies.InstallUnit) {
 			done++
 			fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s (%s)\n", done, u.Status, u.Key, (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
 		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log, err := studies.Install(ctx, spec, o)
+	log, err := studies.Install(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
-	dest := c.String("log")
+	dest := o.log
 	if dest == "" {
-		dest = filepath.Join(abs, studies.InstallLogName)
+		dest = filepath.Join(o.dir, studies.InstallLogName)
 	}
 	if err := studies.WriteInstallLog(dest, log); err != nil {
 		return exitErr(exitInternal, err)
@@ -104,10 +110,9 @@ func studyInstall(c *cli.Context) error {
 	return nil
 }
 
-// installLogOf reads the install log study run uses: --install-log FILE,
+// installLogOf reads the install log study run uses: path (--install-log),
 // else the one beside servers.json when it exists (nil when none).
-func installLogOf(c *cli.Context, specDir string) (*studies.InstallLog, error) {
-	path := c.String("install-log")
+func installLogOf(path, specDir string) (*studies.InstallLog, error) {
 	if path == "" {
 		path = filepath.Join(specDir, studies.InstallLogName)
 		if _, err := os.Stat(path); err != nil {

@@ -53,42 +53,51 @@ func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
 		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
 		Action:      action(parseDriftOptions, run, runDrift),
-		Subcommands: []*cli.Command{
-			{
-				Name:      "capture",
-				Usage:     "snapshot tools/list and canary fingerprints of the server named in a YAML spec",
-				ArgsUsage: "SPEC -o STATE.json",
-				Description: `Connects to spec.server (url with headers, or command with env; ${ENV} is expanded in
+		Subcommands: []*cli.Command{driftCaptureCommand(nil), driftCheckCommand(nil)},
+	}
+}
+
+// driftCaptureCommand is `drift capture`; run (nil: runDriftCapture)
+// captures what the parsed driftCaptureOptions name.
+func driftCaptureCommand(run func(*cli.Context, *driftCaptureOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "capture",
+		Usage:     "snapshot tools/list and canary fingerprints of the server named in a YAML spec",
+		ArgsUsage: "SPEC -o STATE.json",
+		Description: `Connects to spec.server (url with headers, or command with env; ${ENV} is expanded in
 header and env values), records the served tools/list and runs each canary once. Each response
 is reduced to a value-tolerant fingerprint: outcome, content kind, structure hash (keys, types
 and nesting, values dropped), size bucket (empty, small < 1 KiB, medium < 64 KiB, large) and,
 for errors, a normalised error signature. No tool result value and no header value is written.
 
 ` + exitCodes("", true),
-				Flags: append(captureLimitFlags(),
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the capture to `FILE` (- for stdout); required"},
-				),
-				Action: driftCaptureAction,
-			},
-			{
-				Name:      "check",
-				Usage:     "diff a current capture (or a live capture from --spec) against a baseline",
-				ArgsUsage: "--baseline STATE.json (--current STATE.json | --spec SPEC.yaml)",
-				Description: `Compares schema (the same catalogue as "mcpdrill drift") and behaviour. Behavioural drift is
+		Flags: append(captureLimitFlags(),
+			outputFlag("", "write the capture to `FILE` (- for stdout); required"),
+		),
+		Action: action(parseDriftCaptureOptions, run, runDriftCapture),
+	}
+}
+
+// driftCheckCommand is `drift check`; run (nil: runDriftCheck) compares
+// what the parsed driftCheckOptions name.
+func driftCheckCommand(run func(*cli.Context, *driftCheckOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "diff a current capture (or a live capture from --spec) against a baseline",
+		ArgsUsage: "--baseline STATE.json (--current STATE.json | --spec SPEC.yaml)",
+		Description: `Compares schema (the same catalogue as "mcpdrill drift") and behaviour. Behavioural drift is
 a shape change (MCP-DRIFT-CANARY-SHAPE), an empty-result regression (-CANARY-EMPTY) or a new or
 changed error (-CANARY-ERROR), all errors; a size-bucket move alone is a warning, so a healthy
 server whose data changed passes. --current compares two files offline (any manifest works
 too); --spec captures live first.
 
 ` + exitCodesHelp,
-				Flags: append(append(captureLimitFlags(),
-					&cli.StringFlag{Name: "baseline", Required: true, Usage: "baseline capture or manifest `FILE`"},
-					&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
-					&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
-				), driftOutputFlags()...),
-				Action: driftCheckAction,
-			},
-		},
+		Flags: append(append(captureLimitFlags(),
+			&cli.StringFlag{Name: "baseline", Required: true, Usage: "baseline capture or manifest `FILE`"},
+			&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
+			&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
+		), driftOutputFlags()...),
+		Action: action(parseDriftCheckOptions, run, runDriftCheck),
 	}
 }
 
@@ -112,6 +121,8 @@ type driftOptions struct {
 	manifest     drift.Manifest
 	// live is the server to compare with, gated by its flags.
 	live gatedTarget
+	// deadline bounds the whole run (0: none).
+	deadline time.Duration
 }
 
 // parseDriftOptions reads and checks drift's flags and arguments and the
@@ -124,7 +135,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0]}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -158,7 +169,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		}
 	}()
 	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
-	ctx, cancel := runContext(c)
+	ctx, cancel := runContext(c, o.deadline)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
 	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
@@ -216,28 +227,50 @@ func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []drift.T
 	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
 }
 
-func driftCaptureAction(c *cli.Context) error {
+// liveSpec is a spec-driven live server: the spec, the client
+// configuration it gives with the capture limit flags, and the whole-run
+// deadline.
+type liveSpec struct {
+	spec     drift.Spec
+	cfg      mcp.Config
+	deadline time.Duration
+}
+
+// driftCaptureOptions is what one `mcpdrill drift capture` asks for.
+type driftCaptureOptions struct {
+	liveSpec
+	// output is -o: the capture's file ("-": stdout).
+	output string
+}
+
+// parseDriftCaptureOptions reads and checks capture's flags and its spec;
+// problems are usage errors.
+func parseDriftCaptureOptions(c *cli.Context) (*driftCaptureOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case len(args) == 0:
-		return usageErr("missing SPEC (see --help)")
+		return nil, usageErr("missing SPEC (see --help)")
 	case len(args) > 1:
-		return usageErr("unexpected argument %q after SPEC", args[1])
+		return nil, usageErr("unexpected argument %q after SPEC", args[1])
 	}
-	specPath := args[0]
-	if c.String("output") == "" {
-		return usageErr("missing -o FILE")
+	o := &driftCaptureOptions{output: c.String("output")}
+	if o.output == "" {
+		return nil, usageErr("missing -o FILE")
 	}
-	spec, cfg, err := loadSpec(c, specPath)
-	if err != nil {
-		return err
+	if o.liveSpec, err = loadSpec(c, args[0]); err != nil {
+		return nil, err
 	}
-	ctx, cancel := runContext(c)
+	return o, nil
+}
+
+// runDriftCapture captures the spec's server and writes the capture.
+func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
+	ctx, cancel := runContext(c, o.deadline)
 	defer cancel()
-	capt, obs, err := drift.RunCapture(ctx, spec, cfg, drift.CaptureOptions{Now: time.Now, Version: version})
+	capt, obs, err := drift.RunCapture(ctx, o.spec, o.cfg, drift.CaptureOptions{Now: time.Now, Version: version})
 	if err != nil {
 		if drift.IsRefused(err) {
 			return exitErr(exitUnreachable, err)
@@ -247,76 +280,92 @@ func driftCaptureAction(c *cli.Context) error {
 	for _, u := range obs.Unreadable {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), u.Reason)
 	}
-	path := c.String("output")
-	if path == "-" {
+	if o.output == "-" {
 		return writeJSON(c.App.Writer, capt)
 	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, capt); err != nil {
 		return err
 	}
-	if err := outfile.Write(path, buf.Bytes(), 0o644); err != nil {
+	if err := outfile.Write(o.output, buf.Bytes(), 0o644); err != nil {
 		return usageErr("-o: %w", err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
-		len(capt.Tools), len(capt.Canaries), capt.Fingerprint, path)
+		len(capt.Tools), len(capt.Canaries), capt.Fingerprint, o.output)
 	return nil
 }
 
-func driftCheckAction(c *cli.Context) error {
+// driftCheckOptions is what one `mcpdrill drift check` asks for.
+type driftCheckOptions struct {
+	out outputFormat
+	// baselinePath names the baseline and base is what it loads to.
+	baselinePath string
+	base         *drift.Capture
+	// currentPath and current are --current, loaded (offline); otherwise
+	// live is --spec's server, captured by the run.
+	currentPath string
+	current     *drift.Capture
+	live        *liveSpec
+}
+
+// parseDriftCheckOptions reads and checks check's flags and the files they
+// name; problems are usage errors.
+func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 	if c.NArg() > 0 {
-		return usageErr("unexpected argument %q (flags only)", c.Args().First())
+		return nil, usageErr("unexpected argument %q (flags only)", c.Args().First())
 	}
 	out, err := outputOptions(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cur, spec := c.String("current"), c.String("spec")
-	if (cur == "") == (spec == "") {
-		return usageErr("give exactly one of --current FILE or --spec FILE")
+	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current")}
+	spec := c.String("spec")
+	if (o.currentPath == "") == (spec == "") {
+		return nil, usageErr("give exactly one of --current FILE or --spec FILE")
 	}
-	base, err := loadState(c.String("baseline"))
+	if o.base, err = loadState(o.baselinePath); err != nil {
+		return nil, err
+	}
+	if o.currentPath != "" {
+		if o.current, err = loadState(o.currentPath); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	live, err := loadSpec(c, spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	place := newDriftPlace(c.String("baseline"), nil, base.ToolSet())
-	var current *drift.Capture
-	live := cur
-	if cur != "" {
-		if current, err = loadState(cur); err != nil {
-			return err
-		}
-	} else {
-		s, cfg, err := loadSpec(c, spec)
-		if err != nil {
-			return err
-		}
-		live = targetName(cfg)
-		ctx, cancel := runContext(c)
+	o.live = &live
+	return o, nil
+}
+
+// runDriftCheck compares the current capture (taken live with --spec) with
+// the baseline and writes the report.
+func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
+	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet())
+	current, live := o.current, o.currentPath
+	if o.live != nil {
+		live = targetName(o.live.cfg)
+		ctx, cancel := runContext(c, o.live.deadline)
 		defer cancel()
-		current, _, err = drift.RunCapture(ctx, s, cfg, drift.CaptureOptions{Version: version})
-		if err != nil {
-			if drift.IsRefused(err) {
-				rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift check", Baseline: c.String("baseline"), Live: live,
-					Fingerprint: drift.Fingerprints{Baseline: base.Fingerprint}, Tools: drift.ToolCounts{Baseline: len(base.Tools)}}
-				rep.SetFindings([]report.Finding{drift.RefusedFinding(err)})
-				if werr := writeDrift(c.App.Writer, rep, out, place); werr != nil {
-					return werr
-				}
-				return exitErr(exitUnreachable, err)
+		var err error
+		if current, _, err = drift.RunCapture(ctx, o.live.spec, o.live.cfg, drift.CaptureOptions{Version: version}); err != nil {
+			if !drift.IsRefused(err) {
+				return connectError(err)
 			}
-			return connectError(err)
+			if werr := writeDrift(c.App.Writer, drift.CheckRefusedReport(o.baselinePath, live, o.base, err), o.out, place); werr != nil {
+				return werr
+			}
+			return exitErr(exitUnreachable, err)
 		}
 	}
-	rep := &drift.Report{SchemaVersion: drift.SchemaVersion, Command: "drift check", Baseline: c.String("baseline"), Live: live,
-		Fingerprint: drift.Fingerprints{Baseline: drift.Fingerprint(base.ToolSet()), Live: drift.Fingerprint(current.ToolSet())},
-		Tools:       drift.ToolCounts{Baseline: len(base.Tools), Live: len(current.Tools)}, Compared: true}
-	rep.SetFindings(drift.Check(base, current))
+	rep := drift.CheckReport(o.baselinePath, live, o.base, current)
 	place.add(drift.ToolNames(current.ToolSet()))
-	if err := writeDrift(c.App.Writer, rep, out, place); err != nil {
+	if err := writeDrift(c.App.Writer, rep, o.out, place); err != nil {
 		return err
 	}
-	return driftExit(rep, out.threshold)
+	return driftExit(rep, o.out.threshold)
 }
 
 func loadState(path string) (*drift.Capture, error) {
@@ -331,30 +380,34 @@ func loadState(path string) (*drift.Capture, error) {
 	return s, nil
 }
 
-func loadSpec(c *cli.Context, path string) (drift.Spec, mcp.Config, error) {
+// loadSpec reads and parses the spec at path and the capture limit flags
+// that go with it; problems are usage errors.
+func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 	b, err := inputfile.Read(path)
 	if err != nil {
-		return drift.Spec{}, mcp.Config{}, usageErr("read spec: %v", err)
+		return liveSpec{}, usageErr("read spec: %v", err)
 	}
 	spec, err := drift.ParseSpec(b, os.LookupEnv)
 	if err != nil {
-		return drift.Spec{}, mcp.Config{}, usageErr("%s: %v", path, err)
+		return liveSpec{}, usageErr("%s: %v", path, err)
 	}
 	if p := c.String("protocol"); p != "" && !mcp.IsKnown(p) {
-		return drift.Spec{}, mcp.Config{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
+		return liveSpec{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
 	}
 	if c.Duration("timeout") <= 0 || c.Int("max-list-pages") <= 0 {
-		return drift.Spec{}, mcp.Config{}, usageErr("--timeout and --max-list-pages must be positive")
+		return liveSpec{}, usageErr("--timeout and --max-list-pages must be positive")
 	}
 	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
 		MaxListPages: c.Int("max-list-pages"), ClientName: "mcpdrill", ClientVersion: version})
-	return spec, cfg, nil
+	return liveSpec{spec: spec, cfg: cfg, deadline: c.Duration("deadline")}, nil
 }
 
-func runContext(c *cli.Context) (context.Context, context.CancelFunc) {
+// runContext is the context of a run that talks to a server: c's, ended
+// by an interrupt or SIGTERM and, when deadline is positive, after it.
+func runContext(c *cli.Context, deadline time.Duration) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	if d := c.Duration("deadline"); d > 0 {
-		ctx2, cancel := context.WithTimeout(ctx, d)
+	if deadline > 0 {
+		ctx2, cancel := context.WithTimeout(ctx, deadline)
 		return ctx2, func() { cancel(); stop() }
 	}
 	return ctx, stop

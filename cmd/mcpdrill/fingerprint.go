@@ -65,7 +65,7 @@ func fingerprintAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		ctx, cancel := runContext(c)
+		ctx, cancel := runContext(c, c.Duration("deadline"))
 		defer cancel()
 		obs, err := drift.Observe(ctx, cfg)
 		if err != nil {

@@ -283,3 +283,56 @@ func TestStudyMergeReportImportParseIntoOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftCaptureCheckParseIntoOptions: capture's and check's spec and
+// state files are read and checked before anything connects.
+func TestDriftCaptureCheckParseIntoOptions(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("server:\n  url: http://127.0.0.1:9/mcp\ncanaries:\n  - tool: search\n    args: {query: widget}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, code, stderr := parseInto(t, driftCaptureCommand, "drift", "capture", spec, "-o", "state.json")
+	if code != exitOK || c == nil {
+		t.Fatalf("capture: exit %d: %s", code, stderr)
+	}
+	if c.output != "state.json" || c.cfg.URL != "http://127.0.0.1:9/mcp" || c.cfg.RequestTimeout != 10*time.Second || c.cfg.MaxListPages != 50 ||
+		c.cfg.Protocol != "" || c.deadline != 2*time.Minute || len(c.spec.Canaries) != 1 {
+		t.Errorf("capture defaults %+v", c)
+	}
+	c, _, _ = parseInto(t, driftCaptureCommand, "drift", "capture", "-o", "-", "--protocol", "2025-06-18", "--timeout", "3s",
+		"--deadline", "1m", "--max-list-pages", "2", spec)
+	if c == nil || c.output != "-" || c.cfg.Protocol != "2025-06-18" || c.cfg.RequestTimeout != 3*time.Second || c.cfg.MaxListPages != 2 || c.deadline != time.Minute {
+		t.Errorf("capture flags %+v", c)
+	}
+
+	k, code, stderr := parseInto(t, driftCheckCommand, "drift", "check", "--baseline", ciBase, "--current", ciBase, "--format", "junit")
+	if code != exitOK || k == nil {
+		t.Fatalf("check: exit %d: %s", code, stderr)
+	}
+	if k.baselinePath != ciBase || k.base == nil || k.currentPath != ciBase || k.current == nil || k.live != nil || k.out.format != "junit" || k.out.threshold != report.SeverityError {
+		t.Errorf("check offline %+v", k)
+	}
+	k, _, _ = parseInto(t, driftCheckCommand, "drift", "check", "--baseline", ciBase, "--spec", spec, "--fail-on", "warn", "--deadline", "5s")
+	if k == nil || k.current != nil || k.live == nil || k.live.cfg.URL != "http://127.0.0.1:9/mcp" || k.live.deadline != 5*time.Second || k.out.threshold != report.SeverityWarn {
+		t.Errorf("check live %+v", k)
+	}
+
+	for _, bad := range [][]string{
+		{}, {spec}, {spec, spec, "-o", "x"}, {"no-such-spec.yaml", "-o", "x"}, {ciBase, "-o", "x"},
+		{spec, "-o", "x", "--protocol", "1999-01-01"}, {spec, "-o", "x", "--timeout", "0s"}, {spec, "-o", "x", "--max-list-pages", "0"},
+	} {
+		if !refused(t, driftCaptureCommand, append([]string{"drift", "capture"}, bad...)...) {
+			t.Errorf("capture %q: want a usage error before running", bad)
+		}
+	}
+	for _, bad := range [][]string{
+		{"--current", ciBase}, {"--baseline", ciBase}, {"--baseline", ciBase, "--current", ciBase, "--spec", spec},
+		{"--baseline", "no-such.json", "--current", ciBase}, {"--baseline", ciBase, "--current", "no-such.json"},
+		{"--baseline", ciBase, "--spec", "no-such.yaml"}, {"--baseline", ciBase, "--current", ciBase, "extra"},
+		{"--baseline", ciBase, "--current", ciBase, "--format", "yaml"},
+	} {
+		if !refused(t, driftCheckCommand, append([]string{"drift", "check"}, bad...)...) {
+			t.Errorf("check %q: want a usage error before running", bad)
+		}
+	}
+}

@@ -3,7 +3,7 @@ package drift
 import (
 	"context"
 	"fmt"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -170,7 +170,7 @@ func TestEndToEndRefused(t *testing.T) {
 	}
 }
 
-// A real npm server (the pinned server-memory, located by internal/testutil)
+// A real npm server (the pinned server-memory, located by internal/mcptest/testutil)
 // compared with an edited manifest of itself.
 func TestEndToEndNPMMemory(t *testing.T) {
 	ctx := testCtx(t)

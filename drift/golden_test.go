@@ -3,7 +3,7 @@ package drift
 import (
 	"encoding/json"
 	"flag"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"os"
 	"path/filepath"
 	"testing"

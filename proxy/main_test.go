@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/faults"
-	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
 	"github.com/mcpdrill/mcpdrill/internal/relay"

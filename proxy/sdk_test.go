@@ -1,12 +1,12 @@
 package proxy
 
 import (
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
 )
 
 // TestSDKServerThroughProxy: a server built on the official Go SDK (a peer
@@ -35,7 +35,7 @@ func TestSDKServerThroughProxy(t *testing.T) {
 }
 
 // TestNPMEverythingThroughProxy runs the pinned npm server-everything
-// (testdata/npm, located by internal/testutil) directly and through the
+// (testdata/npm, located by internal/mcptest/testutil) directly and through the
 // proxy; it skips where the npm servers are not installed, and fails in CI.
 func TestNPMEverythingThroughProxy(t *testing.T) {
 	cmd := strings.Join(testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING"), " ")

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"os"
 	"path/filepath"
 	"strings"

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // The official MCP conformance suite (testdata/conformance, pinned) and

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 // contentRules are the read-only depth's checks.

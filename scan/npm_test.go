@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/fixtures/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
 )

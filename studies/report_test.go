@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // The GitHub Action (action.yml), its shell steps (scripts/action.sh) and

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 // The configurations under testdata/configs start this test binary as a

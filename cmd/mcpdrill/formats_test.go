@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // wrapSession runs one client session through `mcpdrill wrap --guard`

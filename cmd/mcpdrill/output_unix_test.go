@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 // disabledServers is a servers.json whose one server is disabled: a study

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
 )
 
 // planted are the secrets TestPlantedSecretsNeverPrinted hands mcpdrill in

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"github.com/mcpdrill/mcpdrill/internal/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"io"
 	"os/exec"
 	"path/filepath"

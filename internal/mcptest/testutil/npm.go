@@ -52,7 +52,7 @@ func ModuleRoot(t testing.TB) string {
 	if !ok {
 		t.Fatal("cannot locate module root")
 	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 var (

@@ -2,19 +2,16 @@ package drift
 
 import (
 	"encoding/json"
-	"flag"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func readManifest(t *testing.T, name string) Manifest {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -15,11 +14,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func sampleFindings() []Finding {

@@ -3,7 +3,6 @@ package scan
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"maps"
 	"net/http/httptest"
@@ -20,8 +19,6 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	if code, ok := serveTapped(); ok {
@@ -84,7 +81,7 @@ func stable(t *testing.T, r *Report) []byte {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden.json"), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name+".golden.json"), got)
 }
 
 func rules(r *Report) []string {

@@ -3,7 +3,6 @@ package studies
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fixture is the fake study's results: deterministic outside Meta.
 func fixture(t *testing.T) *Results {
@@ -84,7 +81,7 @@ func enriched(t *testing.T) *Results {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestMarkdownGolden(t *testing.T) {

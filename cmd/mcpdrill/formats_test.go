@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,13 +16,11 @@ import (
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // goldenCI compares out with testdata/ci/NAME, mcpdrill's version masked.
 func goldenCI(t *testing.T, name, out string) {
 	t.Helper()
 	got := strings.ReplaceAll(out, `"version": "`+version+`"`, `"version": "VERSION"`)
-	testutil.Golden(t, filepath.Join("testdata", "ci", name), []byte(got), *update)
+	testutil.Golden(t, filepath.Join("testdata", "ci", name), []byte(got))
 }
 
 // junitDoc is the part of a JUnit report the tests read.

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/tools/txtar"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -83,7 +84,7 @@ func TestTranscripts(t *testing.T) {
 				}
 				code, stdout, stderr := runCLI(t, args...)
 				got := transcriptOutput(code, strings.ReplaceAll(stdout, goodCmd[0], "TESTBED"), strings.ReplaceAll(stderr, goodCmd[0], "TESTBED"))
-				if *update {
+				if testutil.Updating() {
 					ar.Files[i].Data = got
 					continue
 				}
@@ -91,7 +92,7 @@ func TestTranscripts(t *testing.T) {
 					t.Errorf("%s differs (go test -run TestTranscripts -update):\n--- got\n%s--- want\n%s", file.Name, got, file.Data)
 				}
 			}
-			if *update {
+			if testutil.Updating() {
 				if err := os.WriteFile(f, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}

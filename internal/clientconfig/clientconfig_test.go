@@ -3,7 +3,6 @@ package clientconfig
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestParseClientFiles parses a configuration as each client writes it
 // (testdata/*.json) and compares what was read with parsed.golden.
@@ -42,7 +39,7 @@ func TestParseClientFiles(t *testing.T) {
 				s.Name, s.Transport(), s.Type, s.Disabled, s.Argv(), s.Env, s.URL, s.Headers)
 		}
 	}
-	testutil.Golden(t, filepath.Join("testdata", "parsed.golden"), []byte(b.String()), *update)
+	testutil.Golden(t, filepath.Join("testdata", "parsed.golden"), []byte(b.String()))
 }
 
 func TestParse(t *testing.T) {
@@ -278,7 +275,7 @@ func TestLocations(t *testing.T) {
 			fmt.Fprintf(&b, "%-16s %-9s %s optional=%v\n", l.Client, l.Scope, filepath.ToSlash(l.Path), l.Optional)
 		}
 	}
-	testutil.Golden(t, filepath.Join("testdata", "locations.golden"), []byte(b.String()), *update)
+	testutil.Golden(t, filepath.Join("testdata", "locations.golden"), []byte(b.String()))
 }
 
 func TestDiscover(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"io"
 	"os/exec"
@@ -15,11 +14,9 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestListGolden(t *testing.T) {

@@ -2,17 +2,26 @@ package testutil
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
+// update is the -update flag of every test binary that imports testutil:
+// `go test ./pkg -update` rewrites that package's golden files.
+var update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
+
+// Updating reports whether the test binary runs with -update, for a test
+// that keeps its expected output in a file of its own format.
+func Updating() bool { return *update }
+
 // Golden compares got with the golden file at path, or rewrites the file
-// (making its directory) when update is set: the -update flag of the
-// calling package's tests. Every package's golden files go through it.
-func Golden(t testing.TB, path string, got []byte, update bool) {
+// (making its directory) under -update. Every package's golden files go
+// through it.
+func Golden(t testing.TB, path string, got []byte) {
 	t.Helper()
-	if update {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

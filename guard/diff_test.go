@@ -11,10 +11,7 @@ import (
 // approved baseline, and says when there is nothing to compare or a set is
 // corrupt, as typed errors.
 func TestDiffAgainstLastSeen(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "guard"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, filepath.Join(t.TempDir(), "guard"))
 	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
 	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
 		t.Fatal(err)

@@ -12,10 +12,7 @@ import (
 )
 
 func TestStoreLifecycleAndAudit(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "guard"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, filepath.Join(t.TempDir(), "guard"))
 	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
 	if r, err := st.Get("srv"); r != nil || err != nil {
 		t.Fatalf("empty store: %v %v", r, err)
@@ -336,14 +333,7 @@ func TestStoreRecoversFromAStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	evs, err := st.Audit("srv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var acts []Action
-	for _, e := range evs {
-		acts = append(acts, e.Action)
-	}
+	evs, acts := auditActions(t, st, "srv")
 	if fmt.Sprint(acts) != fmt.Sprint([]Action{ActionFirstUse, ActionDrift, ActionRollback}) {
 		t.Fatalf("audit %v", acts)
 	}
@@ -383,6 +373,21 @@ func mustOpen(t *testing.T, dir string) *Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// auditActions reads server's audit log from st and returns its events and
+// their actions, in log order.
+func auditActions(t *testing.T, st *Store, server string) ([]Event, []Action) {
+	t.Helper()
+	evs, err := st.Audit(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := make([]Action, len(evs))
+	for i, e := range evs {
+		acts[i] = e.Action
+	}
+	return evs, acts
 }
 
 // TestStoreRollbackIgnoresClocks: a dangling audit line is found by the
@@ -441,10 +446,7 @@ func TestStoreRollbackIgnoresClocks(t *testing.T) {
 // server the audit log knows, does not re-baseline the next set seen in
 // discovery posture: the server is held until approved.
 func TestStoreDeletedRecordIsNotFirstUse(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "guard"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, filepath.Join(t.TempDir(), "guard"))
 	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
 	if _, _, err := st.Observe("srv", a, PostureDiscovery, "proxy", t0); err != nil {
 		t.Fatal(err)
@@ -486,14 +488,7 @@ func TestStoreCutsALongTornLine(t *testing.T) {
 	if !strings.HasPrefix(string(after), string(before)) || strings.Contains(string(after), "nnnn") {
 		t.Fatalf("the torn line was not cut whole (%d bytes before, %d after)", len(before), len(after))
 	}
-	evs, err := st.Audit("srv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var acts []Action
-	for _, e := range evs {
-		acts = append(acts, e.Action)
-	}
+	evs, acts := auditActions(t, st, "srv")
 	if fmt.Sprint(acts) != fmt.Sprint([]Action{ActionFirstUse, ActionRollback, ActionQuarantine}) || !strings.Contains(evs[1].Note, "torn") {
 		t.Fatalf("audit %v (%+v)", acts, evs)
 	}

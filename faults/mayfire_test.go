@@ -51,23 +51,35 @@ func TestMayFireIsSound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []Kind{KindRequest, KindNotification, KindResponse, KindError}
 	methods := []string{"tools/call", "tools/list", "ping"}
-	for trial := 0; trial < 300; trial++ {
-		p := randomPlan(rng, kinds, methods, exactTools)
+	var dead [3]bool
+	randomTraffic(rng, 300, kinds, methods, exactTools, func(trial, i int, p *Plan, d *Decider, dir Direction, idx *[3]uint64) {
+		if i == 0 {
+			dead = [3]bool{}
+		}
+		if !d.MayFire(dir) {
+			dead[dir] = true
+		} else if dead[dir] {
+			t.Fatalf("trial %d: MayFire(%v) came back to true", trial, dir)
+		}
+		f := Frame{Dir: dir, Index: idx[dir], Kind: kinds[rng.IntN(len(kinds))], Method: methods[rng.IntN(len(methods))]}
+		idx[dir]++
+		if dec := d.Decide(&f); dec.Fire && dead[dir] {
+			t.Fatalf("trial %d: %s fired after MayFire said no: %s", trial, fmt.Sprint(f), fmt.Sprint(p.Rules))
+		}
+	})
+}
+
+// randomTraffic runs trials random plans (randomPlan over kinds, methods
+// and tools), each over 40 frames in random directions: frame calls each
+// with the trial's plan and decider, the frame's number in the trial, its
+// direction and the per-direction index counters, which frame advances.
+func randomTraffic(rng *rand.Rand, trials int, kinds []Kind, methods, tools []string, frame func(trial, i int, p *Plan, d *Decider, dir Direction, idx *[3]uint64)) {
+	for trial := 0; trial < trials; trial++ {
+		p := randomPlan(rng, kinds, methods, tools)
 		d := p.NewDecider()
 		var idx [3]uint64
-		dead := [3]bool{}
 		for i := 0; i < 40; i++ {
-			dir := Direction(1 + rng.IntN(2))
-			if !d.MayFire(dir) {
-				dead[dir] = true
-			} else if dead[dir] {
-				t.Fatalf("trial %d: MayFire(%v) came back to true", trial, dir)
-			}
-			f := Frame{Dir: dir, Index: idx[dir], Kind: kinds[rng.IntN(len(kinds))], Method: methods[rng.IntN(len(methods))]}
-			idx[dir]++
-			if dec := d.Decide(&f); dec.Fire && dead[dir] {
-				t.Fatalf("trial %d: %s fired after MayFire said no: %s", trial, fmt.Sprint(f), fmt.Sprint(p.Rules))
-			}
+			frame(trial, i, p, d, Direction(1+rng.IntN(2)), &idx)
 		}
 	}
 }
@@ -108,43 +120,37 @@ func TestMayFireAtIsExact(t *testing.T) {
 	kinds, methods, tools := exactKinds, exactMethods, exactTools
 	candidates := exactFrames()
 	fires, quiet := 0, 0
-	for trial := 0; trial < 300; trial++ {
-		p := randomPlan(rng, kinds, methods, tools)
-		d := p.NewDecider()
-		var idx [3]uint64
-		for i := 0; i < 40; i++ {
-			dir := Direction(1 + rng.IntN(2))
-			may := d.MayFireAt(dir, idx[dir])
-			if !d.MayFire(dir) && may {
-				t.Fatalf("trial %d: MayFireAt true where MayFire is false", trial)
-			}
-			some := false
-			for _, c := range candidates {
-				c.Dir, c.Index = dir, idx[dir]
-				dec := d.clone().Decide(&c)
-				if dec.Fire && !may {
-					t.Fatalf("trial %d frame %d: %+v fired (rule %d) after MayFireAt said no; rules %+v", trial, i, c, dec.Rule, p.Rules)
-				}
-				some = some || dec.Fire
-			}
-			if may && !some {
-				t.Fatalf("trial %d frame %d: MayFireAt said yes but no frame fires; rules %+v", trial, i, p.Rules)
-			}
-			if may {
-				fires++
-			} else {
-				quiet++
-			}
-			fresh := d.clone()
-			dec, f := decideNext(d, rng, candidates, dir, &idx)
-			if dec.Fire && !may {
-				t.Fatalf("trial %d frame %d: fired after MayFireAt said no", trial, i)
-			}
-			if want := fresh.Decide(&f); fmt.Sprint(dec) != fmt.Sprint(want) {
-				t.Fatalf("trial %d frame %d: decided %+v on the outlook carried, %+v on a fresh walk", trial, i, dec, want)
-			}
+	randomTraffic(rng, 300, kinds, methods, tools, func(trial, i int, p *Plan, d *Decider, dir Direction, idx *[3]uint64) {
+		may := d.MayFireAt(dir, idx[dir])
+		if !d.MayFire(dir) && may {
+			t.Fatalf("trial %d: MayFireAt true where MayFire is false", trial)
 		}
-	}
+		some := false
+		for _, c := range candidates {
+			c.Dir, c.Index = dir, idx[dir]
+			dec := d.clone().Decide(&c)
+			if dec.Fire && !may {
+				t.Fatalf("trial %d frame %d: %+v fired (rule %d) after MayFireAt said no; rules %+v", trial, i, c, dec.Rule, p.Rules)
+			}
+			some = some || dec.Fire
+		}
+		if may && !some {
+			t.Fatalf("trial %d frame %d: MayFireAt said yes but no frame fires; rules %+v", trial, i, p.Rules)
+		}
+		if may {
+			fires++
+		} else {
+			quiet++
+		}
+		fresh := d.clone()
+		dec, f := decideNext(d, rng, candidates, dir, idx)
+		if dec.Fire && !may {
+			t.Fatalf("trial %d frame %d: fired after MayFireAt said no", trial, i)
+		}
+		if want := fresh.Decide(&f); fmt.Sprint(dec) != fmt.Sprint(want) {
+			t.Fatalf("trial %d frame %d: decided %+v on the outlook carried, %+v on a fresh walk", trial, i, dec, want)
+		}
+	})
 	if fires == 0 || quiet == 0 {
 		t.Fatalf("degenerate traffic: %d frames could fire, %d could not", fires, quiet)
 	}
@@ -265,68 +271,62 @@ func TestMayFireAtIfIsExact(t *testing.T) {
 	kinds, methods, tools := exactKinds, exactMethods, exactTools
 	targets := exactTargets()
 	seen, narrowed := map[bool]int{}, 0
-	for trial := 0; trial < 400; trial++ {
-		p := randomPlan(rng, kinds, methods, tools)
-		d := p.NewDecider()
-		var idx [3]uint64
-		for i := 0; i < 40; i++ {
-			dir := Direction(1 + rng.IntN(2))
-			var answers []Target
-			for _, tg := range targets {
-				if rng.IntN(6) == 0 {
-					answers = append(answers, tg)
-				}
+	randomTraffic(rng, 400, kinds, methods, tools, func(trial, i int, p *Plan, d *Decider, dir Direction, idx *[3]uint64) {
+		var answers []Target
+		for _, tg := range targets {
+			if rng.IntN(6) == 0 {
+				answers = append(answers, tg)
 			}
-			var candidates []Frame
-			for _, k := range kinds {
-				switch k {
-				case KindRequest, KindNotification:
-					for _, tg := range targets {
-						candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
-					}
-				case KindResponse, KindError:
-					for _, tg := range answers {
-						candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
-					}
-				}
-				candidates = append(candidates, Frame{Kind: k})
-			}
-			could := func(r *Rule) bool { return r.CouldMatch(dir, answers) }
-			may := d.MayFireAtIf(dir, idx[dir], could)
-			if may && !d.MayFireAt(dir, idx[dir]) {
-				t.Fatalf("trial %d: MayFireAtIf true where MayFireAt is false", trial)
-			}
-			if !may && d.MayFireAt(dir, idx[dir]) {
-				narrowed++
-			}
-			anyIdx := d.MayFireIf(dir, could)
-			if may && !anyIdx {
-				t.Fatalf("trial %d: MayFireAtIf true where MayFireIf is false", trial)
-			}
-			some := false
-			for _, c := range candidates {
-				c.Dir = dir
-				for _, at := range []uint64{idx[dir], idx[dir] + 1 + uint64(rng.IntN(50))} {
-					c.Index = at
-					dec := d.clone().Decide(&c)
-					if dec.Fire && !anyIdx {
-						t.Fatalf("trial %d frame %d: %+v fired at index %d after MayFireIf said no; rules %+v", trial, i, c, at, p.Rules)
-					}
-					if at == idx[dir] {
-						if dec.Fire && !may {
-							t.Fatalf("trial %d frame %d: %+v fired (rule %d) after MayFireAtIf said no; answers %v; rules %+v", trial, i, c, dec.Rule, answers, p.Rules)
-						}
-						some = some || dec.Fire
-					}
-				}
-			}
-			if may && !some {
-				t.Fatalf("trial %d frame %d: MayFireAtIf said yes but no frame fires; answers %v; rules %+v", trial, i, answers, p.Rules)
-			}
-			seen[may]++
-			decideNext(d, rng, candidates, dir, &idx)
 		}
-	}
+		var candidates []Frame
+		for _, k := range kinds {
+			switch k {
+			case KindRequest, KindNotification:
+				for _, tg := range targets {
+					candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
+				}
+			case KindResponse, KindError:
+				for _, tg := range answers {
+					candidates = append(candidates, Frame{Kind: k, Method: tg.Method, Tool: tg.Tool})
+				}
+			}
+			candidates = append(candidates, Frame{Kind: k})
+		}
+		could := func(r *Rule) bool { return r.CouldMatch(dir, answers) }
+		may := d.MayFireAtIf(dir, idx[dir], could)
+		if may && !d.MayFireAt(dir, idx[dir]) {
+			t.Fatalf("trial %d: MayFireAtIf true where MayFireAt is false", trial)
+		}
+		if !may && d.MayFireAt(dir, idx[dir]) {
+			narrowed++
+		}
+		anyIdx := d.MayFireIf(dir, could)
+		if may && !anyIdx {
+			t.Fatalf("trial %d: MayFireAtIf true where MayFireIf is false", trial)
+		}
+		some := false
+		for _, c := range candidates {
+			c.Dir = dir
+			for _, at := range []uint64{idx[dir], idx[dir] + 1 + uint64(rng.IntN(50))} {
+				c.Index = at
+				dec := d.clone().Decide(&c)
+				if dec.Fire && !anyIdx {
+					t.Fatalf("trial %d frame %d: %+v fired at index %d after MayFireIf said no; rules %+v", trial, i, c, at, p.Rules)
+				}
+				if at == idx[dir] {
+					if dec.Fire && !may {
+						t.Fatalf("trial %d frame %d: %+v fired (rule %d) after MayFireAtIf said no; answers %v; rules %+v", trial, i, c, dec.Rule, answers, p.Rules)
+					}
+					some = some || dec.Fire
+				}
+			}
+		}
+		if may && !some {
+			t.Fatalf("trial %d frame %d: MayFireAtIf said yes but no frame fires; answers %v; rules %+v", trial, i, answers, p.Rules)
+		}
+		seen[may]++
+		decideNext(d, rng, candidates, dir, idx)
+	})
 	if seen[true] == 0 || seen[false] == 0 || narrowed == 0 {
 		t.Fatalf("degenerate traffic: %d frames could fire, %d could not, %d only thanks to CouldMatch", seen[true], seen[false], narrowed)
 	}

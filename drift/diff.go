@@ -283,8 +283,8 @@ func (d *differ) schema(ptr string, a, b any, depth int) {
 	d.items(ptr, am, bm, depth)
 	d.enum(ptr, am, bm)
 	d.bounds(ptr, am, bm)
-	d.stringKeyword(ptr, am, bm, "pattern", KindPatternChanged)
-	d.stringKeyword(ptr, am, bm, "format", KindFormatChanged)
+	d.keyword(ptr, am, bm, "pattern", KindPatternChanged, KindConstraintTightened, KindConstraintLoosened)
+	d.keyword(ptr, am, bm, "format", KindFormatChanged, KindConstraintTightened, KindConstraintLoosened)
 	d.simple(ptr, am, bm)
 	d.branches(ptr, am, bm, "anyOf", depth)
 	d.branches(ptr, am, bm, "oneOf", depth)
@@ -546,19 +546,7 @@ func (d *differ) enum(ptr string, a, b map[string]any) {
 		d.emit(p, KindConstraintLoosened, condNone, "enum removed")
 	}
 
-	p = joinPointer(ptr, "const")
-	ac, aHas := a["const"]
-	bc, bHas := b["const"]
-	switch {
-	case aHas && bHas:
-		if !equalJSON(ac, bc) {
-			d.emit(p, KindConstChanged, condNone, "const %s -> %s", short(ac), short(bc))
-		}
-	case bHas:
-		d.emit(p, KindConstraintTightened, condNone, "const %s added", short(bc))
-	case aHas:
-		d.emit(p, KindConstraintLoosened, condNone, "const removed")
-	}
+	d.keyword(ptr, a, b, "const", KindConstChanged, KindConstraintTightened, KindConstraintLoosened)
 }
 
 // valueSet keys values by their canonical encoding (so 1 and true differ,
@@ -670,7 +658,10 @@ func isWholeMultiple(x, y float64) bool {
 
 // --- pattern, format ---
 
-func (d *differ) stringKeyword(ptr string, a, b map[string]any, kw string, changed Kind) {
+// keyword compares a keyword whose value is compared whole (pattern, format,
+// const, default): a different value is changed, one only in b is added and
+// one only in a is removed.
+func (d *differ) keyword(ptr string, a, b map[string]any, kw string, changed, added, removed Kind) {
 	av, aOK := a[kw]
 	bv, bOK := b[kw]
 	p := joinPointer(ptr, kw)
@@ -680,28 +671,16 @@ func (d *differ) stringKeyword(ptr string, a, b map[string]any, kw string, chang
 			d.emit(p, changed, condNone, "%s %s -> %s", kw, short(av), short(bv))
 		}
 	case bOK:
-		d.emit(p, KindConstraintTightened, condNone, "%s %s added", kw, short(bv))
+		d.emit(p, added, condNone, "%s %s added", kw, short(bv))
 	case aOK:
-		d.emit(p, KindConstraintLoosened, condNone, "%s %s removed", kw, short(av))
+		d.emit(p, removed, condNone, "%s %s removed", kw, short(av))
 	}
 }
 
 // --- default, description ---
 
 func (d *differ) simple(ptr string, a, b map[string]any) {
-	av, aOK := a["default"]
-	bv, bOK := b["default"]
-	p := joinPointer(ptr, "default")
-	switch {
-	case aOK && bOK:
-		if !equalJSON(av, bv) {
-			d.emit(p, KindDefaultChanged, condNone, "default %s -> %s", short(av), short(bv))
-		}
-	case bOK:
-		d.emit(p, KindDefaultChanged, condNone, "default %s added", short(bv))
-	case aOK:
-		d.emit(p, KindDefaultChanged, condNone, "default %s removed", short(av))
-	}
+	d.keyword(ptr, a, b, "default", KindDefaultChanged, KindDefaultChanged, KindDefaultChanged)
 	if !equalJSON(a["description"], b["description"]) {
 		d.emit(joinPointer(ptr, "description"), KindSchemaDescriptionChg, condNone, "description changed")
 	}

@@ -328,6 +328,22 @@ func requireWithheld(t *testing.T, p guardPeer, status string) {
 	requireRefused(t, callEcho(t, p), status, "mcpdrill guard")
 }
 
+// requireAudit checks that the audit log of st records want, in order.
+func requireAudit(t *testing.T, st *guard.Store, want ...guard.Action) {
+	t.Helper()
+	if got := auditActions(t, st); !slices.Equal(got, want) {
+		t.Fatalf("audit %v, want %v", got, want)
+	}
+}
+
+// eachRig runs test as a subtest on each rig of rigs, named by its transport.
+func eachRig[R any](t *testing.T, rigs map[string]func(*testing.T) R, test func(*testing.T, R)) {
+	t.Helper()
+	for name, mk := range rigs {
+		t.Run(name, func(t *testing.T) { test(t, mk(t)) })
+	}
+}
+
 func auditActions(t *testing.T, st *guard.Store) []guard.Action {
 	t.Helper()
 	evs, err := st.Audit("drifting")
@@ -350,9 +366,7 @@ func auditActions(t *testing.T, st *guard.Store) []guard.Action {
 // notifications/tools/list_changed; over HTTP (no notification stream) by
 // the periodic re-check.
 func TestGuardDriftLifecycle(t *testing.T) {
-	for name, mk := range rigs(t, guard.PostureDiscovery, 0, testbed.DefaultDriftAfter) {
-		t.Run(name, func(t *testing.T) { runDriftLifecycle(t, mk(t)) })
-	}
+	eachRig(t, rigs(t, guard.PostureDiscovery, 0, testbed.DefaultDriftAfter), runDriftLifecycle)
 }
 
 func runDriftLifecycle(t *testing.T, r *guardRig) {
@@ -401,79 +415,64 @@ func runDriftLifecycle(t *testing.T, r *guardRig) {
 	if rec.Baseline.Fingerprint == base {
 		t.Fatal("approve kept the old baseline")
 	}
-	if got, want := auditActions(t, r.store), []guard.Action{guard.ActionFirstUse, guard.ActionDrift, guard.ActionApprove}; !slices.Equal(got, want) {
-		t.Fatalf("audit %v, want %v", got, want)
-	}
+	requireAudit(t, r.store, guard.ActionFirstUse, guard.ActionDrift, guard.ActionApprove)
 }
 
 // TestGuardStrictPending: strict posture, no baseline → pending (withheld),
 // approve → verified.
 func TestGuardStrictPending(t *testing.T) {
-	for name, mk := range rigs(t, guard.PostureStrict, 0, -1) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			requireWithheld(t, r.peer, "pending")
-			waitStatus(t, r.store, guard.StatusPending)
-			if _, _, err := r.store.Approve("drifting", "", "alice", time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			requireServed(t, r.peer)
-			if got, want := auditActions(t, r.store), []guard.Action{guard.ActionHold, guard.ActionApprove}; !slices.Equal(got, want) {
-				t.Fatalf("audit %v, want %v", got, want)
-			}
-		})
-	}
+	eachRig(t, rigs(t, guard.PostureStrict, 0, -1), func(t *testing.T, r *guardRig) {
+		requireWithheld(t, r.peer, "pending")
+		waitStatus(t, r.store, guard.StatusPending)
+		if _, _, err := r.store.Approve("drifting", "", "alice", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		requireServed(t, r.peer)
+		requireAudit(t, r.store, guard.ActionHold, guard.ActionApprove)
+	})
 }
 
 // TestGuardQuarantine: verified → quarantined (withheld at once, calls
 // refused naming release) → released → verified.
 func TestGuardQuarantine(t *testing.T) {
-	for name, mk := range rigs(t, guard.PostureDiscovery, 0, -1) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			requireServed(t, r.peer)
-			if _, _, err := r.store.Quarantine("drifting", "suspicious", "alice", time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			requireRefused(t, callEcho(t, r.peer), "quarantined", "mcpdrill guard release drifting")
-			requireWithheld(t, r.peer, "quarantined")
-			if _, _, err := r.store.Approve("drifting", "", "alice", time.Now()); err == nil {
-				t.Fatal("approve of a quarantined server succeeded")
-			}
-			if _, _, err := r.store.Release("drifting", "alice", time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			requireServed(t, r.peer)
-			if got, want := auditActions(t, r.store), []guard.Action{guard.ActionFirstUse, guard.ActionQuarantine, guard.ActionRelease}; !slices.Equal(got, want) {
-				t.Fatalf("audit %v, want %v", got, want)
-			}
-		})
-	}
+	eachRig(t, rigs(t, guard.PostureDiscovery, 0, -1), func(t *testing.T, r *guardRig) {
+		requireServed(t, r.peer)
+		if _, _, err := r.store.Quarantine("drifting", "suspicious", "alice", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		requireRefused(t, callEcho(t, r.peer), "quarantined", "mcpdrill guard release drifting")
+		requireWithheld(t, r.peer, "quarantined")
+		if _, _, err := r.store.Approve("drifting", "", "alice", time.Now()); err == nil {
+			t.Fatal("approve of a quarantined server succeeded")
+		}
+		if _, _, err := r.store.Release("drifting", "alice", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		requireServed(t, r.peer)
+		requireAudit(t, r.store, guard.ActionFirstUse, guard.ActionQuarantine, guard.ActionRelease)
+	})
 }
 
 // TestGuardCorruptStoreFailsClosed: a corrupt record is never reset: the
 // list is withheld and calls refused, and the file is left as it was.
 func TestGuardCorruptStoreFailsClosed(t *testing.T) {
-	for name, mk := range rigs(t, guard.PostureDiscovery, 0, -1) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			path := r.store.Dir() + "/drifting.json"
-			if err := os.WriteFile(path, []byte("{broken"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			names, _ := listNames(t, r.peer)
-			if len(names) != 0 {
-				t.Fatalf("served %v from a corrupt store", names)
-			}
-			m := callEcho(t, r.peer)
-			if m.Error == nil || m.Error.Code != intercept.CodeWithheld || !strings.Contains(m.Error.Message, "corrupt") {
-				t.Fatalf("call: %s", m.Raw)
-			}
-			if b, _ := os.ReadFile(path); string(b) != "{broken" {
-				t.Fatalf("corrupt record rewritten: %q", b)
-			}
-		})
-	}
+	eachRig(t, rigs(t, guard.PostureDiscovery, 0, -1), func(t *testing.T, r *guardRig) {
+		path := r.store.Dir() + "/drifting.json"
+		if err := os.WriteFile(path, []byte("{broken"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		names, _ := listNames(t, r.peer)
+		if len(names) != 0 {
+			t.Fatalf("served %v from a corrupt store", names)
+		}
+		m := callEcho(t, r.peer)
+		if m.Error == nil || m.Error.Code != intercept.CodeWithheld || !strings.Contains(m.Error.Message, "corrupt") {
+			t.Fatalf("call: %s", m.Raw)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "{broken" {
+			t.Fatalf("corrupt record rewritten: %q", b)
+		}
+	})
 }
 
 // TestGuardTwoProxiesShareStore: two HTTP proxies with their own guards on

@@ -301,79 +301,67 @@ func requireNotRan(t *testing.T, b []byte) {
 // TestGuardRefusesBatchedCall (F3): a batched tools/call to a quarantined
 // server is answered by the guard in a batch and never reaches the server.
 func TestGuardRefusesBatchedCall(t *testing.T) {
-	for name, mk := range hostileRigs(t, &hostile{after: 100}, guard.PostureDiscovery, 0) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			r.start(t)
-			if _, _, err := r.store.Quarantine("drifting", "suspicious", "alice", time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			b := r.peer.roundTrip(t, `[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]`)
-			requireNotRan(t, b)
-			var elems []json.RawMessage
-			if err := json.Unmarshal(b, &elems); err != nil || len(elems) != 1 {
-				t.Fatalf("want a batch of one refusal, got %.300s", b)
-			}
-			requireGuardError(t, elems[0])
-		})
-	}
+	eachRig(t, hostileRigs(t, &hostile{after: 100}, guard.PostureDiscovery, 0), func(t *testing.T, r *hostileRig) {
+		r.start(t)
+		if _, _, err := r.store.Quarantine("drifting", "suspicious", "alice", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		b := r.peer.roundTrip(t, `[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]`)
+		requireNotRan(t, b)
+		var elems []json.RawMessage
+		if err := json.Unmarshal(b, &elems); err != nil || len(elems) != 1 {
+			t.Fatalf("want a batch of one refusal, got %.300s", b)
+		}
+		requireGuardError(t, elems[0])
+	})
 }
 
 // TestGuardWithholdsBatchedList (F3): a batched tools/list of a changed
 // server carries no tools.
 func TestGuardWithholdsBatchedList(t *testing.T) {
-	for name, mk := range hostileRigs(t, &hostile{after: 2}, guard.PostureDiscovery, 0) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			r.start(t)
-			recheckTo(t, r, guard.StatusChanged)
-			b := r.peer.roundTrip(t, `[`+hostileList+`]`)
-			if bytes.Contains(b, []byte("hidden_delete_all")) || !bytes.Contains(b, []byte(`"tools":[]`)) {
-				t.Fatalf("a batched listing of a changed server: %.300s", b)
-			}
-			b = r.peer.roundTrip(t, `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"hidden_delete_all"}}]`)
-			requireNotRan(t, b)
-		})
-	}
+	eachRig(t, hostileRigs(t, &hostile{after: 2}, guard.PostureDiscovery, 0), func(t *testing.T, r *hostileRig) {
+		r.start(t)
+		recheckTo(t, r, guard.StatusChanged)
+		b := r.peer.roundTrip(t, `[`+hostileList+`]`)
+		if bytes.Contains(b, []byte("hidden_delete_all")) || !bytes.Contains(b, []byte(`"tools":[]`)) {
+			t.Fatalf("a batched listing of a changed server: %.300s", b)
+		}
+		b = r.peer.roundTrip(t, `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"hidden_delete_all"}}]`)
+		requireNotRan(t, b)
+	})
 }
 
 // TestGuardJudgesBatchedReplies (F3): a server that answers every request
 // with a one-element batch is judged on what is in it, by the client's
 // listing and by the guard's own.
 func TestGuardJudgesBatchedReplies(t *testing.T) {
-	for name, mk := range hostileRigs(t, &hostile{after: 2, batch: true}, guard.PostureDiscovery, 0) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			r.start(t)
-			waitStatus(t, r.store, guard.StatusVerified)
-			recheckTo(t, r, guard.StatusChanged)
-			b := r.peer.roundTrip(t, hostileList)
-			if bytes.Contains(b, []byte("hidden_delete_all")) {
-				t.Fatalf("a batched answer of a changed server: %.300s", b)
-			}
-		})
-	}
+	eachRig(t, hostileRigs(t, &hostile{after: 2, batch: true}, guard.PostureDiscovery, 0), func(t *testing.T, r *hostileRig) {
+		r.start(t)
+		waitStatus(t, r.store, guard.StatusVerified)
+		recheckTo(t, r, guard.StatusChanged)
+		b := r.peer.roundTrip(t, hostileList)
+		if bytes.Contains(b, []byte("hidden_delete_all")) {
+			t.Fatalf("a batched answer of a changed server: %.300s", b)
+		}
+	})
 }
 
 // TestGuardRefusesDuplicateName (F4): a call whose params name two tools,
 // by a repeated key or one in another case, is refused on a verified
 // server.
 func TestGuardRefusesDuplicateName(t *testing.T) {
-	for name, mk := range hostileRigs(t, &hostile{after: 100}, guard.PostureDiscovery, 0) {
-		t.Run(name, func(t *testing.T) {
-			r := mk(t)
-			r.start(t)
-			for _, params := range []string{`{"name":"echo","name":"hidden_delete_all"}`, `{"name":"echo","Name":"hidden_delete_all"}`, `{"NAME":"echo"}`} {
-				b := r.peer.roundTrip(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":`+params+`}`)
-				requireNotRan(t, b)
-				requireGuardError(t, b)
-			}
-			b := r.peer.roundTrip(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"}}`)
-			if !bytes.Contains(b, []byte("ran echo")) {
-				t.Fatalf("a plain call: %.300s", b)
-			}
-		})
-	}
+	eachRig(t, hostileRigs(t, &hostile{after: 100}, guard.PostureDiscovery, 0), func(t *testing.T, r *hostileRig) {
+		r.start(t)
+		for _, params := range []string{`{"name":"echo","name":"hidden_delete_all"}`, `{"name":"echo","Name":"hidden_delete_all"}`, `{"NAME":"echo"}`} {
+			b := r.peer.roundTrip(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":`+params+`}`)
+			requireNotRan(t, b)
+			requireGuardError(t, b)
+		}
+		b := r.peer.roundTrip(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"}}`)
+		if !bytes.Contains(b, []byte("ran echo")) {
+			t.Fatalf("a plain call: %.300s", b)
+		}
+	})
 }
 
 // TestGuardWithholdsOverCapList (F5): a tools/list answer over the frame

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -85,15 +84,9 @@ func TestHTTPStreamMatchesStore(t *testing.T) {
 					resp.Body.Close()
 					fmt.Fprintf(&got, "%d %d %x\n", resp.StatusCode, len(b), b[:min(len(b), 80)])
 				}
-				var pend [3]map[string]reqInfo
-				for i := range pend {
-					pend[i] = maps.Clone(h.eng.pending[i])
-				}
-				if n := h.eng.lateFires.Load(); n != 0 {
-					t.Errorf("%d faults fired on streamed replies", n)
-				}
-				streamed = h.eng.streamed.Load()
-				return got.String(), log.String(), h.eng.next, fmt.Sprint(pend)
+				next, pend, n := books(t, h.eng)
+				streamed = n
+				return got.String(), log.String(), next, pend
 			}
 			wb, wl, wn, wp := run(true)
 			gb, gl, gn, gp := run(false)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -25,12 +23,7 @@ func serveTestbed(t *testing.T, o testbed.Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	srv.Start()
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL + testbed.PathMCP
 }
@@ -242,12 +235,7 @@ func TestEndToEndNPMMemory(t *testing.T) {
 // serveSDK serves the official-Go-SDK fixture on a loopback port.
 func serveSDK(t *testing.T, variant string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: sdkserver.Handler(sdkserver.Options{Variant: variant})}}
-	srv.Start()
+	srv := httptest.NewServer(sdkserver.Handler(sdkserver.Options{Variant: variant}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

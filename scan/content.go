@@ -737,6 +737,22 @@ func (s *scanner) unknownPrompt(ctx context.Context) {
 	s.wantRefusal(ctx, RulePromptUnknown, a, "prompts/get of a prompt the server does not list", jsonrpc.CodeInvalidParams)
 }
 
+// wantResult grades the answer to a request that must succeed and reports
+// whether it is a result. Otherwise the check is not established (method
+// got no answer) or fails (what was refused).
+func (s *scanner) wantResult(ctx context.Context, rule string, a answer, method, what string) bool {
+	switch {
+	case a.err != nil:
+		s.unanswered(ctx, rule, method, a.err)
+		return false
+	case a.result == nil:
+		s.find(rule, "", "/error/code", fmt.Sprintf("%s was refused with %d", what, *a.code))
+		s.check(rule, CheckFail, "")
+		return false
+	}
+	return true
+}
+
 // wantRefusal grades the answer to a request that must be refused with
 // error want; what names the request in the finding.
 func (s *scanner) wantRefusal(ctx context.Context, rule string, a answer, what string, want int) {
@@ -768,13 +784,7 @@ func (s *scanner) logLevel(ctx context.Context, isDeclared bool, h *depth) {
 	}
 	a := s.ask(ctx, "logging/setLevel", map[string]any{"level": "info"})
 	h.saw("logging", "logging/setLevel", a, true)
-	switch {
-	case a.err != nil:
-		s.unanswered(ctx, RuleLogLevel, "logging/setLevel", a.err)
-		return
-	case a.result == nil:
-		s.find(RuleLogLevel, "", "/error/code", fmt.Sprintf("logging/setLevel to a valid level was refused with %d", *a.code))
-		s.check(RuleLogLevel, CheckFail, "")
+	if !s.wantResult(ctx, RuleLogLevel, a, "logging/setLevel", "logging/setLevel to a valid level") {
 		return
 	}
 	bad := s.ask(ctx, "logging/setLevel", map[string]any{"level": "mcpdrill-no-such-level"})
@@ -798,13 +808,7 @@ func (s *scanner) completion(ctx context.Context, isDeclared bool, ref *completi
 	}
 	a := s.ask(ctx, "completion/complete", ref.params())
 	h.saw("completions", "completion/complete", a, true)
-	switch {
-	case a.err != nil:
-		s.unanswered(ctx, RuleCompletion, "completion/complete", a.err)
-		return
-	case a.result == nil:
-		s.find(RuleCompletion, "", "/error/code", fmt.Sprintf("completion/complete of a listed %s was refused with %d", ref.ref["type"], *a.code))
-		s.check(RuleCompletion, CheckFail, "")
+	if !s.wantResult(ctx, RuleCompletion, a, "completion/complete", fmt.Sprintf("completion/complete of a listed %s", ref.ref["type"])) {
 		return
 	}
 	if p := completionProblems(a.result); p != "" {

@@ -58,27 +58,22 @@ func (s *scanner) pingCheck(ctx context.Context, modern bool) {
 		return
 	}
 	a := s.ask(ctx, "ping", nil)
-	switch {
-	case a.code != nil:
-		s.find(RulePing, "", "/error/code", fmt.Sprintf("ping was refused with %d", *a.code))
-		s.check(RulePing, CheckFail, "")
-	case a.result != nil:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(a.result, &m) != nil {
-			s.find(RulePing, "", "/result", "ping was answered with a result that is not an object")
-			s.check(RulePing, CheckFail, "")
-			return
-		}
-		delete(m, "_meta")
-		if len(m) > 0 {
-			s.find(RulePing, "", "/result", fmt.Sprintf("ping's result carries %d member(s) besides _meta; it must be empty", len(m)))
-			s.check(RulePing, CheckFail, "")
-			return
-		}
-		s.check(RulePing, CheckPass, "")
-	default:
-		s.unanswered(ctx, RulePing, "ping", a.err)
+	if !s.wantResult(ctx, RulePing, a, "ping", "ping") {
+		return
 	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(a.result, &m) != nil {
+		s.find(RulePing, "", "/result", "ping was answered with a result that is not an object")
+		s.check(RulePing, CheckFail, "")
+		return
+	}
+	delete(m, "_meta")
+	if len(m) > 0 {
+		s.find(RulePing, "", "/result", fmt.Sprintf("ping's result carries %d member(s) besides _meta; it must be empty", len(m)))
+		s.check(RulePing, CheckFail, "")
+		return
+	}
+	s.check(RulePing, CheckPass, "")
 }
 
 // notificationCheck sends notifications/cancelled naming a request the

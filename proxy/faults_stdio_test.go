@@ -120,8 +120,34 @@ type faultCase struct {
 
 func hasSentinel(b []byte) bool { return bytes.Contains(b, []byte(`\u0000mcpd`)) }
 
-// stdioFaultCases: one per fault, each stating what the client observes.
-var stdioFaultCases = []faultCase{
+// commonFaultCases: the faults a client observes alike over stdio and
+// Streamable HTTP (JSON or SSE replies), each stating what it observes.
+var commonFaultCases = []faultCase{
+	{"error", "fault: error\n    tool: echo\n    params: {code: -32001, message: injected}", echoCall, func(t *testing.T, o observation) {
+		if len(o.call) != 1 || string(o.call[0]) != `{"error":{"code":-32001,"message":"injected"},"id":2,"jsonrpc":"2.0"}` {
+			t.Errorf("want a JSON-RPC error for id 2:\n%v", o)
+		}
+	}},
+	{"duplicate", "fault: duplicate\n    tool: echo", echoCall, func(t *testing.T, o observation) {
+		if len(o.call) != 2 || string(o.call[0]) != echoReply || string(o.call[1]) != echoReply {
+			t.Errorf("want the reply twice:\n%v", o)
+		}
+	}},
+	{"schema-break", "fault: schema-break\n    tool: echo", echoCall, func(t *testing.T, o observation) {
+		if len(o.call) != 1 || string(o.call[0]) == echoReply || !json.Valid(o.call[0]) {
+			t.Errorf("want a valid reply with changed types:\n%v", o)
+		}
+	}},
+	{"slow", "fault: slow\n    tool: echo\n    params: {chunk: 40, gap: 20ms}", echoCall, func(t *testing.T, o observation) {
+		if len(o.call) != 1 || string(o.call[0]) != echoReply || o.took < 60*time.Millisecond {
+			t.Errorf("want the reply intact after dribbling:\n%v", o)
+		}
+	}},
+}
+
+// stdioFaultCases: one per fault, each stating what the client observes
+// over stdio: the faults it sees its own way there, then commonFaultCases.
+var stdioFaultCases = append([]faultCase{
 	{"timeout", "fault: timeout\n    tool: echo", echoCall, func(t *testing.T, o observation) {
 		if len(o.call) != 0 || !o.ping {
 			t.Errorf("want the call unanswered and the ping answered:\n%v", o)
@@ -147,11 +173,6 @@ var stdioFaultCases = []faultCase{
 			t.Errorf("want both result and error:\n%v", o)
 		}
 	}},
-	{"error", "fault: error\n    tool: echo\n    params: {code: -32001, message: injected}", echoCall, func(t *testing.T, o observation) {
-		if len(o.call) != 1 || string(o.call[0]) != `{"error":{"code":-32001,"message":"injected"},"id":2,"jsonrpc":"2.0"}` {
-			t.Errorf("want a JSON-RPC error for id 2:\n%v", o)
-		}
-	}},
 	{"error on the request (server never sees it)", "fault: error\n    direction: c2s\n    kinds: [request]\n    tool: echo", echoCall, func(t *testing.T, o observation) {
 		if len(o.call) != 1 || !bytes.Contains(o.call[0], []byte(`-32603`)) {
 			t.Errorf("want the proxy's error for id 2:\n%v", o)
@@ -160,16 +181,6 @@ var stdioFaultCases = []faultCase{
 	{"drop", "fault: drop\n    tool: echo", echoCall, func(t *testing.T, o observation) {
 		if len(o.call) != 0 || !o.ping {
 			t.Errorf("want the reply gone:\n%v", o)
-		}
-	}},
-	{"duplicate", "fault: duplicate\n    tool: echo", echoCall, func(t *testing.T, o observation) {
-		if len(o.call) != 2 || string(o.call[0]) != echoReply || string(o.call[1]) != echoReply {
-			t.Errorf("want the reply twice:\n%v", o)
-		}
-	}},
-	{"schema-break", "fault: schema-break\n    tool: echo", echoCall, func(t *testing.T, o observation) {
-		if len(o.call) != 1 || string(o.call[0]) == echoReply || !json.Valid(o.call[0]) {
-			t.Errorf("want a valid reply with changed types:\n%v", o)
 		}
 	}},
 	{"drop-tool", "fault: drop-tool\n    params: {name: echo, notify: true}", listCall, func(t *testing.T, o observation) {
@@ -193,12 +204,7 @@ var stdioFaultCases = []faultCase{
 			t.Errorf("want the server killed at the reply:\n%v", o)
 		}
 	}},
-	{"slow", "fault: slow\n    tool: echo\n    params: {chunk: 40, gap: 20ms}", echoCall, func(t *testing.T, o observation) {
-		if len(o.call) != 1 || string(o.call[0]) != echoReply || o.took < 60*time.Millisecond {
-			t.Errorf("want the reply intact after dribbling:\n%v", o)
-		}
-	}},
-}
+}, commonFaultCases...)
 
 func TestStdioFaultsAsObserved(t *testing.T) {
 	for _, c := range stdioFaultCases {

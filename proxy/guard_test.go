@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -212,13 +211,7 @@ func (p *httpPeer) rpc(t *testing.T, method string, params any) *jsonrpc.Message
 
 func driftingUpstream(t *testing.T, driftAfter int) string {
 	t.Helper()
-	h, err := testbed.NewHandler(testbed.Options{Profile: "drifting", Seed: 1, DriftAfter: driftAfter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp"
+	return serveTestbed(t, testbed.Options{Profile: "drifting", Seed: 1, DriftAfter: driftAfter}).URL + "/mcp"
 }
 
 // ---- the lifecycle over both transports ----

@@ -447,12 +447,7 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		st, _ := guard.Open(t.TempDir())
 		g := newGuard(t, st, guard.PostureDiscovery, 0)
-		hd, err := testbed.NewHandler(testbed.Options{Profile: "good", Seed: 1, PageSize: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		up := httptest.NewServer(hd)
-		t.Cleanup(up.Close)
+		up := serveTestbed(t, testbed.Options{Profile: "good", Seed: 1, PageSize: 2})
 		srv := startHTTPProxy(t, up.URL+"/mcp", Config{Guard: g})
 		check(t, st, newHTTPPeer(t, srv.URL+"/mcp"))
 	})

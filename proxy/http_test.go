@@ -46,22 +46,31 @@ func startHTTPProxy(t testing.TB, upstream string, cfg Config) *testProxy {
 // serveProxy serves h with HTTP.Serve until the test ends.
 func serveProxy(t testing.TB, h *HTTP) *testProxy {
 	t.Helper()
+	addr := serveLoopback(t, h.Serve)
+	c := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(c.CloseIdleConnections) // before the server stops: cleanups run last first
+	return &testProxy{URL: "http://" + addr, client: c, h: h}
+}
+
+// serveLoopback runs serve (HTTP.Serve, Bridge.Serve) on a loopback
+// listener until the test ends, then cancels it and checks that it
+// returned cleanly. It returns the listener's address.
+func serveLoopback(t testing.TB, serve func(context.Context, net.Listener) error) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx, ln) }()
-	c := &http.Client{Transport: &http.Transport{}}
+	go func() { done <- serve(ctx, ln) }()
 	t.Cleanup(func() {
-		c.CloseIdleConnections()
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return &testProxy{URL: "http://" + ln.Addr().String(), client: c, h: h}
+	return ln.Addr().String()
 }
 
 // exchange is one request/response as the client saw it.
@@ -217,9 +226,17 @@ func TestHTTPPassThroughIsByteIdentical(t *testing.T) {
 	}
 }
 
+// testbedServer serves the testbed's good profile, replying in the style
+// reply (json or sse), until the test ends.
 func testbedServer(t testing.TB, reply string) *httptest.Server {
 	t.Helper()
-	h, err := testbed.NewHandler(testbed.Options{Profile: "good", Seed: 1, Reply: reply})
+	return serveTestbed(t, testbed.Options{Profile: "good", Seed: 1, Reply: reply})
+}
+
+// serveTestbed serves a testbed profile over httptest until the test ends.
+func serveTestbed(t testing.TB, o testbed.Options) *httptest.Server {
+	t.Helper()
+	h, err := testbed.NewHandler(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestHTMLGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	golden(t, "scoreboard.html", b.Bytes())
+	golden(t, "scoreboard.html.golden", b.Bytes())
 	// Self-contained: nothing is loaded from anywhere.
 	for _, bad := range []string{"src=", "href=", "@import", "url(", "<link", "<iframe"} {
 		if strings.Contains(page, bad) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // TestCatalogueTableGolden pins the grading table as Markdown; METHODOLOGY
@@ -18,5 +20,5 @@ func TestCatalogueTableGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", g.kind, g.dir, cond, g.rule, g.sev)
 	}
-	golden(t, "catalogue.golden.md", []byte(b.String()))
+	testutil.Golden(t, "catalogue.golden.md", []byte(b.String()))
 }

@@ -8,12 +8,6 @@ import (
 	"testing"
 )
 
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
-
 func readManifest(t *testing.T, name string) Manifest {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -34,7 +28,7 @@ func TestDiffGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff/changes.golden.json", append(out, '\n'))
+	testutil.Golden(t, "diff/changes.golden.json", append(out, '\n'))
 }
 
 func FuzzDiff(f *testing.F) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,11 +12,6 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
 
 func sampleFindings() []Finding {
 	yes := true
@@ -51,7 +45,7 @@ func TestWriteSARIF(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := testutil.CheckSARIF(t, b.Bytes())
-	golden(t, "sarif.golden.json", b.Bytes())
+	testutil.Golden(t, "sarif.golden.json", b.Bytes())
 	rs := log.Runs[0].Results
 	if len(rs) != 3 || rs[0].RuleID != "MCP-DRIFT-SCHEMA" || rs[0].Level != "error" || rs[2].Level != "note" ||
 		rs[0].URI() != "testdata/tools.json" || rs[0].Line() != 3 || rs[1].Line() != 9 || rs[2].Line() != 1 {
@@ -130,7 +124,7 @@ func TestWriteJUnit(t *testing.T) {
 	if err := WriteJUnit(&b, sampleOutput()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "junit.golden.xml", b.Bytes())
+	testutil.Golden(t, "junit.golden.xml", b.Bytes())
 	var doc junitSuites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -199,7 +193,7 @@ func TestWriteAnnotations(t *testing.T) {
 	if err := WriteAnnotations(&b, o); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "annotations.golden.txt", b.Bytes())
+	testutil.Golden(t, "annotations.golden.txt", b.Bytes())
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if !strings.HasPrefix(line, "::") && !strings.HasPrefix(line, "mcpdrill ") {
 			t.Errorf("stray line %q", line)

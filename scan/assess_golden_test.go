@@ -40,7 +40,7 @@ func TestAssessGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			testutil.Golden(t, strings.TrimSuffix(f, ".json")+".golden", got)
+			testutil.Golden(t, filepath.Join("assess", name+".golden"), got)
 		})
 	}
 }

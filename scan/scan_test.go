@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -81,7 +80,7 @@ func stable(t *testing.T, r *Report) []byte {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name+".golden.json"), got)
+	testutil.Golden(t, name+".golden.json", got)
 }
 
 func rules(r *Report) []string {

@@ -40,7 +40,7 @@ func TestImportRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := importFixture(t, data)
-	testutil.Golden(t, filepath.Join("testdata", "registry", "servers.golden.json"), got)
+	testutil.Golden(t, filepath.Join("registry", "servers.golden.json"), got)
 
 	spec, err := ParseSpec(got, "/nonexistent")
 	if err != nil {

@@ -79,18 +79,13 @@ func enriched(t *testing.T) *Results {
 	return res
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
-
 func TestMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
 	res := enriched(t)
 	if err := Markdown(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.md", b.Bytes())
+	testutil.Golden(t, "summary.md", b.Bytes())
 	// The enrichment reached the summary: its sections and their figures.
 	for _, want := range []string{
 		"| SDK-wrapped tools | 10 (Python FastMCP) | 1 | – |",
@@ -120,7 +115,7 @@ func TestHTMLGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	golden(t, "scoreboard.html.golden", b.Bytes())
+	testutil.Golden(t, "scoreboard.html.golden", b.Bytes())
 	// Self-contained: nothing is loaded from anywhere.
 	for _, bad := range []string{"src=", "href=", "@import", "url(", "<link", "<iframe"} {
 		if strings.Contains(page, bad) {

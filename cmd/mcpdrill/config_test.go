@@ -206,7 +206,7 @@ func TestScanConfigAuto(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%q: exit %d: %s", tc.args, code, errOut)
 		}
-		testutil.Golden(t, configPath(tc.golden), []byte(strings.ReplaceAll(out, home, "$HOME")))
+		testutil.Golden(t, filepath.Join("configs", tc.golden), []byte(strings.ReplaceAll(out, home, "$HOME")))
 	}
 
 	code, out, errOut := runCLI(t, "scan", "--json", "--fail-on", "never", "--no-second-connection", "--config", "auto", "--workspace", ws,

@@ -20,7 +20,7 @@ import (
 func goldenCI(t *testing.T, name, out string) {
 	t.Helper()
 	got := strings.ReplaceAll(out, `"version": "`+version+`"`, `"version": "VERSION"`)
-	testutil.Golden(t, filepath.Join("testdata", "ci", name), []byte(got))
+	testutil.Golden(t, filepath.Join("ci", name), []byte(got))
 }
 
 // junitDoc is the part of a JUnit report the tests read.

@@ -52,7 +52,7 @@ func TestScanTablesFitWidth(t *testing.T) {
 		out := strings.Join(kept, "")
 		name := fmt.Sprintf("scan-%d.txt", width)
 		checkFits(t, name, out, width)
-		testutil.Golden(t, filepath.Join("testdata", "render", name), []byte(out))
+		testutil.Golden(t, filepath.Join("render", name), []byte(out))
 	}
 }
 
@@ -70,7 +70,7 @@ func TestDriftTablesFitWidth(t *testing.T) {
 		}
 		name := fmt.Sprintf("drift-check-%d.txt", width)
 		checkFits(t, name, b.String(), width)
-		testutil.Golden(t, filepath.Join("testdata", "render", name), b.Bytes())
+		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
 	}
 }
 

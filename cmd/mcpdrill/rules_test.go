@@ -20,7 +20,7 @@ func TestRulesRequirements(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", rev, code, out)
 		}
-		testutil.Golden(t, filepath.Join("testdata", "rules", "requirements-"+rev+".txt"), []byte(out))
+		testutil.Golden(t, filepath.Join("rules", "requirements-"+rev+".txt"), []byte(out))
 		code, out, _ = runCLI(t, "rules", "--requirements", rev, "--json")
 		var reqs []scan.Requirement
 		if err := json.Unmarshal([]byte(out), &reqs); code != exitOK || err != nil {

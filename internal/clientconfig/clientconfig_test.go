@@ -39,7 +39,7 @@ func TestParseClientFiles(t *testing.T) {
 				s.Name, s.Transport(), s.Type, s.Disabled, s.Argv(), s.Env, s.URL, s.Headers)
 		}
 	}
-	testutil.Golden(t, filepath.Join("testdata", "parsed.golden"), []byte(b.String()))
+	testutil.Golden(t, "parsed.golden", []byte(b.String()))
 }
 
 func TestParse(t *testing.T) {
@@ -275,7 +275,7 @@ func TestLocations(t *testing.T) {
 			fmt.Fprintf(&b, "%-16s %-9s %s optional=%v\n", l.Client, l.Scope, filepath.ToSlash(l.Path), l.Optional)
 		}
 	}
-	testutil.Golden(t, filepath.Join("testdata", "locations.golden"), []byte(b.String()))
+	testutil.Golden(t, "locations.golden", []byte(b.String()))
 }
 
 func TestDiscover(t *testing.T) {

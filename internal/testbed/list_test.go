@@ -8,23 +8,17 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
 
 func TestListGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteList(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "list.golden", b.Bytes())
+	testutil.Golden(t, "list.golden", b.Bytes())
 }
 
 func TestProfilesCatalogue(t *testing.T) {

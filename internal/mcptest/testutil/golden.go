@@ -16,11 +16,12 @@ var update = flag.Bool("update", false, "rewrite the golden files instead of com
 // that keeps its expected output in a file of its own format.
 func Updating() bool { return *update }
 
-// Golden compares got with the golden file at path, or rewrites the file
-// (making its directory) under -update. Every package's golden files go
-// through it.
-func Golden(t testing.TB, path string, got []byte) {
+// Golden compares got with the golden file testdata/name of the calling
+// package, or rewrites the file (making its directory) under -update.
+// Every package's golden files go through it.
+func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -257,8 +257,6 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		// Not examined (or nothing can change): stream it through as it
 		// comes.
-		if resp.ContentLength < 0 {
-		}
 		copyHeaders(w.Header(), resp.Header)
 		w.WriteHeader(resp.StatusCode)
 		copyBody(w, resp.Body, resp.ContentLength)

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
 )
@@ -66,15 +67,6 @@ func fakeCfg(t *testing.T, mode string) Config {
 		RequestTimeout:  3 * time.Second,
 		DiscoverTimeout: discover,
 	}
-}
-
-type fakeMsg struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   json.RawMessage `json:"error,omitempty"`
 }
 
 // fake is a scriptable stdio MCP server. Modes:
@@ -158,7 +150,7 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var m fakeMsg
+		var m jsonrpc.Message
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			switch mode {
 			case "raw-drop":

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // httpFake is a scriptable Streamable HTTP (legacy or modern) server.
@@ -24,7 +26,8 @@ type httpFake struct {
 	mu        sync.Mutex
 	deleted   bool
 	headerErr []string
-	pingOK    atomic.Bool
+	pingOnce  sync.Once
+	pinged    chan struct{} // closed when the client answers the server's ping (make it to be told)
 	gotProto  []string
 }
 
@@ -62,7 +65,7 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.problem("bad Accept")
 	}
 	body, _ := io.ReadAll(r.Body)
-	var m fakeMsg
+	var m jsonrpc.Message
 	if json.Unmarshal(body, &m) != nil {
 		writeJSON(w, 400, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "parse error"}})
 		return
@@ -72,7 +75,9 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	if m.Method == "" { // client reply to a server request
 		if string(m.ID) == `"srv-ping"` && string(m.Result) == "{}" {
-			f.pingOK.Store(true)
+			if f.pinged != nil {
+				f.pingOnce.Do(func() { close(f.pinged) })
+			}
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -183,13 +188,10 @@ func httpCfg(url string) Config {
 func TestHTTPLegacy(t *testing.T) {
 	for _, sse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sse=%v", sse), func(t *testing.T) {
-			f := &httpFake{sse: sse}
+			f := &httpFake{sse: sse, pinged: make(chan struct{})}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			c, err := Connect(context.Background(), httpCfg(srv.URL))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := connect(t, httpCfg(srv.URL))
 			s := c.Session()
 			if s.Era != EraLegacy || s.Revision != Rev20251125 || !s.SessionID || s.Transport != TransportStreamableHTTP || s.Server.Name != "http-legacy" {
 				t.Fatalf("session = %+v", s)
@@ -206,7 +208,7 @@ func TestHTTPLegacy(t *testing.T) {
 				t.Fatalf("nope: %+v %v", msg, err)
 			}
 			if sse {
-				waitFor(t, f.pingOK.Load)
+				await(t, f.pinged, "the client's answer to the server's ping")
 				if _, ok := hasObs(c, "notification"); !ok {
 					t.Fatal("SSE notification not counted")
 				}
@@ -234,10 +236,7 @@ func TestHTTPModern(t *testing.T) {
 			f := &httpFake{modern: true, sse: sse}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			c, err := Connect(context.Background(), httpCfg(srv.URL))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := connect(t, httpCfg(srv.URL))
 			defer c.Close()
 			s := c.Session()
 			if s.Era != EraModern || s.Revision != Rev20260728 || s.SessionID || s.Server.Name != "http-modern" {
@@ -380,10 +379,7 @@ func TestHTTPTimeout(t *testing.T) {
 	defer close(block)
 	cfg := httpCfg(slow.URL)
 	cfg.RequestTimeout = 200 * time.Millisecond
-	c, err := Connect(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, cfg)
 	defer c.Close()
 	if _, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "x"}); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
@@ -432,7 +428,7 @@ func (f *sseFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(400)
 			return
 		}
-		var m fakeMsg
+		var m jsonrpc.Message
 		b, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(b, &m)
 		w.WriteHeader(http.StatusAccepted)
@@ -457,10 +453,7 @@ func TestHTTPPlusSSEFallback(t *testing.T) {
 	f := &sseFake{stream: make(chan []byte, 16)}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	c, err := Connect(context.Background(), httpCfg(srv.URL+"/sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, httpCfg(srv.URL+"/sse"))
 	defer c.Close()
 	s := c.Session()
 	if s.Transport != TransportSSE || s.Revision != Rev20241105 || s.Server.Name != "old-sse" {
@@ -512,7 +505,7 @@ func TestHTTPSSEResume(t *testing.T) {
 			fmt.Fprintf(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"tools\":[]}}\n\n", listID.Load())
 			return
 		}
-		var m fakeMsg
+		var m jsonrpc.Message
 		b, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(b, &m)
 		switch m.Method {
@@ -530,10 +523,7 @@ func TestHTTPSSEResume(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := Connect(context.Background(), Config{URL: srv.URL, RequestTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, Config{URL: srv.URL, RequestTimeout: 2 * time.Second})
 	defer c.Close()
 	l, err := c.ListTools(context.Background())
 	if err != nil || l.Pages != 1 || gets.Load() != 1 {

@@ -61,10 +61,7 @@ func TestHTTPSameOriginRedirect(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	c, err := Connect(context.Background(), httpCfg(srv.URL+"/old"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, httpCfg(srv.URL+"/old"))
 	if l, err := c.ListTools(context.Background()); err != nil || len(l.Tools) != 2 {
 		t.Fatalf("list = %+v %v", l, err)
 	}
@@ -75,7 +72,7 @@ func TestHTTPSameOriginRedirect(t *testing.T) {
 		t.Fatalf("same-origin redirect not recorded: %+v", c.Observations())
 	}
 
-	_, err = Connect(context.Background(), httpCfg(srv.URL+"/loop"))
+	_, err := Connect(context.Background(), httpCfg(srv.URL+"/loop"))
 	var re *RedirectError
 	if !errors.As(err, &re) || re.Target != HostSameOrigin || re.Kind() != ObsRedirectLimit {
 		t.Fatalf("redirect loop: err = %v", err)

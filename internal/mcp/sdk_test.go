@@ -48,10 +48,7 @@ func checkEcho(t *testing.T, c *Client) {
 }
 
 func TestSDKHTTPModern(t *testing.T) {
-	c, err := Connect(context.Background(), Config{URL: sdkHTTP(t, true)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, Config{URL: sdkHTTP(t, true)})
 	defer c.Close()
 	s := c.Session()
 	if s.Era != EraModern || s.Revision != Rev20260728 || s.Server.Name != "sdk-fixture" || s.Instructions != "sdk" {
@@ -71,10 +68,7 @@ func TestSDKHTTPModern(t *testing.T) {
 
 func TestSDKHTTPForcedLegacy(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		c, err := Connect(context.Background(), Config{URL: sdkHTTP(t, stateless), Protocol: Rev20250618})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := connect(t, Config{URL: sdkHTTP(t, stateless), Protocol: Rev20250618})
 		s := c.Session()
 		if s.Era != EraLegacy || s.Revision != Rev20250618 || s.Server.Name != "sdk-fixture" || s.SessionID == stateless {
 			t.Fatalf("stateless=%v session = %+v", stateless, s)
@@ -86,10 +80,7 @@ func TestSDKHTTPForcedLegacy(t *testing.T) {
 
 func TestSDKHTTPStatefulAuto(t *testing.T) {
 	// A stateful SDK handler answers discover with legacy versions only.
-	c, err := Connect(context.Background(), Config{URL: sdkHTTP(t, false)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, Config{URL: sdkHTTP(t, false)})
 	defer c.Close()
 	s := c.Session()
 	if s.Era != EraLegacy || s.Revision != Rev20251125 || !s.SessionID {
@@ -107,10 +98,7 @@ func sdkStdioCfg(t *testing.T) Config {
 }
 
 func TestSDKStdioModern(t *testing.T) {
-	c, err := Connect(context.Background(), sdkStdioCfg(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, sdkStdioCfg(t))
 	defer c.Close()
 	s := c.Session()
 	if s.Era != EraModern || s.Revision != Rev20260728 || s.Server.Name != "sdk-fixture" || s.Detection[0] != "server/discover answered (2026-07-28)" {
@@ -122,10 +110,7 @@ func TestSDKStdioModern(t *testing.T) {
 func TestSDKStdioForcedLegacy(t *testing.T) {
 	cfg := sdkStdioCfg(t)
 	cfg.Protocol = Rev20250618
-	c, err := Connect(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, cfg)
 	defer c.Close()
 	s := c.Session()
 	if s.Era != EraLegacy || s.Revision != Rev20250618 || s.Server.Name != "sdk-fixture" {

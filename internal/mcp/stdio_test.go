@@ -17,11 +17,19 @@ func connectFake(t *testing.T, mode string, mod func(*Config)) *Client {
 	if mod != nil {
 		mod(&cfg)
 	}
+	c := connect(t, cfg)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// connect connects with cfg or fails the test; the caller closes the client
+// (before the server it talks to, where a defer closes that).
+func connect(t *testing.T, cfg Config) *Client {
+	t.Helper()
 	c, err := Connect(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("Connect(%s): %v", mode, err)
+		t.Fatalf("Connect: %v", err)
 	}
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 
@@ -122,10 +130,7 @@ func TestStdioRefused(t *testing.T) {
 	// forced legacy revision the server will not echo
 	cfg := fakeCfg(t, "legacy")
 	cfg.Protocol = Rev20260728 // forced modern against a legacy server: discover unanswered
-	c, err := Connect(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("forced modern: %v", err)
-	}
+	c := connect(t, cfg)
 	if s := c.Session(); s.Era != EraModern || !strings.Contains(strings.Join(s.Detection, "|"), "continuing as forced") {
 		t.Fatalf("session = %+v", s)
 	}
@@ -228,21 +233,29 @@ func TestStdioTimeoutCancels(t *testing.T) {
 	if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "slow"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancel err = %v", err)
 	}
-	waitFor(t, func() bool { return strings.Contains(strings.Join(c.StderrTail(), "\n"), `"requestId":3`) })
-	if !strings.Contains(strings.Join(c.StderrTail(), "\n"), `"reason":"timeout"`) {
+	endServer(t, c)
+	if tail := strings.Join(c.StderrTail(), "\n"); !strings.Contains(tail, `"requestId":3`) || !strings.Contains(tail, `"reason":"timeout"`) {
 		t.Fatalf("stderr = %q", c.StderrTail())
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
+// await fails the test unless ch is closed within a few seconds.
+func await(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: not within 5s", what)
 	}
+}
+
+// endServer closes the stdio server's stdin and waits for the end of its
+// stderr: a server that leaves at stdin EOF has then read every frame sent
+// before, and StderrTail holds all it wrote.
+func endServer(t *testing.T, c *Client) {
+	t.Helper()
+	c.stdio.stdin.Close()
+	await(t, c.stdio.stderrDone, "the end of the server's stderr")
 }
 
 func TestStdioSilent(t *testing.T) {
@@ -264,7 +277,7 @@ func TestStdioCrash(t *testing.T) {
 	if !errors.Is(err, ErrServerExited) {
 		t.Fatalf("err = %v", err)
 	}
-	waitFor(t, func() bool { _, ok := c.ExitStatus(); return ok })
+	await(t, c.stdio.waitDone, "the server's exit")
 	if code, _ := c.ExitStatus(); code != 3 {
 		t.Fatalf("exit code = %d", code)
 	}
@@ -282,9 +295,11 @@ func TestStdioServerRequests(t *testing.T) {
 	if err != nil || len(l.Tools) != 1 || l.Tools[0].Name != "pinged" {
 		t.Fatalf("list = %+v, %v", l, err)
 	}
-	waitFor(t, func() bool {
-		return strings.Contains(strings.Join(c.StderrTail(), "\n"), `roots answered {"roots":[]}`)
-	})
+	// The roots reply went before the ping's, which the list waited for.
+	endServer(t, c)
+	if !strings.Contains(strings.Join(c.StderrTail(), "\n"), `roots answered {"roots":[]}`) {
+		t.Fatalf("stderr = %q", c.StderrTail())
+	}
 	var reqs []string
 	for _, o := range c.Observations() {
 		if o.Kind == "server-request" {
@@ -355,7 +370,7 @@ func TestStdioShutdownRecorded(t *testing.T) {
 		{"stubborn", ShutdownKilled, nil},
 		{"crash", ShutdownExitedBefore, func(t *testing.T, c *Client) {
 			_, _ = c.Call(context.Background(), "tools/call", map[string]any{"name": "boom"})
-			waitFor(t, func() bool { _, ok := c.ExitStatus(); return ok })
+			await(t, c.stdio.waitDone, "the server's exit")
 		}},
 	}
 	for _, tc := range tests {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
-func obj(props, required string) string {
-	return `{"type":"object","properties":` + props + `,"required":` + required + `}`
-}
+var obj = testutil.ObjectSchema
 
 // TestAssessAnchorEdgeCases runs the edge cases on which the reference
 // implementation was wrong, plus more, and pins the verdicts.

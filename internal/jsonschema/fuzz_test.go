@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func seedSchemas(f *testing.F) {
@@ -43,20 +45,10 @@ func FuzzSynthesize(f *testing.F) {
 	})
 }
 
-func seedValues(f *testing.F) {
-	for _, s := range []string{
-		`null`, `true`, `0`, `-0.0`, `1e400`, `"x"`, `""`, `"é😀\u0000"`, `[]`, `{}`,
-		`{"a":[1,2.5,"s",true,null,{"b":{}}],"c":{"d":[[]]}}`,
-		`{"b":1,"a":2,"😀":3,"｡":4}`, `[1.0,1e2,-12.340e-3,123456789012345678901234567890]`,
-	} {
-		f.Add([]byte(s))
-	}
-}
-
 // FuzzCorrupt: structure kept (same keys, lengths and JSON types, booleans
 // flipped), input untouched, single-leaf corruption local.
 func FuzzCorrupt(f *testing.F) {
-	seedValues(f)
+	testutil.SeedJSON(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := jsonvalue.DecodeJSON(b)
 		if err != nil {

@@ -6,12 +6,11 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"reflect"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
-// obj is an object schema with the given properties and required list.
-func obj(props, required string) string {
-	return `{"type":"object","properties":` + props + `,"required":` + required + `}`
-}
+var obj = testutil.ObjectSchema
 
 func TestSynthesize(t *testing.T) {
 	tests := []struct {

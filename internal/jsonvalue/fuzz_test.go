@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // FuzzCanonical: idempotent and independent of key order and whitespace.
 func FuzzCanonical(f *testing.F) {
-	for _, s := range []string{
-		`null`, `true`, `0`, `-0.0`, `1e400`, `"x"`, `""`, `"é😀\u0000"`, `[]`, `{}`,
-		`{"a":[1,2.5,"s",true,null,{"b":{}}],"c":{"d":[[]]}}`,
-		`{"b":1,"a":2,"😀":3,"｡":4}`, `[1.0,1e2,-12.340e-3,123456789012345678901234567890]`,
-	} {
-		f.Add([]byte(s))
-	}
+	testutil.SeedJSON(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeJSON(b)
 		if err != nil {

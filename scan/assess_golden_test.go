@@ -11,14 +11,21 @@ import (
 	"testing"
 )
 
+// assessInputs lists the schemas under testdata/assess, failing the test
+// when there are none.
+func assessInputs(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "assess", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no schemas under testdata/assess: %v", err)
+	}
+	return files
+}
+
 // TestAssessGolden assesses every testdata/assess/*.json schema and compares
 // the Assessment and the synthesized instances with *.golden.
 func TestAssessGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "assess", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden inputs: %v", err)
-	}
-	for _, f := range files {
+	for _, f := range assessInputs(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
 			raw, err := os.ReadFile(f)

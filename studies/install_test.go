@@ -54,10 +54,7 @@ func writeJSON(t *testing.T, path string, v any) {
 // without a lockfile and an excluded entry are rows too, each with its
 // outcome, and the install time lands in meta apart from the scan's.
 func TestInstallPyPIOffline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("venv, pip and a subprocess study")
-	}
-	bin := testutil.Binary(t)
+	bin := studyBinary(t, "venv, pip and a subprocess study")
 	wheels := t.TempDir()
 	req := buildProbeWheel(t, wheels)
 	dir := t.TempDir()

@@ -2,7 +2,6 @@ package studies_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -39,15 +38,19 @@ func testbedSpec(t *testing.T, bin string) string {
 		},
 		"missing": map[string]any{"command": "bin/not-installed"},
 	}
-	b, err := json.MarshalIndent(map[string]any{"mcpServers": servers}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "servers.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, path, map[string]any{"mcpServers": servers})
 	return path
+}
+
+// studyBinary skips the test under -short, saying why (it starts
+// subprocesses), and returns the built mcpdrill.
+func studyBinary(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return testutil.Binary(t)
 }
 
 func runCLI(t *testing.T, bin string, args ...string) string {
@@ -91,10 +94,7 @@ func withoutMeta(t *testing.T, r *studies.Results) string {
 // TestStudyEndToEnd runs the real binary over testbed servers: a full run,
 // three shards merged, and the report, all through the CLI.
 func TestStudyEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess study")
-	}
-	bin := testutil.Binary(t)
+	bin := studyBinary(t, "subprocess study")
 	spec := testbedSpec(t, bin)
 	out := t.TempDir()
 	whole := filepath.Join(out, "results.json")
@@ -177,10 +177,7 @@ func TestStudyEndToEnd(t *testing.T) {
 }
 
 func TestStudyCLIUsage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess")
-	}
-	bin := testutil.Binary(t)
+	bin := studyBinary(t, "subprocess")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"mcpServers":{"a":{}}}`), 0o644); err != nil {

@@ -8,18 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // TestStudyImportCLI runs `mcpdrill study import` on the registry fixture:
 // to a file and to stdout, both the golden servers.json, which `study run`
 // accepts; malformed input is a usage error.
 func TestStudyImportCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess")
-	}
-	bin := testutil.Binary(t)
+	bin := studyBinary(t, "subprocess")
 	fixture := filepath.Join("testdata", "registry", "servers.json")
 	want, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.golden.json"))
 	if err != nil {

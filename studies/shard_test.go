@@ -2,7 +2,6 @@ package studies_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,23 +80,17 @@ func TestParseShard(t *testing.T) {
 }
 
 // shardFixture writes a servers.json of five servers: four testbed
-// profiles and a command that is not installed.
+// profiles and a command that is not installed (skipped under -short).
 func shardFixture(t *testing.T) (bin, dir, spec string) {
 	t.Helper()
-	bin = testutil.Binary(t)
+	bin = studyBinary(t, "subprocess study")
 	dir = t.TempDir()
 	servers := map[string]any{"missing": map[string]any{"command": "bin/not-installed"}}
 	for _, p := range []string{"good", "vacuous", "legacy", "modern"} {
 		servers[p] = map[string]any{"command": bin, "args": []string{"testbed", "--profile", p}, "sdk": "testbed"}
 	}
-	b, err := json.Marshal(map[string]any{"mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
 	spec = filepath.Join(dir, "servers.json")
-	if err := os.WriteFile(spec, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, spec, map[string]any{"mcpServers": servers})
 	return bin, dir, spec
 }
 
@@ -107,9 +100,6 @@ func shardFixture(t *testing.T) (bin, dir, spec string) {
 // merge equals an unsharded run outside meta. Six shards of five servers
 // leave one shard empty.
 func TestShardProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess study")
-	}
 	bin, dir, spec := shardFixture(t)
 	flags := []string{"-q", "-j", "2", "--timeout", "30s", "--request-timeout", "3s"}
 	whole := filepath.Join(dir, "whole.json")
@@ -224,9 +214,6 @@ func readWorkflow(t *testing.T) ghWorkflow {
 // ./cmd/mcpdrill replaced by the built binary). The merge equals an
 // unsharded run with the workflow's flags outside meta.
 func TestStudyWorkflowRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess study")
-	}
 	bin, dir, spec := shardFixture(t)
 	wf := readWorkflow(t)
 	script := func(job, what string) string {
@@ -460,9 +447,6 @@ func TestStudyJobManifest(t *testing.T) {
 // and binary replaced by the test's. The merged results equal an unsharded
 // run with the same flags outside meta, and the report is written.
 func TestStudyJobRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess study")
-	}
 	bin, dir, spec := shardFixture(t)
 	results := filepath.Join(dir, "results")
 	if err := os.Mkdir(results, 0o755); err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -21,10 +20,7 @@ import (
 // minor release of one package, the pair must carry exactly those changes,
 // graded, and a semver violation.
 func TestVersionDriftPair(t *testing.T) {
-	if testing.Short() {
-		t.Skip("subprocess study")
-	}
-	bin := testutil.Binary(t)
+	bin := studyBinary(t, "subprocess study")
 	dir := t.TempDir()
 	server := func(version, pkg, previousOf string) map[string]any {
 		e := map[string]any{"command": bin, "args": []string{"testbed", "--profile", "drifting", "--version", version, "--drift-after", "-1"}, "package": pkg}

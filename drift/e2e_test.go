@@ -3,6 +3,7 @@ package drift
 import (
 	"context"
 	"fmt"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"net/http/httptest"
 	"slices"
@@ -19,13 +20,7 @@ import (
 // serveTestbed serves a testbed profile on a loopback port.
 func serveTestbed(t *testing.T, o testbed.Options) string {
 	t.Helper()
-	h, err := testbed.NewHandler(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL + testbed.PathMCP
+	return testbedserver.HTTP(t, o).URL + testbed.PathMCP
 }
 
 func testConfig(url string) mcp.Config {

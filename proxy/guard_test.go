@@ -20,6 +20,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -211,7 +212,7 @@ func (p *httpPeer) rpc(t *testing.T, method string, params any) *jsonrpc.Message
 
 func driftingUpstream(t *testing.T, driftAfter int) string {
 	t.Helper()
-	return serveTestbed(t, testbed.Options{Profile: "drifting", Seed: 1, DriftAfter: driftAfter}).URL + "/mcp"
+	return testbedserver.HTTP(t, testbed.Options{Profile: "drifting", Seed: 1, DriftAfter: driftAfter}).URL + "/mcp"
 }
 
 // ---- the lifecycle over both transports ----

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -447,7 +448,7 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		st, _ := guard.Open(t.TempDir())
 		g := newGuard(t, st, guard.PostureDiscovery, 0)
-		up := serveTestbed(t, testbed.Options{Profile: "good", Seed: 1, PageSize: 2})
+		up := testbedserver.HTTP(t, testbed.Options{Profile: "good", Seed: 1, PageSize: 2})
 		srv := startHTTPProxy(t, up.URL+"/mcp", Config{Guard: g})
 		check(t, st, newHTTPPeer(t, srv.URL+"/mcp"))
 	})

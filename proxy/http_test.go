@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -230,19 +231,7 @@ func TestHTTPPassThroughIsByteIdentical(t *testing.T) {
 // reply (json or sse), until the test ends.
 func testbedServer(t testing.TB, reply string) *httptest.Server {
 	t.Helper()
-	return serveTestbed(t, testbed.Options{Profile: "good", Seed: 1, Reply: reply})
-}
-
-// serveTestbed serves a testbed profile over httptest until the test ends.
-func serveTestbed(t testing.TB, o testbed.Options) *httptest.Server {
-	t.Helper()
-	h, err := testbed.NewHandler(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
+	return testbedserver.HTTP(t, testbed.Options{Profile: "good", Seed: 1, Reply: reply})
 }
 
 // mcpSession runs a fixed session with the project's client against an

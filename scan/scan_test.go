@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"maps"
 	"net/http/httptest"
@@ -46,12 +47,7 @@ func stdioConfig(t testing.TB, o testbed.Options) mcp.Config {
 
 func httpConfig(t *testing.T, o testbed.Options, path string) mcp.Config {
 	t.Helper()
-	h, err := testbed.NewHandler(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := testbedserver.HTTP(t, o)
 	return mcp.Config{URL: srv.URL + path, RequestTimeout: 5 * time.Second}
 }
 

@@ -34,12 +34,13 @@ var allowed = map[string][]string{
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":            {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"scan":                       {"faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                    {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
-	"internal/mcptest/sdkserver": {},
-	"internal/relay":             {"internal/pipes"},
-	"internal/mcptest/testutil":  {},
+	"guard/intercept":                {"drift", "faults", "guard", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"scan":                           {"faults", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
+	"internal/mcptest/sdkserver":     {},
+	"internal/relay":                 {"internal/pipes"},
+	"internal/mcptest/testutil":      {},
+	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",

@@ -25,56 +25,93 @@ const guardDirEnv = "MCPDRILL_GUARD_DIR"
 
 // guardCommand is the `mcpdrill guard` command.
 func guardCommand() *cli.Command {
-	dir := &cli.StringFlag{Name: "dir", EnvVars: []string{guardDirEnv}, Usage: "guard store `DIR` (the one given to `wrap --guard`)"}
-	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
-	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
-	return &cli.Command{
-		Name:  "guard",
-		Usage: "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
-		Description: "`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
+	return group(help{"guard", "", "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
+		"`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
 			"baseline (discovery posture) or waits for approval (strict posture); a later listing that differs\n" +
 			"fails closed (its tools are withheld and calls refused) until an operator reviews and approves it.\n" +
 			"Statuses: verified (served), changed, pending, quarantined (all withheld). Every transition and\n" +
 			"operator action is appended to DIR/audit.jsonl.\n\n" +
-			exitCodes("a shown server is withheld (status), or the tool sets differ (diff)", true),
-		Subcommands: []*cli.Command{
-			{
-				Name: "status", Usage: "show each server's status (exit 1 when a shown server is withheld)", ArgsUsage: "[SERVER]",
-				Flags: []cli.Flag{dir, jsonFlag}, Action: guardStatus,
-			},
-			{
-				Name: "diff", Usage: "compare the approved tool set with the last-seen one, or with the live server", ArgsUsage: "SERVER [-- SERVER COMMAND...]",
-				Description: "Without a target, compares the baseline with the set a proxy saw last. With --url or a command\n" +
-					"after --, lists the live server's tools first. Changes are classified by the drift rule catalogue\n" +
-					"(`mcpdrill rules`). Exit 1 when the sets differ.",
-				Flags: append([]cli.Flag{dir, jsonFlag}, targetFlags()...), Action: guardDiff,
-			},
-			{
-				Name: "approve", Usage: "re-baseline SERVER to its last-seen tool set (status verified)", ArgsUsage: "SERVER",
-				Flags:  []cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
-				Action: guardApprove,
-			},
-			{
-				Name: "quarantine", Usage: "put SERVER on hold (its tools are withheld until release)", ArgsUsage: "SERVER",
-				Flags:  []cli.Flag{dir, actor, &cli.StringFlag{Name: "note", Usage: "why, for the audit log"}},
-				Action: guardQuarantine,
-			},
-			{
-				Name: "release", Usage: "lift a quarantine (back to verified, changed or pending, as the record shows)", ArgsUsage: "SERVER",
-				Flags: []cli.Flag{dir, actor}, Action: guardRelease,
-			},
-			{
-				Name: "audit", Usage: "print the audit log", ArgsUsage: "[SERVER]",
-				Flags: []cli.Flag{dir, jsonFlag}, Action: guardAudit,
-			},
-		},
+			exitCodes("a shown server is withheld (status), or the tool sets differ (diff)", true)}, guardCommands(nil)...)
+}
+
+// guardCommands are guard's subcommands; run (nil: each one's own) does
+// the work once the flags are parsed into guardOptions.
+func guardCommands(run func(*cli.Context, *guardOptions) error) []*cli.Command {
+	dir := &cli.StringFlag{Name: "dir", EnvVars: []string{guardDirEnv}, Usage: "guard store `DIR` (the one given to `wrap --guard`)"}
+	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
+	return []*cli.Command{
+		command(help{"status", "[SERVER]", "show each server's status (exit 1 when a shown server is withheld)", ""},
+			[]cli.Flag{dir, jsonFlag}, parseGuardOptions(true), run, runGuardStatus),
+		command(help{"diff", "SERVER [-- SERVER COMMAND...]", "compare the approved tool set with the last-seen one, or with the live server",
+			"Without a target, compares the baseline with the set a proxy saw last. With --url or a command\n" +
+				"after --, lists the live server's tools first. Changes are classified by the drift rule catalogue\n" +
+				"(`mcpdrill rules`). Exit 1 when the sets differ."},
+			append([]cli.Flag{dir, jsonFlag}, targetFlags()...), parseGuardDiffOptions, run, runGuardDiff),
+		command(help{"approve", "SERVER", "re-baseline SERVER to its last-seen tool set (status verified)", ""},
+			[]cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
+			parseGuardOptions(false), run, runGuardApprove),
+		command(help{"quarantine", "SERVER", "put SERVER on hold (its tools are withheld until release)", ""},
+			[]cli.Flag{dir, actor, &cli.StringFlag{Name: "note", Usage: "why, for the audit log"}}, parseGuardOptions(false), run, runGuardQuarantine),
+		command(help{"release", "SERVER", "lift a quarantine (back to verified, changed or pending, as the record shows)", ""},
+			[]cli.Flag{dir, actor}, parseGuardOptions(false), run, runGuardRelease),
+		command(help{"audit", "[SERVER]", "print the audit log", ""}, []cli.Flag{dir, jsonFlag}, parseGuardOptions(true), run, runGuardAudit),
 	}
 }
 
-// openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.
-// guardArgs reads a guard subcommand's positional arguments (its flags may
-// follow them) and opens the store its --dir names.
-func guardArgs(c *cli.Context) ([]string, *guard.Store, error) {
+// guardOptions is what one guard subcommand asks for.
+type guardOptions struct {
+	store *guard.Store
+	// hint is the store directory the suggested commands name ([hintDir]).
+	hint string
+	// server is the SERVER argument ("": every server, for status and audit).
+	server string
+	json   bool
+	// actor is --actor (default: $USER), for the audit log.
+	actor string
+	// fingerprint is approve's --fingerprint, note quarantine's --note.
+	fingerprint, note string
+	// live is diff's live server (nil: the last-seen set), deadline its
+	// whole-run limit.
+	live     *mcp.Config
+	deadline time.Duration
+}
+
+// parseGuardOptions is the parse of a guard subcommand that takes one
+// SERVER (optional: at most one); problems are usage errors.
+func parseGuardOptions(optional bool) func(*cli.Context) (*guardOptions, error) {
+	return func(c *cli.Context) (*guardOptions, error) {
+		o, _, err := parseGuardArgs(c, optional, false)
+		return o, err
+	}
+}
+
+// parseGuardDiffOptions is diff's parse: SERVER, then the live server's
+// command if any.
+func parseGuardDiffOptions(c *cli.Context) (*guardOptions, error) {
+	o, args, err := parseGuardArgs(c, false, true)
+	if err != nil {
+		return nil, err
+	}
+	o.deadline = c.Duration("deadline")
+	if c.String("url") != "" || len(args) > 1 {
+		// The target's argv is everything after SERVER.
+		cfg, err := targetConfigFor(c, args[1:])
+		if err != nil {
+			return nil, err
+		}
+		o.live = &cfg
+	}
+	return o, nil
+}
+
+// parseGuardArgs reads what every guard subcommand takes: its positional
+// arguments (interspersed, so that `guard status SERVER --dir DIR` works),
+// the store its --dir names and its flags. The first argument is SERVER,
+// which must be valid, and optional says whether it may be missing; rest
+// whether more may follow it (diff's server command). It returns the
+// positional arguments too.
+func parseGuardArgs(c *cli.Context, optional, rest bool) (*guardOptions, []string, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +120,20 @@ func guardArgs(c *cli.Context) ([]string, *guard.Store, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return args, st, nil
+	o := &guardOptions{store: st, hint: hintDir(c), json: c.Bool("json"), actor: guardActor(c), fingerprint: c.String("fingerprint"), note: c.String("note")}
+	switch {
+	case len(args) == 0 && optional:
+		return o, args, nil
+	case len(args) == 0:
+		return nil, nil, usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
+	case len(args) > 1 && !rest:
+		return nil, nil, usageErr("%s: unexpected %q after SERVER", c.Command.Name, args[1])
+	}
+	if err := guard.ValidServerName(args[0]); err != nil {
+		return nil, nil, exitErr(exitUsage, err)
+	}
+	o.server = args[0]
+	return o, args, nil
 }
 
 // hintDir is the store directory that the commands guard suggests must
@@ -134,6 +184,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.
 func openGuardStore(c *cli.Context) (*guard.Store, error) {
 	d := c.String("dir")
 	if d == "" {
@@ -175,24 +226,6 @@ func storeErr(err error) error {
 	return exitErr(exitInternal, err)
 }
 
-// oneServer checks that args (from interspersed, which every guard
-// subcommand calls before reading a flag, so that `guard status SERVER
-// --dir DIR` works) name exactly one valid SERVER;
-// diff alone takes a server command after it.
-func oneServer(c *cli.Context, args []string) (string, error) {
-	if len(args) < 1 {
-		return "", usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
-	}
-	s := args[0]
-	if len(args) > 1 && c.Command.Name != "diff" {
-		return "", usageErr("%s: unexpected %q after SERVER", c.Command.Name, args[1])
-	}
-	if err := guard.ValidServerName(s); err != nil {
-		return "", exitErr(exitUsage, err)
-	}
-	return s, nil
-}
-
 // guardStatusRow is one server in `guard status --json`.
 type guardStatusRow struct {
 	Server      string     `json:"server"`
@@ -227,35 +260,29 @@ func statusRow(dir string, r *guard.Record) guardStatusRow {
 	return row
 }
 
-func guardStatus(c *cli.Context) error {
-	args, st, err := guardArgs(c)
-	if err != nil {
-		return err
-	}
+// runGuardStatus shows every server's status, or SERVER's; exit 1 when a
+// shown server is withheld.
+func runGuardStatus(c *cli.Context, o *guardOptions) error {
 	var recs []guard.Record
-	if len(args) > 0 {
-		s, err := oneServer(c, args)
+	if o.server != "" {
+		r, err := o.record()
 		if err != nil {
 			return err
 		}
-		r, err := st.Get(s)
-		if err != nil {
+		recs = []guard.Record{*r}
+	} else {
+		var err error
+		if recs, err = o.store.List(); err != nil {
 			return storeErr(err)
 		}
-		if r == nil {
-			return exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, s, st.Dir()))
-		}
-		recs = []guard.Record{*r}
-	} else if recs, err = st.List(); err != nil {
-		return storeErr(err)
 	}
 	rows := make([]guardStatusRow, len(recs))
 	held := false
 	for i := range recs {
-		rows[i] = statusRow(hintDir(c), &recs[i])
+		rows[i] = statusRow(o.hint, &recs[i])
 		held = held || !rows[i].Serves
 	}
-	if c.Bool("json") {
+	if o.json {
 		if err := writeJSON(c.App.Writer, map[string]any{"servers": rows}); err != nil {
 			return err
 		}
@@ -266,6 +293,18 @@ func guardStatus(c *cli.Context) error {
 		return exitErr(exitFindings, nil)
 	}
 	return nil
+}
+
+// record is SERVER's record; an unknown server is a usage error.
+func (o *guardOptions) record() (*guard.Record, error) {
+	r, err := o.store.Get(o.server)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if r == nil {
+		return nil, exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, o.server, o.store.Dir()))
+	}
+	return r, nil
 }
 
 func shortFP(fp string) string {
@@ -313,35 +352,17 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 	return nil
 }
 
-// guardDiffReport is `guard diff --json`.
-func guardDiff(c *cli.Context) error {
-	args, st, err := guardArgs(c)
+// runGuardDiff compares SERVER's approved tool set with the last-seen
+// one, or the live server's; exit 1 when they differ.
+func runGuardDiff(c *cli.Context, o *guardOptions) error {
+	r, err := o.record()
 	if err != nil {
 		return err
 	}
-	server, err := oneServer(c, args)
-	if err != nil {
-		return err
-	}
-	r, err := st.Get(server)
-	if err != nil {
-		return storeErr(err)
-	}
-	if r == nil {
-		return exitErr(exitUsage, fmt.Errorf("%w: %q in %s", guard.ErrUnknownServer, server, st.Dir()))
-	}
-	var live *mcp.Config
-	if c.String("url") != "" || len(args) > 1 {
-		// The target's argv is everything after SERVER.
-		cfg, err := targetConfigFor(c, args[1:])
-		if err != nil {
-			return err
-		}
-		live = &cfg
-	}
-	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	server := o.server
+	ctx, cancel := context.WithTimeout(c.Context, o.deadline)
 	defer cancel()
-	rep, err := guard.Diff(ctx, server, r, live)
+	rep, err := guard.Diff(ctx, server, r, o.live)
 	switch {
 	case err == nil:
 	case errors.Is(err, guard.ErrNothingToApprove):
@@ -355,7 +376,7 @@ func guardDiff(c *cli.Context) error {
 	}
 	base, cur := rep.BaselineTools, rep.CurrentTools
 	w := c.App.Writer
-	if c.Bool("json") {
+	if o.json {
 		if err := writeJSON(w, rep); err != nil {
 			return err
 		}
@@ -383,7 +404,7 @@ func guardDiff(c *cli.Context) error {
 				return exitErr(exitInternal, err)
 			}
 			printDescriptionChanges(w, base, cur, rep.Changes)
-			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guardCommandLine(hintDir(c), "approve", "--fingerprint", rep.Current, server))
+			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guardCommandLine(o.hint, "approve", "--fingerprint", rep.Current, server))
 		}
 	}
 	if len(rep.Changes) > 0 {
@@ -392,28 +413,21 @@ func guardDiff(c *cli.Context) error {
 	return nil
 }
 
-// operatorAction runs one operator transition on the SERVER argument and
-// prints the status change.
-func operatorAction(c *cli.Context, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
-	args, st, err := guardArgs(c)
-	if err != nil {
-		return nil, err
-	}
-	server, err := oneServer(c, args)
-	if err != nil {
-		return nil, err
-	}
-	r, ev, err := act(st, server, guardActor(c), time.Now().UTC())
+// operatorAction runs one operator transition on SERVER and prints the
+// status change.
+func operatorAction(c *cli.Context, o *guardOptions, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
+	r, ev, err := act(o.store, o.server, o.actor, time.Now().UTC())
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	fmt.Fprintf(c.App.Writer, "%s: %s → %s", server, ev.From, r.Status)
+	fmt.Fprintf(c.App.Writer, "%s: %s → %s", o.server, ev.From, r.Status)
 	return r, nil
 }
 
-func guardApprove(c *cli.Context) error {
-	r, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
-		return st.Approve(server, c.String("fingerprint"), actor, now)
+// runGuardApprove re-baselines SERVER to its last-seen set.
+func runGuardApprove(c *cli.Context, o *guardOptions) error {
+	r, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+		return st.Approve(server, o.fingerprint, actor, now)
 	})
 	if err != nil {
 		return err
@@ -422,9 +436,10 @@ func guardApprove(c *cli.Context) error {
 	return nil
 }
 
-func guardQuarantine(c *cli.Context) error {
-	_, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
-		return st.Quarantine(server, c.String("note"), actor, now)
+// runGuardQuarantine puts SERVER on hold.
+func runGuardQuarantine(c *cli.Context, o *guardOptions) error {
+	_, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+		return st.Quarantine(server, o.note, actor, now)
 	})
 	if err == nil {
 		fmt.Fprintln(c.App.Writer)
@@ -432,8 +447,9 @@ func guardQuarantine(c *cli.Context) error {
 	return err
 }
 
-func guardRelease(c *cli.Context) error {
-	r, err := operatorAction(c, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+// runGuardRelease lifts SERVER's quarantine.
+func runGuardRelease(c *cli.Context, o *guardOptions) error {
+	r, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
 		return st.Release(server, actor, now)
 	})
 	if err != nil {
@@ -441,35 +457,26 @@ func guardRelease(c *cli.Context) error {
 	}
 	fmt.Fprintln(c.App.Writer)
 	if !r.Serves() {
-		fmt.Fprintln(c.App.Writer, guard.Explain(guardHint(hintDir(c)), r.Server, r))
+		fmt.Fprintln(c.App.Writer, guard.Explain(guardHint(o.hint), r.Server, r))
 	}
 	return nil
 }
 
-func guardAudit(c *cli.Context) error {
-	args, st, err := guardArgs(c)
-	if err != nil {
-		return err
-	}
-	server := ""
-	if len(args) > 0 {
-		if server, err = oneServer(c, args); err != nil {
-			return err
-		}
-	}
-	evs, err := st.Audit(server)
+// runGuardAudit prints the audit log, or SERVER's events.
+func runGuardAudit(c *cli.Context, o *guardOptions) error {
+	evs, err := o.store.Audit(o.server)
 	if err != nil {
 		return storeErr(err)
 	}
 	w := c.App.Writer
-	if c.Bool("json") {
+	if o.json {
 		if evs == nil {
 			evs = []guard.Event{}
 		}
 		return writeJSON(w, map[string]any{"events": evs})
 	}
 	if len(evs) == 0 {
-		fmt.Fprintf(w, "No audit events in %s.\n", filepath.Join(st.Dir(), guard.AuditFile))
+		fmt.Fprintf(w, "No audit events in %s.\n", filepath.Join(o.store.Dir(), guard.AuditFile))
 		return nil
 	}
 	t := newTable(w, "time", "actor", "server", "action", "status", "old", "new")
@@ -492,8 +499,17 @@ func wrapGuardFlags() []cli.Flag {
 	}
 }
 
-// wrapGuard builds the guard for `wrap --guard`; nil without --guard.
-func wrapGuard(c *cli.Context) (*intercept.Guard, error) {
+// wrapGuardOptions is wrap's guard mode: --guard's store, the posture,
+// the recheck interval and the server's id in the store.
+type wrapGuardOptions struct {
+	dir     string
+	posture guard.Posture
+	recheck time.Duration
+	id      string
+}
+
+// parseWrapGuard reads and checks wrap's guard flags; nil without --guard.
+func parseWrapGuard(c *cli.Context) (*wrapGuardOptions, error) {
 	if !c.IsSet("guard") {
 		for _, f := range []string{"posture", "recheck", "server-id"} {
 			if c.IsSet(f) {
@@ -506,32 +522,33 @@ func wrapGuard(c *cli.Context) (*intercept.Guard, error) {
 	if err != nil {
 		return nil, usageErr("--posture: %v", err)
 	}
-	if c.Duration("recheck") < 0 {
-		return nil, usageErr("--recheck must not be negative")
+	o := &wrapGuardOptions{dir: c.String("guard"), posture: posture, recheck: c.Duration("recheck"), id: c.String("server-id")}
+	if o.id == "" {
+		if u := c.String("upstream"); u != "" {
+			o.id = guard.ServerID(u)
+		} else {
+			o.id = guard.ServerID(c.Args().Slice()...)
+		}
 	}
-	st, err := guard.Open(c.String("guard"))
+	if err := guard.ValidServerName(o.id); err != nil {
+		return nil, usageErr("--server-id: %v", err)
+	}
+	return o, nil
+}
+
+// start opens the store and builds the guard, logging to errw.
+func (o *wrapGuardOptions) start(errw io.Writer) (*intercept.Guard, error) {
+	st, err := guard.Open(o.dir)
 	if err != nil {
 		return nil, usageErr("--guard: %v", err)
 	}
-	id := c.String("server-id")
-	if id == "" {
-		if u := c.String("upstream"); u != "" {
-			id = guard.ServerID(u)
-		} else {
-			id = guard.ServerID(c.Args().Slice()...)
-		}
-	}
-	if err := guard.ValidServerName(id); err != nil {
-		return nil, usageErr("--server-id: %v", err)
-	}
 	// A corrupt record is refused up front, not discovered mid-session.
-	if _, err := st.Get(id); err != nil {
+	if _, err := st.Get(o.id); err != nil {
 		return nil, storeErr(err)
 	}
-	errw := c.App.ErrWriter
 	var mu sync.Mutex
 	g, err := intercept.New(intercept.Options{
-		Store: st, Server: id, Posture: posture, Recheck: c.Duration("recheck"), Hint: guardHint(hintFor(c.String("guard"))),
+		Store: st, Server: o.id, Posture: o.posture, Recheck: o.recheck, Hint: guardHint(hintFor(o.dir)),
 		Logf: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -541,7 +558,7 @@ func wrapGuard(c *cli.Context) (*intercept.Guard, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	fmt.Fprintf(errw, "mcpdrill wrap: guard on, server %q, posture %s, store %s\n", id, posture, st.Dir())
+	fmt.Fprintf(errw, "mcpdrill wrap: guard on, server %q, posture %s, store %s\n", o.id, o.posture, st.Dir())
 	return g, nil
 }
 

@@ -73,7 +73,7 @@ func newApp() *cli.App { return appOf(commands()) }
 // commands are mcpdrill's commands, in name order.
 func commands() []*cli.Command {
 	return []*cli.Command{completionCommand(), configsCommand(), driftCommand(nil), faultsCommand(), fingerprintCommand(),
-		guardCommand(), rulesCommand(), scanCommand(nil), studyCommand(), testbedCommand(), versionCommand(), wrapCommand()}
+		guardCommand(), rulesCommand(), scanCommand(nil), studyCommand(), testbedCommand(), versionCommand(), wrapCommand(nil)}
 }
 
 // appOf is the CLI around cmds: the usage-error mapping and the checks

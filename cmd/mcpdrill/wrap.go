@@ -26,13 +26,11 @@ import (
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
 
-// wrapCommand is the `mcpdrill wrap` command.
-func wrapCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "wrap",
-		Usage:     "put a seeded fault-injection proxy between an MCP client and a server",
-		ArgsUsage: "[-- SERVER COMMAND...]",
-		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
+// wrapCommand is the `mcpdrill wrap` command; run (nil: runWrap) starts
+// the proxy the parsed wrapOptions describe.
+func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
+	return command(help{"wrap", "[-- SERVER COMMAND...]", "put a seeded fault-injection proxy between an MCP client and a server",
+		"stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
 			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
 			"       at the listen address (same path as the upstream's).\n" +
 			"Bridge: `mcpdrill wrap --listen 127.0.0.1:7070 -- server argv...` serves a stdio server as Streamable\n" +
@@ -44,40 +42,127 @@ func wrapCommand() *cli.Command {
 			"Lifecycle messages (initialize, notifications/initialized, ping, server/discover, and the replies\n" +
 			"to them) are left alone unless a rule names them by method (--only initialize).\n" +
 			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.\n\n" +
-			wrapExitCodesHelp,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
-			&cli.Float64Flag{Name: "rate", Value: 1, Usage: "probability each fault fires on a matching message, in [0,1]"},
-			&cli.StringFlag{Name: "only", Usage: "comma-separated method `GLOBS` to target (a response matches its request's method)"},
-			&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
-			&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
-			&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON), or the --log of an earlier run to decide the same faults again; excludes --faults"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision", DefaultText: "random, printed on stderr"},
-			&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision; with --plan LOG, also the session of the log to replay (default: the plan's, or \"default\"; for a log, its last session)"},
-			&cli.StringFlag{Name: "log", Usage: "append this session to `FILE` as JSON lines: its plan, then every injected fault"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not print a line on stderr for each injected fault"},
-			&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1), in front of --upstream, or of a stdio server command given after -- (one process per session)"},
-			&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
-			&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
-			&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard", DefaultText: "64 MiB"},
-			&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503", DefaultText: "256 MiB"},
-		}, wrapGuardFlags()...),
-		Action: runWrap,
+			wrapExitCodesHelp}, append(wrapFlags(), wrapGuardFlags()...), parseWrapOptions, run, runWrap)
+}
+
+// wrapFlags are wrap's flags but for guard mode's.
+func wrapFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "faults", Usage: "comma-separated `NAMES` (each NAME[:PARAM=VALUE...])"},
+		&cli.Float64Flag{Name: "rate", Value: 1, Usage: "probability each fault fires on a matching message, in [0,1]"},
+		&cli.StringFlag{Name: "only", Usage: "comma-separated method `GLOBS` to target (a response matches its request's method)"},
+		&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
+		&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
+		&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON), or the --log of an earlier run to decide the same faults again; excludes --faults"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision", DefaultText: "random, printed on stderr"},
+		&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision; with --plan LOG, also the session of the log to replay (default: the plan's, or \"default\"; for a log, its last session)"},
+		&cli.StringFlag{Name: "log", Usage: "append this session to `FILE` as JSON lines: its plan, then every injected fault"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not print a line on stderr for each injected fault"},
+		&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1), in front of --upstream, or of a stdio server command given after -- (one process per session)"},
+		&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
+		&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
+		&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard", DefaultText: "64 MiB"},
+		&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503", DefaultText: "256 MiB"},
 	}
 }
 
-func runWrap(c *cli.Context) error {
+// wrapOptions is what one `mcpdrill wrap` asks for.
+type wrapOptions struct {
+	// plan is the fault plan (nil: none, pure pass-through) and maxFrame
+	// --max-frame.
+	plan     *faults.Plan
+	maxFrame int
+	// log is --log's file ("": none); quiet is --quiet.
+	log   string
+	quiet bool
+	// guard is --guard's (nil: no guard mode).
+	guard *wrapGuardOptions
+	// argv is the stdio server's command line.
+	argv []string
+	// http is HTTP mode's (nil: stdio).
+	http *wrapHTTPOptions
+}
+
+// wrapHTTPOptions is wrap's HTTP mode: --listen in front of --upstream, or
+// of argv (a bridge).
+type wrapHTTPOptions struct {
+	// addr is --listen, host defaulted, checked against --allow-remote.
+	addr, upstream string
+	allowOrigins   []string
+	// budget is --memory-budget (its default when not given).
+	budget int64
+}
+
+// parseWrapOptions reads and checks wrap's flags, arguments and --plan;
+// problems are usage errors.
+func parseWrapOptions(c *cli.Context) (*wrapOptions, error) {
 	plan, err := wrapPlan(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg := proxy.Config{Plan: plan, MaxFrame: c.Int("max-frame")}
+	o := &wrapOptions{plan: plan, maxFrame: c.Int("max-frame"), log: c.String("log"), quiet: c.Bool("quiet"), argv: c.Args().Slice()}
+	if o.guard, err = parseWrapGuard(c); err != nil {
+		return nil, err
+	}
+	if c.String("listen") == "" && c.String("upstream") == "" {
+		if len(o.argv) == 0 {
+			return nil, usageErr("wrap: no server command (use `mcpdrill wrap [flags] -- server argv...`, or --listen with --upstream)")
+		}
+		return o, nil
+	}
+	o.http, err = parseWrapHTTP(c, len(o.argv) > 0, o.guard != nil)
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// parseWrapHTTP reads and checks HTTP mode's flags; bridge is whether a
+// server command was given, guarded whether --guard was.
+func parseWrapHTTP(c *cli.Context, bridge, guarded bool) (*wrapHTTPOptions, error) {
+	o := &wrapHTTPOptions{addr: c.String("listen"), upstream: c.String("upstream"), allowOrigins: c.StringSlice("allow-origin"), budget: c.Int64("memory-budget")}
+	switch {
+	case bridge && o.upstream != "":
+		return nil, usageErr("wrap: give either a server command or --upstream, not both")
+	case o.addr == "":
+		return nil, usageErr("wrap: HTTP mode needs --listen")
+	case !bridge && o.upstream == "":
+		return nil, usageErr("wrap: --listen needs --upstream URL, or a stdio server command after --")
+	}
+	if !strings.Contains(o.addr, ":") {
+		o.addr = ":" + o.addr
+	}
+	if strings.HasPrefix(o.addr, ":") {
+		o.addr = "127.0.0.1" + o.addr
+	}
+	if !c.Bool("allow-remote") {
+		if err := tgt.CheckListenAddr(o.addr); err != nil {
+			return nil, usageErr("--listen: %v (use --allow-remote to listen beyond this machine)", err)
+		}
+	}
+	switch {
+	case o.budget < 0:
+		return nil, usageErr("--memory-budget must not be negative")
+	case o.budget == 0:
+		o.budget = proxy.DefaultMemoryBudget
+	}
+	if bridge && guarded {
+		return nil, usageErr("wrap: --guard pins one server process; with --listen and a command every session starts its own")
+	}
+	return o, nil
+}
+
+// runWrap runs the proxy until its server exits (stdio) or a signal ends
+// it (HTTP).
+func runWrap(c *cli.Context, o *wrapOptions) error {
+	plan := o.plan
+	cfg := proxy.Config{Plan: plan, MaxFrame: o.maxFrame}
 	if plan != nil {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
 	}
-	if path := c.String("log"); path != "" {
-		f, err := openLog(path)
+	if o.log != "" {
+		f, err := openLog(o.log)
 		if err != nil {
 			return usageErr("--log: %v", err)
 		}
@@ -95,27 +180,22 @@ func runWrap(c *cli.Context) error {
 			}
 		}()
 	}
-	if plan != nil && !c.Bool("quiet") {
+	if plan != nil && !o.quiet {
 		cfg.Recorder = &faultNotices{w: c.App.ErrWriter, next: cfg.Recorder}
 	}
-	if g, err := wrapGuard(c); err != nil {
-		return err
-	} else if g != nil {
+	if o.guard != nil {
+		g, err := o.guard.start(c.App.ErrWriter)
+		if err != nil {
+			return err
+		}
 		defer g.Close()
 		cfg.Guard = g
 	}
 	ctx, stop := context.WithCancel(c.Context)
 	defer stop()
 
-	if c.String("listen") != "" || c.String("upstream") != "" {
-		if c.Args().Len() > 0 && c.String("upstream") != "" {
-			return usageErr("wrap: give either a server command or --upstream, not both")
-		}
-		return wrapHTTP(ctx, c, cfg)
-	}
-	argv := c.Args().Slice()
-	if len(argv) == 0 {
-		return usageErr("wrap: no server command (use `mcpdrill wrap [flags] -- server argv...`, or --listen with --upstream)")
+	if o.http != nil {
+		return wrapHTTP(ctx, c, cfg, o.argv, o.http)
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -123,7 +203,7 @@ func runWrap(c *cli.Context) error {
 	// A client that closes its end early must give EPIPE, not kill the proxy.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
-		Config: cfg, Command: argv,
+		Config: cfg, Command: o.argv,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Signals: sigs,
 	})
 	if err != nil {
@@ -205,76 +285,39 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> 1
 }
 
-func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config) error {
-	if c.String("listen") == "" {
-		return usageErr("wrap: HTTP mode needs --listen")
-	}
-	bridge := c.Args().Len() > 0 // --listen ADDR -- CMD: a stdio server served over HTTP
-	if !bridge && c.String("upstream") == "" {
-		return usageErr("wrap: --listen needs --upstream URL, or a stdio server command after --")
-	}
-	addr := c.String("listen")
-	if !strings.Contains(addr, ":") {
-		addr = ":" + addr
-	}
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr
-	}
-	if !c.Bool("allow-remote") {
-		if err := tgt.CheckListenAddr(addr); err != nil {
-			return usageErr("--listen: %v (use --allow-remote to listen beyond this machine)", err)
-		}
-	}
+// wrapHTTP serves cfg's proxy over HTTP in front of o's upstream, or of
+// argv (a bridge: one server process per session), until a signal.
+func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []string, o *wrapHTTPOptions) error {
 	errOut := c.App.ErrWriter
-	upstream := c.String("upstream")
-	budget := c.Int64("memory-budget")
-	if budget < 0 {
-		return usageErr("--memory-budget must not be negative")
-	}
-	if budget == 0 {
-		budget = proxy.DefaultMemoryBudget
-	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Freed bodies are garbage until a collection: without a limit
 		// the heap may grow to twice what the budget holds.
-		debug.SetMemoryLimit(budget + 128<<20)
+		debug.SetMemoryLimit(o.budget + 128<<20)
 	}
-	if bridge {
-		if cfg.Guard != nil {
-			return usageErr("wrap: --guard pins one server process; with --listen and a command every session starts its own")
-		}
-		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: c.Args().Slice(), Stderr: os.Stderr,
-			AllowOrigins: c.StringSlice("allow-origin"),
-			OnError:      func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
+	onError := func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }
+	var serve func(context.Context, net.Listener) error
+	to := redact.URL(o.upstream)
+	if len(argv) > 0 {
+		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: os.Stderr, AllowOrigins: o.allowOrigins, OnError: onError})
 		if err != nil {
 			return usageErr("wrap: %v", err)
 		}
-		ln, err := net.Listen("tcp", addr)
+		serve, to = b.Serve, redact.Command(argv)+" over stdio, one process per session"
+	} else {
+		h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: o.upstream, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
 		if err != nil {
-			return usageErr("--listen: %v", err)
+			return usageErr("--upstream: %v", err)
 		}
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s over stdio, one process per session\n", ln.Addr(), redact.Command(c.Args().Slice()))
-		sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-		defer stop()
-		if err := b.Serve(sctx, ln); err != nil {
-			return exitErr(exitInternal, err)
-		}
-		return nil
+		serve = h.Serve
 	}
-	h, err := proxy.NewHTTP(proxy.HTTPOptions{Config: cfg, Upstream: upstream, AllowOrigins: c.StringSlice("allow-origin"),
-		MemoryBudget: budget,
-		OnError:      func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }})
-	if err != nil {
-		return usageErr("--upstream: %v", err)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return usageErr("--listen: %v", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), redact.URL(upstream))
+	fmt.Fprintf(errOut, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), to)
 	sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := h.Serve(sctx, ln); err != nil {
+	if err := serve(sctx, ln); err != nil {
 		return exitErr(exitInternal, err)
 	}
 	return nil

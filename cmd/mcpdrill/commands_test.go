@@ -1,0 +1,160 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/proxy"
+)
+
+// parseCase is one argv a command's parse is given and what the options
+// it gives must hold (nil check: a usage error before anything runs).
+type parseCase[O any] struct {
+	name  string
+	argv  []string
+	check func(*O) bool
+}
+
+// checkParses runs each case through parseInto with mk's command: a case
+// with a check must parse and pass it, one without must be refused with a
+// usage error before the run.
+func checkParses[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, cases []parseCase[O]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			o, code, stderr := parseInto(t, mk, tt.argv...)
+			switch {
+			case tt.check == nil && (code != exitUsage || o != nil):
+				t.Errorf("%q: exit %d, options %+v; want a usage error before running", tt.argv, code, o)
+			case tt.check != nil && (code != exitOK || o == nil):
+				t.Errorf("%q: exit %d: %s", tt.argv, code, stderr)
+			case tt.check != nil && !tt.check(o):
+				t.Errorf("%q: options %+v", tt.argv, o)
+			}
+		})
+	}
+}
+
+// TestWrapFlagsParseIntoOptions: wrap's argv becomes wrapOptions (plan,
+// mode, guard) before anything listens or starts.
+func TestWrapFlagsParseIntoOptions(t *testing.T) {
+	store := t.TempDir()
+	checkParses(t, wrapCommand, []parseCase[wrapOptions]{
+		{"stdio pass-through", []string{"wrap", "--", "srv", "-x"}, func(o *wrapOptions) bool {
+			return strings.Join(o.argv, " ") == "srv -x" && o.plan == nil && o.http == nil && o.guard == nil && o.log == "" && !o.quiet
+		}},
+		{"short fault flags", []string{"wrap", "--faults", "drop", "--rate", "0.5", "--only", "tools/call", "--seed", "7", "--session", "s", "-q", "--log", "l.jsonl", "--max-frame", "99", "--", "srv"}, func(o *wrapOptions) bool {
+			return o.plan != nil && o.plan.Seed == 7 && o.plan.Session == "s" && len(o.plan.Rules) == 1 && o.quiet && o.log == "l.jsonl" && o.maxFrame == 99
+		}},
+		{"http upstream", []string{"wrap", "--listen", "7070", "--upstream", "http://127.0.0.1:3000/mcp", "--allow-origin", "http://x.test"}, func(o *wrapOptions) bool {
+			return o.http != nil && o.http.addr == "127.0.0.1:7070" && o.http.upstream == "http://127.0.0.1:3000/mcp" && o.http.budget == proxy.DefaultMemoryBudget &&
+				strings.Join(o.http.allowOrigins, ",") == "http://x.test" && len(o.argv) == 0
+		}},
+		{"bridge", []string{"wrap", "--listen", ":7070", "--memory-budget", "1024", "--", "srv"}, func(o *wrapOptions) bool {
+			return o.http != nil && o.http.addr == "127.0.0.1:7070" && o.http.budget == 1024 && strings.Join(o.argv, " ") == "srv"
+		}},
+		{"guard", []string{"wrap", "--guard", store, "--posture", "strict", "--recheck", "1m", "--", "/bin/srv", "a"}, func(o *wrapOptions) bool {
+			return o.guard != nil && o.guard.dir == store && o.guard.posture == guard.PostureStrict && o.guard.recheck == time.Minute && o.guard.id == guard.ServerID("/bin/srv", "a")
+		}},
+		{"guard server id", []string{"wrap", "--guard", store, "--server-id", "mine", "--listen", "7070", "--upstream", "http://127.0.0.1:3000/mcp"}, func(o *wrapOptions) bool {
+			return o.guard != nil && o.guard.id == "mine" && o.http != nil
+		}},
+		{"no server", []string{"wrap"}, nil},
+		{"rate without faults", []string{"wrap", "--rate", "0.5", "--", "srv"}, nil},
+		{"plan and faults", []string{"wrap", "--plan", "p.yaml", "--faults", "drop", "--", "srv"}, nil},
+		{"unknown fault", []string{"wrap", "--faults", "nope", "--", "srv"}, nil},
+		{"no plan file", []string{"wrap", "--plan", "no-such-plan.yaml", "--", "srv"}, nil},
+		{"posture without guard", []string{"wrap", "--posture", "strict", "--", "srv"}, nil},
+		{"bad posture", []string{"wrap", "--guard", store, "--posture", "lax", "--", "srv"}, nil},
+		{"bad server id", []string{"wrap", "--guard", store, "--server-id", "../x", "--", "srv"}, nil},
+		{"guard on a bridge", []string{"wrap", "--guard", store, "--listen", "7070", "--", "srv"}, nil},
+		{"upstream and command", []string{"wrap", "--listen", "7070", "--upstream", "http://127.0.0.1:3000/mcp", "--", "srv"}, nil},
+		{"upstream without listen", []string{"wrap", "--upstream", "http://127.0.0.1:3000/mcp"}, nil},
+		{"listen without upstream", []string{"wrap", "--listen", "7070"}, nil},
+		{"remote listen", []string{"wrap", "--listen", "0.0.0.0:7070", "--upstream", "http://127.0.0.1:3000/mcp"}, nil},
+		{"negative budget", []string{"wrap", "--listen", "7070", "--memory-budget", "-1", "--", "srv"}, nil},
+		{"bad flag", []string{"wrap", "--nope", "--", "srv"}, nil},
+	})
+}
+
+// guardSubcommand is the guard subcommand named name, with run.
+func guardSubcommand(name string) func(func(*cli.Context, *guardOptions) error) *cli.Command {
+	return func(run func(*cli.Context, *guardOptions) error) *cli.Command {
+		for _, c := range guardCommands(run) {
+			if c.Name == name {
+				return c
+			}
+		}
+		return nil
+	}
+}
+
+// TestGuardFlagsParseIntoOptions: each guard subcommand's argv becomes
+// guardOptions, the store opened and SERVER checked, before anything is
+// read from the store or changed in it.
+func TestGuardFlagsParseIntoOptions(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(guardDirEnv, "")
+	t.Setenv("USER", "tester")
+	in := func(o *guardOptions) bool { return o.store != nil && o.store.Dir() == dir && o.hint != "" }
+	for _, sub := range []struct {
+		name  string
+		cases []parseCase[guardOptions]
+	}{
+		{"status", []parseCase[guardOptions]{
+			{"every server", []string{"--dir", dir}, func(o *guardOptions) bool { return in(o) && o.server == "" && !o.json }},
+			{"one server, flags after it", []string{"srv", "--dir", dir, "--json"}, func(o *guardOptions) bool { return in(o) && o.server == "srv" && o.json }},
+			{"no store", []string{"srv"}, nil},
+			{"not a directory", []string{"--dir", ciBase}, nil},
+			{"two servers", []string{"--dir", dir, "a", "b"}, nil},
+			{"bad server", []string{"--dir", dir, "../x"}, nil},
+			{"bad flag", []string{"--dir", dir, "--nope"}, nil},
+		}},
+		{"diff", []parseCase[guardOptions]{
+			{"last seen", []string{"--dir", dir, "srv"}, func(o *guardOptions) bool {
+				return in(o) && o.server == "srv" && o.live == nil && o.deadline == 2*time.Minute
+			}},
+			{"live command", []string{"--dir", dir, "--deadline", "5s", "srv", "--", "cmd", "-a"}, func(o *guardOptions) bool {
+				return in(o) && o.live != nil && strings.Join(o.live.Command, " ") == "cmd -a" && o.deadline == 5*time.Second
+			}},
+			{"live url", []string{"--dir", dir, "srv", "--url", "http://127.0.0.1:9/mcp", "--json"}, func(o *guardOptions) bool {
+				return in(o) && o.live != nil && o.live.URL == "http://127.0.0.1:9/mcp" && o.json
+			}},
+			{"no server", []string{"--dir", dir}, nil},
+			{"bad url", []string{"--dir", dir, "srv", "--url", "ftp://127.0.0.1/mcp"}, nil},
+		}},
+		{"approve", []parseCase[guardOptions]{
+			{"actor and fingerprint", []string{"--dir", dir, "srv", "--actor", " me ", "--fingerprint", "sha256:ab"}, func(o *guardOptions) bool {
+				return in(o) && o.server == "srv" && o.actor == "me" && o.fingerprint == "sha256:ab"
+			}},
+			{"actor from USER", []string{"--dir", dir, "srv"}, func(o *guardOptions) bool { return o.actor == "tester" }},
+			{"no server", []string{"--dir", dir}, nil},
+			{"two servers", []string{"--dir", dir, "a", "b"}, nil},
+		}},
+		{"quarantine", []parseCase[guardOptions]{
+			{"note", []string{"--dir", dir, "srv", "--note", "why"}, func(o *guardOptions) bool { return in(o) && o.note == "why" }},
+			{"no server", []string{"--dir", dir}, nil},
+		}},
+		{"release", []parseCase[guardOptions]{
+			{"server", []string{"srv", "--dir", dir}, func(o *guardOptions) bool { return in(o) && o.server == "srv" }},
+			{"note is quarantine's", []string{"--dir", dir, "srv", "--note", "x"}, nil},
+		}},
+		{"audit", []parseCase[guardOptions]{
+			{"all", []string{"--dir", dir, "--json"}, func(o *guardOptions) bool { return in(o) && o.server == "" && o.json }},
+			{"one server", []string{"--dir", dir, "srv"}, func(o *guardOptions) bool { return o.server == "srv" }},
+		}},
+	} {
+		for i := range sub.cases {
+			sub.cases[i].argv = append([]string{"guard", sub.name}, sub.cases[i].argv...)
+		}
+		t.Run(sub.name, func(t *testing.T) { checkParses(t, guardSubcommand(sub.name), sub.cases) })
+	}
+	t.Setenv(guardDirEnv, dir)
+	if o, code, stderr := parseInto(t, guardSubcommand("status"), "guard", "status"); o == nil || o.store.Dir() != dir || o.hint != "" {
+		t.Errorf("$%s: exit %d, options %+v: %s", guardDirEnv, code, o, stderr)
+	}
+}

@@ -60,23 +60,6 @@ func ParseToolsPageN(raw json.RawMessage, limit int) (_ ListPage, _ []Tool, drop
 	return p, tools, dropped, nil
 }
 
-// ParseTool reads the known fields of a tool object; Raw keeps it whole. A
-// tool nested deeper than encoding/json takes is read member by member, so
-// its name and its (raw) schemas are still there for the caller to judge.
-func ParseTool(raw json.RawMessage) Tool {
-	var t struct {
-		Name         string          `json:"name"`
-		Title        string          `json:"title"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
-		Annotations  json.RawMessage `json:"annotations"`
-	}
-	_ = jsonrpc.Unmarshal(raw, &t)
-	return Tool{Name: t.Name, Title: t.Title, Description: t.Description,
-		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw}
-}
-
 // ListTools pages through tools/list, following nextCursor up to
 // MaxListPages and stopping at a repeated cursor. On error the pages read so
 // far are returned with it; a JSON-RPC error reply is returned as a

@@ -182,16 +182,6 @@ type Session struct {
 	SupportedVersions []string
 }
 
-// Tool is one entry of a tools/list result.
-type Tool struct {
-	Name, Title, Description               string
-	InputSchema, OutputSchema, Annotations json.RawMessage
-	// Raw is the tool object as the server sent it.
-	Raw json.RawMessage
-	// Page is the 0-based tools/list page the tool was read out of.
-	Page int
-}
-
 // ToolList is the outcome of paging through tools/list.
 type ToolList struct {
 	Tools []Tool

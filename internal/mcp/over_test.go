@@ -48,7 +48,8 @@ func TestListToolsOver(t *testing.T) {
 	}{
 		{name: "two pages", pages: []string{`{"tools":[{"name":"a"}],"nextCursor":"c1"}`, `{"tools":[{"name":"b"}]}`},
 			check: func(l ToolList) bool {
-				return l.Complete() && len(l.Tools) == 2 && l.Duplicate == "" && l.Ambiguity == ""
+				return l.Complete() && len(l.Tools) == 2 && l.Duplicate == "" && l.Ambiguity == "" &&
+					l.Tools[0].Page == 0 && l.Tools[1].Page == 1
 			}},
 		{name: "cursor loop", pages: []string{`{"tools":[{"name":"a"}],"nextCursor":"c1"}`, `{"tools":[{"name":"b"}],"nextCursor":"c1"}`},
 			check: func(l ToolList) bool { return l.CursorLoop && l.Pages == 2 }},

@@ -256,6 +256,26 @@ func FuzzToolsPage(f *testing.F) {
 	})
 }
 
+// TestParseToolExactNames: a tool's members are read by their exact names,
+// the last of a repeated one winning, as a JSON parser reads them; a
+// case-variant member is no member, deep or not.
+func TestParseToolExactNames(t *testing.T) {
+	const tool = `{"name":"a","Name":"b","Title":"T","description":"d","description":"e","inputSchema":{"type":"object"},"InputSchema":1,"OUTPUTSCHEMA":{}}`
+	for _, raw := range [][]byte{[]byte(tool), withDeepMember([]byte(tool))} {
+		got := ParseTool(raw)
+		if got.Name != "a" || got.Title != "" || got.Description != "e" || string(got.InputSchema) != `{"type":"object"}` ||
+			got.OutputSchema != nil || got.Annotations != nil || got.Page != NoPage || !bytes.Equal(got.Raw, raw) {
+			t.Errorf("%.40s…: name %q title %q description %q input %s output %s annotations %s page %d",
+				raw, got.Name, got.Title, got.Description, got.InputSchema, got.OutputSchema, got.Annotations, got.Page)
+		}
+	}
+	for _, raw := range []string{`[{"name":"a"}]`, `"a"`, `null`, `{"name":1,"title":["t"]}`, `{"name":`} {
+		if got := ParseTool(json.RawMessage(raw)); got.Name != "" || got.Title != "" || got.Page != NoPage {
+			t.Errorf("%s: name %q title %q page %d", raw, got.Name, got.Title, got.Page)
+		}
+	}
+}
+
 func TestBuildParams(t *testing.T) {
 	c := &Client{cfg: Config{}.withDefaults()}
 	p, err := c.buildParams(map[string]any{"name": "x", "_meta": map[string]any{"k": 1}}, Rev20260728)

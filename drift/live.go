@@ -77,14 +77,8 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
 	tools, unreadable := FromMCP(list.Tools)
-	pages := map[string]int{}
-	for _, t := range list.Tools {
-		if _, seen := pages[t.Name]; !seen {
-			pages[t.Name] = t.Page
-		}
-	}
 	return &Observation{
-		ToolPages:      pages,
+		ToolPages:      list.ToolPages(),
 		Session:        c.Session(),
 		Tools:          tools,
 		Pages:          list.Pages,

@@ -226,12 +226,7 @@ func (s *scanner) traceListing(mark int, err error) {
 			s.listCalls = append(s.listCalls, c)
 		}
 	}
-	s.toolPage = map[string]int{}
-	for _, t := range s.list.Tools {
-		if _, seen := s.toolPage[t.Name]; !seen {
-			s.toolPage[t.Name] = t.Page
-		}
-	}
+	s.toolPage = s.list.ToolPages()
 	s.primary = lastCall(calls, "tools/list", err == nil)
 	s.mark = s.opts.Tracer.Mark()
 }

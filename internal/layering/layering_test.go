@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/clientconfig":  {},
 	"internal/outfile":       {},
 	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix"},
-	"internal/mcp":           {"internal/jsonrpc", "internal/reap"},
+	"internal/mcp":           {"internal/jsonrpc", "internal/jsonvalue", "internal/reap"},
 	"internal/telemetry":     {"internal/jsonrpc"},
 	"faults":                 {"internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	"drift":                  {"internal/jsonrpc", "internal/mcp", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},

@@ -221,6 +221,18 @@ const (
 // Complete reports whether the listing reached the end (not capped, no loop).
 func (l ToolList) Complete() bool { return !l.Capped && !l.CursorLoop }
 
+// ToolPages maps each listed tool name to the (0-based) page it was first
+// listed on, so that what is said about a tool can name that page's request.
+func (l ToolList) ToolPages() map[string]int {
+	pages := make(map[string]int, len(l.Tools))
+	for _, t := range l.Tools {
+		if _, seen := pages[t.Name]; !seen {
+			pages[t.Name] = t.Page
+		}
+	}
+	return pages
+}
+
 // Observation is something the client noticed about the peer that is not an
 // error of mcpdrill's own (the scanner turns these into findings).
 type Observation struct {

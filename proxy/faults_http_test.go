@@ -3,12 +3,15 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,20 +34,26 @@ func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
 	hdr.Set("Mcp-Protocol-Version", "2025-06-18")
 	do(c, http.MethodPost, px.URL+"/mcp", hdr, []byte(initNote))
 
+	// The ping goes once the call is on its way to the proxy (or failed to go).
+	wrote := make(chan struct{})
+	var wroteOnce sync.Once
+	callWritten := func() { wroteOnce.Do(func() { close(wrote) }) }
 	pingDone := make(chan time.Time, 1)
 	start := time.Now()
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		<-wrote
 		e := do(c, http.MethodPost, px.URL+"/mcp", hdr, []byte(pingCall))
 		if e.err == nil && bytes.Contains(e.body, []byte(`"id":3`)) {
 			pingDone <- time.Now()
 		}
 		close(pingDone)
 	}()
-	req, _ := http.NewRequest(http.MethodPost, px.URL+"/mcp", strings.NewReader(call))
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { callWritten() }}
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, px.URL+"/mcp", strings.NewReader(call))
 	req.Header = hdr.Clone()
 	var o observation
 	resp, err := c.Do(req)
+	callWritten()
 	if err == nil {
 		o.status, o.ctype = resp.StatusCode, resp.Header.Get("Content-Type")
 		var body []byte

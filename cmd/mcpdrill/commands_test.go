@@ -158,3 +158,29 @@ func TestGuardFlagsParseIntoOptions(t *testing.T) {
 		t.Errorf("$%s: exit %d, options %+v: %s", guardDirEnv, code, o, stderr)
 	}
 }
+
+// TestFingerprintFlagsParseIntoOptions: a manifest is read and loaded, a
+// live target checked, before anything connects.
+func TestFingerprintFlagsParseIntoOptions(t *testing.T) {
+	checkParses(t, fingerprintCommand, []parseCase[fingerprintOptions]{
+		{"manifest, flags after it", []string{"fingerprint", ciBase, "--tools"}, func(o *fingerprintOptions) bool {
+			return o.manifest == ciBase && len(o.tools) > 0 && o.live == nil && o.perTool && !o.json
+		}},
+		{"--manifest", []string{"fingerprint", "--manifest", ciBase, "--json"}, func(o *fingerprintOptions) bool {
+			return o.manifest == ciBase && len(o.tools) > 0 && o.json
+		}},
+		{"live url", []string{"fingerprint", "--url", "http://127.0.0.1:9/mcp", "--deadline", "3s"}, func(o *fingerprintOptions) bool {
+			return o.live != nil && o.live.URL == "http://127.0.0.1:9/mcp" && o.deadline == 3*time.Second && o.tools == nil
+		}},
+		{"live command", []string{"fingerprint", "--", "srv", "-a"}, func(o *fingerprintOptions) bool {
+			return o.live != nil && strings.Join(o.live.Command, " ") == "srv -a"
+		}},
+		{"no target", []string{"fingerprint"}, nil},
+		{"manifest and url", []string{"fingerprint", "--manifest", ciBase, "--url", "http://127.0.0.1:9/mcp"}, nil},
+		{"two manifests", []string{"fingerprint", "--manifest", ciBase, ciBase}, nil},
+		{"no such manifest", []string{"fingerprint", "--manifest", "no-such.json"}, nil},
+		{"not a manifest", []string{"fingerprint", "--manifest", "testdata/transcripts/help.txtar"}, nil},
+		{"bad url", []string{"fingerprint", "--url", "ftp://127.0.0.1/mcp"}, nil},
+		{"bad flag", []string{"fingerprint", ciBase, "--nope"}, nil},
+	})
+}

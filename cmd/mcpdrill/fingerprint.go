@@ -5,69 +5,93 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/drift"
-	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
-// fingerprintCommand is the `mcpdrill fingerprint` command.
-func fingerprintCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "fingerprint",
-		Usage:     "print the canonical, order-independent fingerprint of a tool set (manifest or live server)",
-		ArgsUsage: "[MANIFEST | --url URL | -- COMMAND ARGS...]",
-		Description: `Prints "sha256:<hex>" over the tools' name, description, inputSchema and outputSchema, in
+// fingerprintCommand is the `mcpdrill fingerprint` command; run (nil:
+// runFingerprint) prints what the parsed fingerprintOptions name.
+func fingerprintCommand(run func(*cli.Context, *fingerprintOptions) error) *cli.Command {
+	return command(help{"fingerprint", "[MANIFEST | --url URL | -- COMMAND ARGS...]", "print the canonical, order-independent fingerprint of a tool set (manifest or live server)",
+		`Prints "sha256:<hex>" over the tools' name, description, inputSchema and outputSchema, in
 canonical JSON (sorted keys, normalised numbers) and sorted by name, so key order and tool
 order do not matter (METHODOLOGY.md defines it exactly). With --tools, one line per tool
 follows: its own fingerprint and name. A capture file or any manifest shape is accepted.
 
-` + exitCodes("", true),
-		Flags: append(targetFlags(),
-			&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
-			&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},
-			&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
-		),
-		Action: fingerprintAction,
-	}
+` + exitCodes("", true)}, append(targetFlags(),
+		&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
+		&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},
+		&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
+	), parseFingerprintOptions, run, runFingerprint)
 }
 
-func fingerprintAction(c *cli.Context) error {
-	var tools []drift.Tool
-	if m := c.String("manifest"); m != "" || (c.String("url") == "" && looksLikeManifest(c.Args().Slice())) {
-		// A manifest file, possibly followed by flags.
-		path, extra := m, c.NArg() > 0
-		if m == "" {
-			args, err := interspersed(c)
-			if err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				return usageErr("missing MANIFEST (see --help)")
-			}
-			path, extra = args[0], len(args) > 1
-		}
-		if extra || c.String("url") != "" {
-			return usageErr("give a MANIFEST or a live target, not both")
-		}
-		b, err := inputfile.Read(path)
-		if err != nil {
-			return usageErr("read %s: %v", path, err)
-		}
-		st, err := drift.LoadState(b)
-		if err != nil {
-			return usageErr("%s: %v", path, err)
-		}
-		tools = st.ToolSet()
-	} else {
+// fingerprintOptions is what one `mcpdrill fingerprint` asks for: a
+// manifest's tools, or a live server.
+type fingerprintOptions struct {
+	// manifest names the manifest and tools are its tools; otherwise live
+	// is the server, listed by the run within deadline.
+	manifest string
+	tools    []drift.Tool
+	live     *mcp.Config
+	deadline time.Duration
+	// json is --json, perTool --tools.
+	json, perTool bool
+}
+
+// parseFingerprintOptions reads and checks fingerprint's flags and the
+// manifest they name, if any; problems are usage errors.
+func parseFingerprintOptions(c *cli.Context) (*fingerprintOptions, error) {
+	m := c.String("manifest")
+	if m == "" && (c.String("url") != "" || !looksLikeManifest(c.Args().Slice())) {
 		cfg, err := targetConfig(c)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		ctx, cancel := runContext(c, c.Duration("deadline"))
+		return fingerprintFlags(c, &fingerprintOptions{live: &cfg}), nil
+	}
+	// A manifest file, possibly followed by flags.
+	path, extra := m, c.NArg() > 0
+	if m == "" {
+		args, err := interspersed(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) == 0 {
+			return nil, usageErr("missing MANIFEST (see --help)")
+		}
+		path, extra = args[0], len(args) > 1
+	}
+	if extra || c.String("url") != "" {
+		return nil, usageErr("give a MANIFEST or a live target, not both")
+	}
+	st, err := loadState(path)
+	if err != nil {
+		return nil, err
+	}
+	return fingerprintFlags(c, &fingerprintOptions{manifest: path, tools: st.ToolSet()}), nil
+}
+
+// fingerprintFlags sets o's output flags and deadline, read once the flags
+// after MANIFEST are applied.
+func fingerprintFlags(c *cli.Context, o *fingerprintOptions) *fingerprintOptions {
+	o.json, o.perTool, o.deadline = c.Bool("json"), c.Bool("tools"), c.Duration("deadline")
+	return o
+}
+
+// runFingerprint fingerprints the manifest's tools or the live server's
+// and prints the report.
+func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
+	var rep *drift.FingerprintReport
+	if o.live == nil {
+		rep = drift.FingerprintTools(o.tools)
+	} else {
+		ctx, cancel := runContext(c, o.deadline)
 		defer cancel()
-		obs, err := drift.Observe(ctx, cfg)
+		r, obs, err := drift.FingerprintServer(ctx, *o.live)
 		if err != nil {
 			return connectError(err)
 		}
@@ -77,26 +101,16 @@ func fingerprintAction(c *cli.Context) error {
 		for _, u := range obs.Unreadable {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), u.Reason)
 		}
-		tools = obs.Tools
+		rep = r
 	}
-	fp := drift.Fingerprint(tools)
 	w := c.App.Writer
-	if c.Bool("json") {
-		per := map[string]string{}
-		for _, t := range tools {
-			per[t.Name] = drift.ToolFingerprint(t)
-		}
-		return writeJSON(w, map[string]any{"fingerprint": fp, "tools": per})
+	if o.json {
+		return writeJSON(w, rep)
 	}
-	fmt.Fprintln(w, fp)
-	if c.Bool("tools") {
-		for _, name := range drift.ToolNames(tools) {
-			for _, t := range tools {
-				if t.Name == name {
-					fmt.Fprintf(w, "%s  %s\n", drift.ToolFingerprint(t), name)
-					break
-				}
-			}
+	fmt.Fprintln(w, rep.Fingerprint)
+	if o.perTool {
+		for _, name := range rep.Names {
+			fmt.Fprintf(w, "%s  %s\n", rep.Tools[name], name)
 		}
 	}
 	return nil

@@ -72,7 +72,7 @@ func newApp() *cli.App { return appOf(commands()) }
 
 // commands are mcpdrill's commands, in name order.
 func commands() []*cli.Command {
-	return []*cli.Command{completionCommand(), configsCommand(), driftCommand(nil), faultsCommand(), fingerprintCommand(),
+	return []*cli.Command{completionCommand(), configsCommand(), driftCommand(nil), faultsCommand(), fingerprintCommand(nil),
 		guardCommand(), rulesCommand(), scanCommand(nil), studyCommand(), testbedCommand(), versionCommand(), wrapCommand(nil)}
 }
 

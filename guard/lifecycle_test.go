@@ -1,13 +1,13 @@
 package guard
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 const (
@@ -205,10 +205,7 @@ func TestOperatorTransitions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			next, ev, err := tc.op(tc.cur)
-			if tc.err != nil {
-				if !errors.Is(err, tc.err) {
-					t.Fatalf("err %v, want %v", err, tc.err)
-				}
+			if testutil.WantErrorIs(t, err, tc.err) {
 				return
 			}
 			if err != nil {

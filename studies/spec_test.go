@@ -3,10 +3,10 @@ package studies
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // TestParseSpec: the client keys are clientconfig's (tested there); these
@@ -35,10 +35,7 @@ func TestParseSpec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ParseSpec([]byte(tt.in), "/spec")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			if testutil.WantErrorText(t, err, tt.wantErr) {
 				return
 			}
 			if err != nil || len(s.Servers) != 1 {

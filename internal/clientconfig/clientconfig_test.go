@@ -78,10 +78,7 @@ func TestParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Parse([]byte(tt.in), "/spec")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			if testutil.WantErrorText(t, err, tt.wantErr) {
 				return
 			}
 			if err != nil {

@@ -2,9 +2,10 @@ package jsonvalue
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func TestDecodeJSON(t *testing.T) {
@@ -28,10 +29,7 @@ func TestDecodeJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := DecodeJSON([]byte(tt.in))
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
-				}
+			if testutil.WantErrorIs(t, err, tt.wantErr) {
 				return
 			}
 			if tt.typ == "" {

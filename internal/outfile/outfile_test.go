@@ -1,7 +1,6 @@
 package outfile
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 const payload = `{"written":true}` + "\n"
@@ -121,10 +122,7 @@ func TestWrite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			err := Write(tc.setup(t, dir), []byte(payload), 0o644)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tc.wantErr)
-				}
+			if testutil.WantErrorIs(t, err, tc.wantErr) {
 				return
 			}
 			if err != nil {

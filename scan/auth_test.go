@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -114,13 +115,7 @@ func scanWith(t *testing.T, cfg mcp.Config, o Options) *Report {
 
 func TestAuthPostures(t *testing.T) {
 	closed := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
-		return "http://" + addr + "/mcp"
+		return "http://" + testutil.FreeAddr(t) + "/mcp"
 	}
 	tests := []struct {
 		name, mode string

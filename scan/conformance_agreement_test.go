@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,17 +256,17 @@ func goBuild(t *testing.T, bin, name, dir, pkg string) string {
 // scan config for it.
 func serveHTTP(t *testing.T, argv []string, path string, env ...string) (string, mcp.Config) {
 	t.Helper()
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := testutil.FreeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
 	argv = slices.Clone(argv)
 	switch last := argv[len(argv)-1]; {
 	case last == "--port":
-		argv = append(argv, fmt.Sprint(port))
+		argv = append(argv, port)
 	case strings.HasPrefix(last, "-"):
 		argv = append(argv, addr)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(append(cmd.Environ(), fmt.Sprintf("PORT=%d", port)), env...)
+	cmd.Env = append(append(cmd.Environ(), "PORT="+port), env...)
 	start(t, cmd)
 	waitListening(t, addr, 30*time.Second)
 	url := "http://" + addr + path
@@ -276,8 +277,7 @@ func serveHTTP(t *testing.T, argv []string, path string, env ...string) (string,
 // through `mcpdrill wrap --listen` and returns its URL.
 func bridge(t *testing.T, mcpdrill string, argv, env []string) string {
 	t.Helper()
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr := testutil.FreeAddr(t)
 	cmd := exec.Command(mcpdrill, append([]string{"wrap", "--listen", addr, "--"}, argv...)...)
 	cmd.Env = append(cmd.Environ(), env...)
 	start(t, cmd)

@@ -3,7 +3,6 @@
 package scan
 
 import (
-	"fmt"
 	"net"
 	"os/exec"
 	"slices"
@@ -68,11 +67,11 @@ func TestNPMEverythingOverHTTP(t *testing.T) {
 		t.Skip("npm servers start Node.js")
 	}
 	bin := testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING")
-	port := freePort(t)
+	addr := testutil.FreeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin[0], "streamableHttp")
-	cmd.Env = append(cmd.Environ(), fmt.Sprintf("PORT=%d", port))
+	cmd.Env = append(cmd.Environ(), "PORT="+port)
 	start(t, cmd)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	waitListening(t, addr, 30*time.Second)
 	start := time.Now()
 	r := runScan(t, mcp.Config{URL: "http://" + addr + "/mcp", RequestTimeout: 10 * time.Second})
@@ -122,16 +121,6 @@ func verdicts(r *Report) string {
 		s += p.Name + "=" + string(p.Verdict)
 	}
 	return s
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func waitListening(t *testing.T, addr string, limit time.Duration) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -122,8 +123,8 @@ func TestStdioFindingsNameTheirSpans(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.profile, tc.revs), func(t *testing.T) {
 			t.Parallel()
-			rcv := newOTLPReceiver(t)
-			tr, err := telemetry.New(context.Background(), telemetry.Options{Endpoint: rcv.url})
+			rcv := testutil.NewOTLPReceiver(t)
+			tr, err := telemetry.New(context.Background(), telemetry.Options{Endpoint: rcv.URL})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestStdioFindingsNameTheirSpans(t *testing.T) {
 			byID := map[string]telemetry.Call{}
 			for _, c := range calls {
 				byID[c.SpanID] = c
-				sp := rcv.span(c.SpanID)
+				sp := rcv.Span(c.SpanID)
 				if sp == nil || sp.Kind != tracepb.Span_SPAN_KIND_CLIENT || hex.EncodeToString(sp.TraceId) != c.TraceID {
 					t.Fatalf("call %+v was not exported as a client span", c)
 				}
@@ -185,7 +186,7 @@ func TestStdioFindingsNameTheirSpans(t *testing.T) {
 				t.Error("no frame carried a traceparent")
 			}
 			for _, f := range rep.Findings {
-				sp := rcv.span(f.SpanID)
+				sp := rcv.Span(f.SpanID)
 				if sp == nil {
 					t.Errorf("%s %s: span %q was not exported", f.Rule, f.Tool, f.SpanID)
 					continue

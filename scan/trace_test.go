@@ -3,60 +3,17 @@ package scan
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 )
-
-// otlpReceiver is an OTLP/HTTP collector decoding protobuf trace exports.
-type otlpReceiver struct {
-	url   string
-	mu    sync.Mutex
-	spans map[string]*tracepb.Span
-}
-
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	t.Helper()
-	r := &otlpReceiver{spans: map[string]*tracepb.Span{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		var ex coltrace.ExportTraceServiceRequest
-		if req.URL.Path != "/v1/traces" || proto.Unmarshal(b, &ex) != nil {
-			http.Error(w, "bad export", http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		for _, rs := range ex.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					r.spans[hex.EncodeToString(s.SpanId)] = s
-				}
-			}
-		}
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(srv.Close)
-	r.url = srv.URL
-	return r
-}
-
-func (r *otlpReceiver) span(id string) *tracepb.Span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.spans[id]
-}
 
 func intAttr(s *tracepb.Span, key string) int64 {
 	for _, a := range s.Attributes {
@@ -67,9 +24,9 @@ func intAttr(s *tracepb.Span, key string) int64 {
 	return 0
 }
 
-func tracedScan(t *testing.T, rcv *otlpReceiver, cfg mcp.Config, o Options) *Report {
+func tracedScan(t *testing.T, rcv *testutil.OTLPReceiver, cfg mcp.Config, o Options) *Report {
 	t.Helper()
-	tr, err := telemetry.New(context.Background(), telemetry.Options{Endpoint: rcv.url})
+	tr, err := telemetry.New(context.Background(), telemetry.Options{Endpoint: rcv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +41,7 @@ func tracedScan(t *testing.T, rcv *otlpReceiver, cfg mcp.Config, o Options) *Rep
 // TestFindingsNameTheirSpans exports the scan's spans to a real OTLP/HTTP
 // receiver and follows every finding's span_id to the call it names.
 func TestFindingsNameTheirSpans(t *testing.T) {
-	rcv := newOTLPReceiver(t)
+	rcv := testutil.NewOTLPReceiver(t)
 	s := newContractServer(t)
 	rep := tracedScan(t, rcv, mcp.Config{URL: s.url}, Options{Invoke: InvokeOptions{Tools: allContractTools(), Execute: true}})
 	traceID := ""
@@ -95,7 +52,7 @@ func TestFindingsNameTheirSpans(t *testing.T) {
 		}
 	}
 	for _, f := range rep.Findings {
-		sp := rcv.span(f.SpanID)
+		sp := rcv.Span(f.SpanID)
 		if sp == nil {
 			t.Errorf("%s %s: span %q was not exported", f.Rule, f.Tool, f.SpanID)
 			continue
@@ -147,7 +104,7 @@ func TestFindingsNameTheirSpans(t *testing.T) {
 // findings name the stripped request (a 401), and the URL-only plaintext
 // finding names none.
 func TestAuthFindingsNameTheAnonymousRequest(t *testing.T) {
-	rcv := newOTLPReceiver(t)
+	rcv := testutil.NewOTLPReceiver(t)
 	f := newAuthFixture(t, "bearer")
 	addr := strings.TrimPrefix(strings.TrimSuffix(f.url, "/mcp"), "http://")
 	dial := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -158,7 +115,7 @@ func TestAuthFindingsNameTheAnonymousRequest(t *testing.T) {
 	for _, fd := range rep.Findings {
 		switch fd.Rule {
 		case RuleAuthEnforced:
-			sp := rcv.span(fd.SpanID)
+			sp := rcv.Span(fd.SpanID)
 			if sp == nil || intAttr(sp, "http.response.status_code") != 401 {
 				t.Errorf("ENFORCED names %v, not the refused anonymous request", sp)
 			}

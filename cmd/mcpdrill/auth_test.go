@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -89,12 +89,7 @@ func TestGateUsageErrors(t *testing.T) {
 // the run's exit code is what it would have been without tracing.
 func TestCollectorDownWarns(t *testing.T) {
 	url := bearerServer(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
+	down := "http://" + testutil.FreeAddr(t)
 	args := []string{"scan", "--url", url, "--no-second-connection", "--fail-on", "never", "--header", "Authorization=Bearer " + cliSecretToken}
 	code, out, errOut := runCLI(t, append(args, "--otlp-endpoint", down, "--json")...)
 	if code != exitOK || !strings.Contains(errOut, "warning:") || !strings.Contains(out, `"trace_id"`) {

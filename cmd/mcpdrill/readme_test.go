@@ -222,7 +222,7 @@ func newReadmeRun(t *testing.T) *readmeRun {
 	t.Helper()
 	r := &readmeRun{t: t, root: testutil.ModuleRoot(t), dir: t.TempDir()}
 	r.home = filepath.Join(r.dir, "home")
-	r.ports = map[string]string{readmeTestbedAddr: freeAddr(t), readmeEverythingAddr: freeAddr(t)}
+	r.ports = map[string]string{readmeTestbedAddr: testutil.FreeAddr(t), readmeEverythingAddr: testutil.FreeAddr(t)}
 
 	// The environment: mcpdrill and the npx stand-in first on PATH, a
 	// scratch HOME, Go's caches kept.
@@ -325,17 +325,6 @@ func readmeBlock(t *testing.T, heading, lang, marker string) string {
 	return ""
 }
 
-// freeAddr returns a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // replacer swaps the README's addresses for the ones used here, with listen
 // for 127.0.0.1:7070.
 func (r *readmeRun) replacer(listen string) *strings.Replacer {
@@ -347,7 +336,7 @@ func (r *readmeRun) run(t *testing.T, l readmeLine) {
 	if reason, ok := readmeNotRun[l.text]; ok {
 		t.Skip("not run here: " + reason)
 	}
-	listen := freeAddr(t)
+	listen := testutil.FreeAddr(t)
 	line := r.replacer(listen).Replace(l.text)
 	env := append([]string(nil), r.env...)
 	for pkg, v := range readmeNPM {

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
-
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -21,34 +14,13 @@ import (
 // reading back the received spans' names by hex span id.
 func spanNames(t *testing.T) (string, func() map[string]string) {
 	t.Helper()
-	var mu sync.Mutex
-	names := map[string]string{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var ex coltrace.ExportTraceServiceRequest
-		if r.URL.Path != "/v1/traces" || proto.Unmarshal(b, &ex) != nil {
-			http.Error(w, "bad export", http.StatusBadRequest)
-			return
+	rcv := testutil.NewOTLPReceiver(t)
+	return rcv.URL, func() map[string]string {
+		names := map[string]string{}
+		for id, s := range rcv.Spans() {
+			names[id] = s.Name
 		}
-		mu.Lock()
-		for _, rs := range ex.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					names[hex.EncodeToString(s.SpanId)] = s.Name
-				}
-			}
-		}
-		mu.Unlock()
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() map[string]string {
-		mu.Lock()
-		defer mu.Unlock()
-		out := map[string]string{}
-		for k, v := range names {
-			out[k] = v
-		}
-		return out
+		return names
 	}
 }
 

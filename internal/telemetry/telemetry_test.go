@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,68 +13,20 @@ import (
 	"testing"
 	"time"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
-
-// receiver is an OTLP/HTTP trace receiver decoding protobuf exports.
-type receiver struct {
-	url   string
-	mu    sync.Mutex
-	spans []*tracepb.Span
-}
-
-func newReceiver(t *testing.T) *receiver {
-	t.Helper()
-	r := &receiver{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
-			http.Error(w, "unexpected export", http.StatusBadRequest)
-			return
-		}
-		b, _ := io.ReadAll(req.Body)
-		var ex coltrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(b, &ex); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		for _, rs := range ex.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				r.spans = append(r.spans, ss.Spans...)
-			}
-		}
-		r.mu.Unlock()
-		out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	r.url = srv.URL
-	return r
-}
-
-func (r *receiver) byID() map[string]*tracepb.Span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	m := map[string]*tracepb.Span{}
-	for _, s := range r.spans {
-		m[hex.EncodeToString(s.SpanId)] = s
-	}
-	return m
-}
 
 // flushed flushes tr and returns the spans rcv received, by span id; there
 // must be want of them.
-func flushed(t *testing.T, tr *Tracer, rcv *receiver, want int) map[string]*tracepb.Span {
+func flushed(t *testing.T, tr *Tracer, rcv *testutil.OTLPReceiver, want int) map[string]*tracepb.Span {
 	t.Helper()
 	if err := tr.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	spans := rcv.byID()
+	spans := rcv.Spans()
 	if len(spans) != want {
 		t.Fatalf("%d spans exported, want %d", len(spans), want)
 	}
@@ -140,9 +91,9 @@ func post(ctx context.Context, t *testing.T, c *http.Client, url, body string, h
 }
 
 func TestSpansExportedAndPropagated(t *testing.T) {
-	rcv := newReceiver(t)
+	rcv := testutil.NewOTLPReceiver(t)
 	mcpSrv := newEchoServer(t)
-	tr, err := New(context.Background(), Options{Endpoint: rcv.url, ServiceVersion: "test"})
+	tr, err := New(context.Background(), Options{Endpoint: rcv.URL, ServiceVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,12 +177,7 @@ func TestSpansExportedAndPropagated(t *testing.T) {
 }
 
 func TestCollectorDownIsAWarning(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + l.Addr().String()
-	l.Close()
+	down := "http://" + testutil.FreeAddr(t)
 	tr, err := New(context.Background(), Options{Endpoint: down, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -320,8 +266,8 @@ func FuzzWithMetaTraceparent(f *testing.F) {
 // traceparent in _meta only on the client's own requests from 2025-06-18,
 // the JSON-RPC error code and a timeout on the span.
 func TestStdioObserver(t *testing.T) {
-	rcv := newReceiver(t)
-	tr, err := New(context.Background(), Options{Endpoint: rcv.url})
+	rcv := testutil.NewOTLPReceiver(t)
+	tr, err := New(context.Background(), Options{Endpoint: rcv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +353,7 @@ func TestStdioObserver(t *testing.T) {
 // A POST whose body is too large to inspect and whose length is not declared
 // reaches the server whole (untraced), not cut at the inspection cap.
 func TestOversizeBodyOfUnknownLengthPassesWhole(t *testing.T) {
-	tr, err := New(context.Background(), Options{Endpoint: newReceiver(t).url})
+	tr, err := New(context.Background(), Options{Endpoint: testutil.NewOTLPReceiver(t).URL})
 	if err != nil {
 		t.Fatal(err)
 	}

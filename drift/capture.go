@@ -29,7 +29,7 @@ type Capture struct {
 	// Meta holds what varies between otherwise identical captures.
 	Meta CaptureMeta `json:"meta"`
 
-	tools []Tool
+	tools []mcp.Tool
 }
 
 // CaptureServer is the server's self-description.
@@ -61,7 +61,7 @@ type CanaryRecord struct {
 }
 
 // ToolSet returns the captured tools, decoded.
-func (c *Capture) ToolSet() []Tool { return c.tools }
+func (c *Capture) ToolSet() []mcp.Tool { return c.tools }
 
 // CaptureOptions tunes a capture.
 type CaptureOptions struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -38,7 +39,7 @@ type Change struct {
 // Diff classifies every difference between two tool sets, matched by tool
 // name. The result is sorted by tool, pointer and kind, and is empty when
 // the sets are equal up to key order, tool order and number spelling.
-func Diff(oldTools, newTools []Tool) []Change {
+func Diff(oldTools, newTools []mcp.Tool) []Change {
 	oldBy := indexTools(oldTools)
 	newBy := indexTools(newTools)
 	var out []Change
@@ -69,8 +70,8 @@ func SortChanges(cs []Change) {
 	})
 }
 
-func indexTools(ts []Tool) map[string]Tool {
-	m := make(map[string]Tool, len(ts))
+func indexTools(ts []mcp.Tool) map[string]mcp.Tool {
+	m := make(map[string]mcp.Tool, len(ts))
 	for _, t := range ts {
 		if _, dup := m[t.Name]; !dup { // the first of a duplicated name wins
 			m[t.Name] = t
@@ -81,7 +82,7 @@ func indexTools(ts []Tool) map[string]Tool {
 
 // DiffTool classifies the differences between two versions of one tool.
 // Names are not compared.
-func DiffTool(o, n Tool) []Change {
+func DiffTool(o, n mcp.Tool) []Change {
 	d := &differ{tool: n.Name}
 	if o.Description != n.Description {
 		d.add("/description", KindDescriptionChanged, DirectionTool, condNone, "tool description changed")
@@ -89,10 +90,10 @@ func DiffTool(o, n Tool) []Change {
 	if o.Title != n.Title {
 		d.add("/title", KindTitleChanged, DirectionTool, condNone, "tool title changed")
 	}
-	d.annotations(o.Annotations, n.Annotations)
+	d.annotations(o.AnnotationsValue(), n.AnnotationsValue())
 
 	d.dir = DirectionInput
-	oi, ni := o.InputSchema, n.InputSchema
+	oi, ni := o.InputSchemaValue(), n.InputSchemaValue()
 	if oi == nil {
 		oi = map[string]any{}
 	}
@@ -102,13 +103,14 @@ func DiffTool(o, n Tool) []Change {
 	d.schema("/inputSchema", jsonschema.ExpandRefs(oi), jsonschema.ExpandRefs(ni), 0)
 
 	d.dir = DirectionOutput
+	oo, no := o.OutputSchemaValue(), n.OutputSchemaValue()
 	switch {
-	case o.OutputSchema != nil && n.OutputSchema == nil:
+	case oo != nil && no == nil:
 		d.add("/outputSchema", KindOutputSchemaRemoved, DirectionTool, condNone, "outputSchema removed")
-	case o.OutputSchema == nil && n.OutputSchema != nil:
+	case oo == nil && no != nil:
 		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
-	case o.OutputSchema != nil:
-		d.schema("/outputSchema", jsonschema.ExpandRefs(o.OutputSchema), jsonschema.ExpandRefs(n.OutputSchema), 0)
+	case oo != nil:
+		d.schema("/outputSchema", jsonschema.ExpandRefs(oo), jsonschema.ExpandRefs(no), 0)
 	}
 	SortChanges(d.out)
 	return d.out

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -19,14 +20,24 @@ func mustValue(t testing.TB, s string) any {
 
 // schemaTool puts a schema on the given side of a tool named "t". The
 // other side gets a fixed schema so only the side under test differs.
-func schemaTool(t testing.TB, dir Direction, schema string) Tool {
-	tool := Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}
+func schemaTool(t testing.TB, dir Direction, schema string) mcp.Tool {
+	tool := map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}
 	if dir == DirectionInput {
-		tool.InputSchema = mustValue(t, schema)
+		tool["inputSchema"] = mustValue(t, schema)
 	} else {
-		tool.OutputSchema = mustValue(t, schema)
+		tool["outputSchema"] = mustValue(t, schema)
 	}
-	return tool
+	return valueTool(t, tool)
+}
+
+// valueTool is the tool of a decoded tool object.
+func valueTool(t testing.TB, obj map[string]any) mcp.Tool {
+	t.Helper()
+	tl, err := toolFromValue(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
 }
 
 type want struct {
@@ -229,7 +240,7 @@ func TestSchemaRulesBothDirections(t *testing.T) {
 				if dir == DirectionOutput {
 					root = "/outputSchema"
 				}
-				got := Diff([]Tool{schemaTool(t, dir, tc.old)}, []Tool{schemaTool(t, dir, tc.new)})
+				got := Diff([]mcp.Tool{schemaTool(t, dir, tc.old)}, []mcp.Tool{schemaTool(t, dir, tc.new)})
 				var gotS, wantS []string
 				for _, c := range got {
 					gotS = append(gotS, fmt.Sprintf("%s %s %s %s %v", c.Kind, c.Pointer, c.RuleID, c.Direction, c.Breaking))
@@ -310,11 +321,11 @@ func TestToolLevelRules(t *testing.T) {
 			}
 			m := mustValue(t, base).(map[string]any)
 			tc.edit(m)
-			nw, err := toolFromValue(m, nil)
+			nw, err := toolFromValue(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := Diff([]Tool{old}, []Tool{nw})
+			got := Diff([]mcp.Tool{old}, []mcp.Tool{nw})
 			if len(got) != 1 {
 				t.Fatalf("want 1 change, got %+v", got)
 			}
@@ -325,15 +336,15 @@ func TestToolLevelRules(t *testing.T) {
 		})
 	}
 	t.Run("output schema added", func(t *testing.T) {
-		old := Tool{Name: "t"}
-		nw := Tool{Name: "t", OutputSchema: map[string]any{"type": "object"}}
-		got := Diff([]Tool{old}, []Tool{nw})
+		old := mcp.Tool{Name: "t"}
+		nw := valueTool(t, map[string]any{"name": "t", "outputSchema": map[string]any{"type": "object"}})
+		got := Diff([]mcp.Tool{old}, []mcp.Tool{nw})
 		if len(got) != 1 || got[0].RuleID != "BRK-OUTPUT-SCHEMA-ADDED" || got[0].Breaking {
 			t.Errorf("got %+v", got)
 		}
 	})
 	t.Run("tools removed and added", func(t *testing.T) {
-		got := Diff([]Tool{{Name: "a"}, {Name: "b"}}, []Tool{{Name: "b"}, {Name: "c"}})
+		got := Diff([]mcp.Tool{{Name: "a"}, {Name: "b"}}, []mcp.Tool{{Name: "b"}, {Name: "c"}})
 		if len(got) != 2 || got[0].RuleID != "BRK-TOOL-REMOVED" || !got[0].Breaking || got[1].RuleID != "BRK-TOOL-ADDED" || got[1].Breaking {
 			t.Errorf("got %+v", got)
 		}
@@ -348,8 +359,8 @@ func TestSchemaTooDeep(t *testing.T) {
 		}
 		return s
 	}
-	got := Diff([]Tool{schemaTool(t, DirectionInput, deep(`{"type":"string"}`))},
-		[]Tool{schemaTool(t, DirectionInput, deep(`{"type":"integer"}`))})
+	got := Diff([]mcp.Tool{schemaTool(t, DirectionInput, deep(`{"type":"string"}`))},
+		[]mcp.Tool{schemaTool(t, DirectionInput, deep(`{"type":"integer"}`))})
 	if len(got) != 1 || got[0].Kind != KindSchemaTooDeep {
 		t.Fatalf("got %+v", got)
 	}

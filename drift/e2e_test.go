@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
+	"maps"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -133,7 +134,7 @@ func TestEndToEndLegacyAndCapped(t *testing.T) {
 		t.Fatalf("session findings %v", rules)
 	}
 	// A declared tool beyond the cap is not reported missing.
-	declared := []Tool{{Name: "export_csv"}, {Name: "zzz_not_there"}}
+	declared := []mcp.Tool{{Name: "export_csv"}, {Name: "zzz_not_there"}}
 	for _, f := range Compare(Side{Tools: declared}, Side{Tools: obs.Tools, Incomplete: obs.Capped}) {
 		if f.Rule == RuleToolMissing {
 			t.Errorf("missing reported under a page cap: %+v", f)
@@ -180,11 +181,11 @@ func TestEndToEndNPMMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := m.Tools
-	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	var want []string
 	edited := false
 	for i := range tools {
-		in, _ := tools[i].InputSchema.(map[string]any)
+		in, _ := tools[i].InputSchemaValue().(map[string]any)
 		props, _ := in["properties"].(map[string]any)
 		if edited || len(props) == 0 {
 			continue
@@ -211,7 +212,7 @@ func TestEndToEndNPMMemory(t *testing.T) {
 			}
 			cp["required"] = r
 		}
-		tools[i].InputSchema = cp
+		tools[i] = withMember(t, tools[i], "inputSchema", cp)
 		ptr := joinPointer("/inputSchema/properties", name)
 		if req {
 			want = append(want, "error MCP-DRIFT-SCHEMA "+tools[i].Name+" "+ptr+" CHG-PROPERTY-ADDED")
@@ -220,9 +221,10 @@ func TestEndToEndNPMMemory(t *testing.T) {
 		}
 		edited = true
 	}
-	tools[len(tools)-1].Description += " (edited)"
+	last := tools[len(tools)-1]
+	tools[len(tools)-1] = withMember(t, last, "description", last.Description+" (edited)")
 	want = append(want, "warn MCP-DRIFT-SCHEMA-COMPATIBLE "+tools[len(tools)-1].Name+" /description CHG-DESCRIPTION-CHANGED")
-	tools = append(tools, Tool{Name: "zz_declared_only", InputSchema: map[string]any{"type": "object"}})
+	tools = append(tools, valueTool(t, map[string]any{"name": "zz_declared_only", "inputSchema": map[string]any{"type": "object"}}))
 	want = append(want, "error MCP-DRIFT-TOOL-MISSING zz_declared_only  CHG-TOOL-REMOVED")
 	assertFindings(t, Compare(Side{Tools: tools}, Side{Tools: obs.Tools}), want)
 }
@@ -283,7 +285,7 @@ func TestUnreadableServedTool(t *testing.T) {
 			if names := ToolNames(obs.Tools); !slices.Equal(names, []string{"echo"}) {
 				t.Fatalf("readable tools %v, want [echo]", names)
 			}
-			declared := append(slices.Clone(obs.Tools), Tool{Name: "deep", InputSchema: map[string]any{"type": "object"}})
+			declared := append(slices.Clone(obs.Tools), valueTool(t, map[string]any{"name": "deep", "inputSchema": map[string]any{"type": "object"}}))
 			fs := Compare(Side{Tools: declared}, Side{Tools: obs.Tools, Unreadable: obs.Unreadable})
 			assertFindings(t, fs, []string{"error MCP-DRIFT-TOOL-UNREADABLE deep  "})
 			if !strings.Contains(fs[0].Message, "declared tool is served") {
@@ -298,4 +300,16 @@ func TestUnreadableServedTool(t *testing.T) {
 	// An entry with no readable name is reported once, without a tool.
 	fs := Compare(Side{}, Side{Unreadable: []Unreadable{{Reason: "x"}}})
 	assertFindings(t, fs, []string{"error MCP-DRIFT-TOOL-UNREADABLE   "})
+}
+
+// withMember is tl with its member k set to v.
+func withMember(t testing.TB, tl mcp.Tool, k string, v any) mcp.Tool {
+	t.Helper()
+	obj, err := tl.Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := maps.Clone(obj.(map[string]any))
+	m[k] = v
+	return valueTool(t, m)
 }

@@ -6,15 +6,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // fingerprintObject is the part of a tool the fingerprint covers.
-func fingerprintObject(t Tool) map[string]any {
+func fingerprintObject(t mcp.Tool) map[string]any {
 	return map[string]any{
 		"name":         t.Name,
 		"description":  t.Description,
-		"inputSchema":  t.InputSchema,
-		"outputSchema": t.OutputSchema,
+		"inputSchema":  t.InputSchemaValue(),
+		"outputSchema": t.OutputSchemaValue(),
 	}
 }
 
@@ -22,7 +24,7 @@ func fingerprintObject(t Tool) map[string]any {
 // lowercase hex SHA-256 of the canonical JSON of the object
 // {"name", "description", "inputSchema", "outputSchema"} (a missing
 // description is "", a missing schema is null).
-func ToolFingerprint(t Tool) string {
+func ToolFingerprint(t mcp.Tool) string {
 	sum := sha256.Sum256(canonical(fingerprintObject(t)))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -35,7 +37,7 @@ func ToolFingerprint(t Tool) string {
 // not change it; array order inside a schema (enum, required) does. Titles
 // and annotations are left out on purpose: they are display data and
 // untrusted hints, and servers vary them between connections.
-func Fingerprint(tools []Tool) string {
+func Fingerprint(tools []mcp.Tool) string {
 	type entry struct {
 		name string
 		enc  []byte

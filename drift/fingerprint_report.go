@@ -20,7 +20,7 @@ type FingerprintReport struct {
 }
 
 // FingerprintTools is the fingerprint report of tools.
-func FingerprintTools(tools []Tool) *FingerprintReport {
+func FingerprintTools(tools []mcp.Tool) *FingerprintReport {
 	r := &FingerprintReport{Fingerprint: Fingerprint(tools), Tools: map[string]string{}, Names: slices.Compact(ToolNames(tools))}
 	for _, t := range tools {
 		if _, seen := r.Tools[t.Name]; !seen {

@@ -2,10 +2,12 @@ package drift
 
 import (
 	"encoding/json"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func readManifest(t *testing.T, name string) Manifest {
@@ -42,12 +44,12 @@ func FuzzDiff(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		ta := Tool{Name: "t", InputSchema: av, OutputSchema: bv}
-		tb := Tool{Name: "t", InputSchema: bv, OutputSchema: av}
-		if cs := Diff([]Tool{ta}, []Tool{ta}); len(cs) != 0 {
+		ta := valueTool(t, map[string]any{"name": "t", "inputSchema": av, "outputSchema": bv})
+		tb := valueTool(t, map[string]any{"name": "t", "inputSchema": bv, "outputSchema": av})
+		if cs := Diff([]mcp.Tool{ta}, []mcp.Tool{ta}); len(cs) != 0 {
 			t.Fatalf("diff(a, a) = %+v", cs)
 		}
-		for _, c := range Diff([]Tool{ta}, []Tool{tb}) {
+		for _, c := range Diff([]mcp.Tool{ta}, []mcp.Tool{tb}) {
 			if c.RuleID == "" || c.RuleID == "BRK-UNGRADED" || c.Message == "" {
 				t.Fatalf("ungraded change %+v", c)
 			}

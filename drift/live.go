@@ -15,7 +15,7 @@ import (
 // Observation is what one live listing established about a server.
 type Observation struct {
 	Session mcp.Session
-	Tools   []Tool
+	Tools   []mcp.Tool
 	// Pages is how many tools/list pages were read.
 	Pages int
 	// Capped is true when the listing stopped before its end (page cap,
@@ -43,18 +43,17 @@ type Unreadable struct {
 	Reason string
 }
 
-// FromMCP converts listed tools; the entries that are not readable tools
-// are returned apart, with the reason.
-func FromMCP(ts []mcp.Tool) ([]Tool, []Unreadable) {
-	out := make([]Tool, 0, len(ts))
+// Readable splits listed tools into those that can be compared (CheckTool)
+// and the entries that cannot, with the reason.
+func Readable(ts []mcp.Tool) ([]mcp.Tool, []Unreadable) {
+	out := make([]mcp.Tool, 0, len(ts))
 	var bad []Unreadable
 	for _, t := range ts {
-		dt, err := ParseTool(t.Raw)
-		if err != nil {
+		if err := CheckTool(t); err != nil {
 			bad = append(bad, Unreadable{Name: strings.TrimSpace(t.Name), Reason: err.Error()})
 			continue
 		}
-		out = append(out, dt)
+		out = append(out, t)
 	}
 	return out, bad
 }
@@ -76,7 +75,7 @@ func observeClient(ctx context.Context, c *mcp.Client, forced string) (*Observat
 	if err != nil {
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
-	tools, unreadable := FromMCP(list.Tools)
+	tools, unreadable := Readable(list.Tools)
 	return &Observation{
 		ToolPages:      list.ToolPages(),
 		Session:        c.Session(),
@@ -141,7 +140,7 @@ func (o *Observation) SessionFindings() []report.Finding {
 // Side is one side of a comparison: a tool set and whether it is known to
 // be complete.
 type Side struct {
-	Tools []Tool
+	Tools []mcp.Tool
 	// Incomplete is true for a capped live listing or a manifest saved with
 	// a nextCursor.
 	Incomplete bool
@@ -166,7 +165,7 @@ func Compare(declared, served Side) []report.Finding {
 		unread[u.Name] = true
 		f := report.Finding{Rule: RuleToolUnreadable, Severity: report.SeverityError, Tool: u.Name,
 			Message: "a served tool entry could not be read, so it was not compared", Evidence: u.Reason}
-		if u.Name != "" && slices.ContainsFunc(declared.Tools, func(t Tool) bool { return t.Name == u.Name }) {
+		if u.Name != "" && slices.ContainsFunc(declared.Tools, func(t mcp.Tool) bool { return t.Name == u.Name }) {
 			f.Message = "the declared tool is served, but its definition could not be read, so it was not compared"
 		}
 		fs = append(fs, f)

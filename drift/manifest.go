@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // Manifest shapes ParseManifest accepts.
@@ -20,7 +20,7 @@ const (
 // Manifest is a declared tool set read from a file.
 type Manifest struct {
 	// Tools in file order.
-	Tools []Tool
+	Tools []mcp.Tool
 	// Shape is the form the file had (one of the Shape* constants).
 	Shape string
 	// NextCursor is set when the saved list result still had a cursor: the
@@ -107,7 +107,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 	}
 	seen := map[string]bool{}
 	for i, e := range list {
-		t, err := toolFromValue(e, nil)
+		t, err := toolFromValue(e)
 		if err != nil {
 			return Manifest{}, fmt.Errorf("tools[%d]: %w", i, err)
 		}
@@ -121,7 +121,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 }
 
 // ToolNames returns the sorted names of a tool set.
-func ToolNames(tools []Tool) []string {
+func ToolNames(tools []mcp.Tool) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
 		out[i] = t.Name
@@ -132,35 +132,10 @@ func ToolNames(tools []Tool) []string {
 
 // ListResult renders tools as a tools/list result document, the form
 // ParseManifest reads back.
-func ListResult(tools []Tool) []byte {
+func ListResult(tools []mcp.Tool) []byte {
 	arr := make([]any, len(tools))
 	for i, t := range tools {
-		v, err := decodeJSON(t.Raw)
-		if err != nil || t.Raw == nil {
-			v = toolValue(t)
-		}
-		arr[i] = v
+		arr[i], _ = t.Value()
 	}
 	return canonical(map[string]any{"tools": arr})
-}
-
-// toolValue rebuilds a tool object from its decoded fields.
-func toolValue(t Tool) map[string]any {
-	m := map[string]any{"name": t.Name}
-	if t.Title != "" {
-		m["title"] = t.Title
-	}
-	if strings.TrimSpace(t.Description) != "" {
-		m["description"] = t.Description
-	}
-	if t.InputSchema != nil {
-		m["inputSchema"] = t.InputSchema
-	}
-	if t.OutputSchema != nil {
-		m["outputSchema"] = t.OutputSchema
-	}
-	if t.Annotations != nil {
-		m["annotations"] = t.Annotations
-	}
-	return m
 }

@@ -28,7 +28,7 @@ type RunOptions struct {
 	// Invoke, when set, runs the opt-in tool invocation against the
 	// declared tools, knowing which the server serves, and may record it on
 	// the report.
-	Invoke func(ctx context.Context, declared []Tool, served []string, rep *Report) ([]report.Finding, error)
+	Invoke func(ctx context.Context, declared []mcp.Tool, served []string, rep *Report) ([]report.Finding, error)
 }
 
 // Listing is how the live tools/list went, for RunOptions.Posture.

@@ -1,63 +1,48 @@
 package drift
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
-// Tool is one MCP tool definition, decoded. Schema values are decoded JSON
-// (map[string]any, []any, string, json.Number, bool, nil).
-type Tool struct {
-	Name        string
-	Title       string
-	Description string
-	// InputSchema is the decoded inputSchema; nil when absent.
-	InputSchema any
-	// OutputSchema is the decoded outputSchema; nil when absent.
-	OutputSchema any
-	// Annotations is the decoded annotations object; nil when absent.
-	Annotations map[string]any
-	// Raw is the tool object as it was read.
-	Raw json.RawMessage
-}
+// A tool that drift compares is an mcp.Tool: one read out of a live listing
+// keeps its page, one read from a file (a manifest, a baseline, a capture)
+// has Page mcp.NoPage.
 
 // ErrInvalidTool reports a tool object that cannot be compared.
 var ErrInvalidTool = errors.New("invalid tool definition")
 
-// ParseTool decodes one tool object. It needs a non-blank string name; the
-// other members are optional and kept as decoded JSON.
-func ParseTool(raw []byte) (Tool, error) {
-	v, err := decodeJSON(raw)
-	if err != nil {
-		return Tool{}, fmt.Errorf("%w: %w", ErrInvalidTool, err)
-	}
-	return toolFromValue(v, raw)
+// ParseTool reads one tool object and checks that it can be compared
+// (CheckTool). raw is copied.
+func ParseTool(raw []byte) (mcp.Tool, error) {
+	t := mcp.ParseTool(bytes.Clone(raw))
+	return t, CheckTool(t)
 }
 
-func toolFromValue(v any, raw []byte) (Tool, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return Tool{}, fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, describeType(v))
+// CheckTool reports why a tool cannot be compared: it does not decode
+// (mcp.Tool.Value: too deep, a number too large), it is not a JSON object,
+// or it has no non-blank string name.
+func CheckTool(t mcp.Tool) error {
+	v, err := t.Value()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidTool, err)
 	}
-	name, _ := m["name"].(string)
-	if strings.TrimSpace(name) == "" {
-		return Tool{}, fmt.Errorf("%w: a tool needs a non-blank string \"name\"", ErrInvalidTool)
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, describeType(v))
 	}
-	t := Tool{Name: name, InputSchema: m["inputSchema"], OutputSchema: m["outputSchema"]}
-	if s, ok := m["title"].(string); ok {
-		t.Title = s
+	if strings.TrimSpace(t.Name) == "" {
+		return fmt.Errorf("%w: a tool needs a non-blank string \"name\"", ErrInvalidTool)
 	}
-	if s, ok := m["description"].(string); ok {
-		t.Description = s
-	}
-	if a, ok := m["annotations"].(map[string]any); ok {
-		t.Annotations = a
-	}
-	if raw == nil {
-		raw = canonical(v)
-	}
-	t.Raw = append(json.RawMessage(nil), raw...)
-	return t, nil
+	return nil
+}
+
+// toolFromValue makes the tool of an already decoded tool object, its Raw
+// the canonical encoding.
+func toolFromValue(v any) (mcp.Tool, error) {
+	t := mcp.ParseDecodedTool(canonical(v), v)
+	return t, CheckTool(t)
 }

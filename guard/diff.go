@@ -29,8 +29,8 @@ type DiffReport struct {
 	Changes  []drift.Change `json:"changes"`
 	// BaselineTools and CurrentTools are the two sets, for the caller's
 	// rendering; not in the JSON.
-	BaselineTools []drift.Tool `json:"-"`
-	CurrentTools  []drift.Tool `json:"-"`
+	BaselineTools []mcp.Tool `json:"-"`
+	CurrentTools  []mcp.Tool `json:"-"`
 }
 
 // Diff compares r's approved baseline with its last-seen set, or, when live

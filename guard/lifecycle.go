@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // Status is a server's lifecycle status.
@@ -119,15 +120,15 @@ type ToolSet struct {
 }
 
 // NewToolSet builds a ToolSet from parsed tools.
-func NewToolSet(tools []drift.Tool) ToolSet {
+func NewToolSet(tools []mcp.Tool) ToolSet {
 	ts := slices.Clone(tools)
-	slices.SortStableFunc(ts, func(a, b drift.Tool) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(ts, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	out := ToolSet{Fingerprint: drift.Fingerprint(tools), Tools: make([]json.RawMessage, 0, len(ts))}
 	for _, t := range ts {
 		var b bytes.Buffer
 		if len(t.Raw) == 0 || json.Compact(&b, t.Raw) != nil {
 			b.Reset()
-			b.Write(drift.ListResult([]drift.Tool{t})) // {"tools":[tool]}
+			b.Write(drift.ListResult([]mcp.Tool{t})) // {"tools":[tool]}
 			m, err := drift.ParseManifest(b.Bytes())
 			if err == nil && len(m.Tools) == 1 {
 				b.Reset()
@@ -140,8 +141,8 @@ func NewToolSet(tools []drift.Tool) ToolSet {
 }
 
 // Parse decodes the tool objects back.
-func (s ToolSet) Parse() ([]drift.Tool, error) {
-	out := make([]drift.Tool, 0, len(s.Tools))
+func (s ToolSet) Parse() ([]mcp.Tool, error) {
+	out := make([]mcp.Tool, 0, len(s.Tools))
 	for i, raw := range s.Tools {
 		t, err := drift.ParseTool(raw)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
@@ -268,7 +269,7 @@ func TestParsePosture(t *testing.T) {
 	}
 }
 
-func manifest(b []byte) ([]drift.Tool, error) {
+func manifest(b []byte) ([]mcp.Tool, error) {
 	m, err := drift.ParseManifest(b)
 	return m.Tools, err
 }

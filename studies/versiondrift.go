@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -60,7 +61,7 @@ type VersionChange struct {
 // baseline is what a row keeps of its scan for the version comparison:
 // the listed tools, decoded, and whether the listing was whole.
 type baseline struct {
-	tools    []drift.Tool
+	tools    []mcp.Tool
 	complete bool
 }
 
@@ -69,7 +70,7 @@ func baselineOf(r *scan.Report) *baseline {
 	if r.Listed == nil {
 		return nil
 	}
-	tools, bad := drift.FromMCP(r.Listed.Tools)
+	tools, bad := drift.Readable(r.Listed.Tools)
 	return &baseline{tools: tools, complete: !r.Listed.Capped && !r.Listed.CursorLoop && len(bad) == 0}
 }
 

@@ -179,7 +179,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 			return res.Posture, res.Findings
 		}}
 	if len(g.invoke.Tools) > 0 {
-		opts.Invoke = func(ctx context.Context, declared []drift.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
+		opts.Invoke = func(ctx context.Context, declared []mcp.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
 			return driftInvoke(ctx, cfg, g, declared, served, rep)
 		}
 	}
@@ -203,12 +203,8 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 // driftInvoke plans the named calls against the declared manifest (a server
 // cannot offer a name and have it called) and, with --execute, sends those
 // the server also serves over a new session.
-func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []drift.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
-	tools := make([]mcp.Tool, 0, len(declared))
-	for _, t := range declared {
-		tools = append(tools, mcp.ParseTool(t.Raw))
-	}
-	inv, fs := scan.PlanInvocation(g.invoke, g.target, tools, "declared")
+func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []mcp.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
+	inv, fs := scan.PlanInvocation(g.invoke, g.target, declared, "declared")
 	inv.ResolvedAgainst = "declared"
 	rep.Invocation = inv
 	for i := range inv.Calls {
@@ -457,7 +453,7 @@ type driftPlace struct {
 
 // newDriftPlace places a report in the file at path; data is its content
 // when already read.
-func newDriftPlace(path string, data []byte, tools []drift.Tool) *driftPlace {
+func newDriftPlace(path string, data []byte, tools []mcp.Tool) *driftPlace {
 	p := &driftPlace{path: path, start: time.Now()}
 	if data != nil {
 		p.lines = report.ToolLines(data)

@@ -35,7 +35,7 @@ type fingerprintOptions struct {
 	// manifest names the manifest and tools are its tools; otherwise live
 	// is the server, listed by the run within deadline.
 	manifest string
-	tools    []drift.Tool
+	tools    []mcp.Tool
 	live     *mcp.Config
 	deadline time.Duration
 	// json is --json, perTool --tools.

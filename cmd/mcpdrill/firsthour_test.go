@@ -13,8 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -203,7 +203,7 @@ func TestGuardHintsNameTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := guard.NewToolSet([]drift.Tool{{Name: "echo", InputSchema: map[string]any{"type": "object"}}})
+	set := guard.NewToolSet([]mcp.Tool{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}})
 	if _, _, err := st.Observe("srv", set, guard.PostureStrict, "test", time.Now()); err != nil {
 		t.Fatal(err)
 	}

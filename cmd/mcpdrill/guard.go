@@ -564,8 +564,8 @@ func (o *wrapGuardOptions) start(errw io.Writer) (*intercept.Guard, error) {
 
 // printDescriptionChanges shows the old and new text of every changed tool
 // description: the reviewer must read what the model would be told.
-func printDescriptionChanges(w io.Writer, base, cur []drift.Tool, cs []drift.Change) {
-	desc := func(ts []drift.Tool, name string) string {
+func printDescriptionChanges(w io.Writer, base, cur []mcp.Tool, cs []drift.Change) {
+	desc := func(ts []mcp.Tool, name string) string {
 		for _, t := range ts {
 			if t.Name == name {
 				return t.Description

@@ -379,7 +379,7 @@ func (g *Guard) clientList(f *faults.Frame) []byte {
 // page decides one page of a paginated listing: it is served only when the
 // server is verified and every tool on it is byte-for-byte (canonically) a
 // baseline tool; otherwise it is withheld and a full re-check runs.
-func (g *Guard) page(raw []byte, tools []drift.Tool) []byte {
+func (g *Guard) page(raw []byte, tools []mcp.Tool) []byte {
 	r, err := g.o.Store.Get(g.o.Server)
 	if err != nil {
 		return g.withheld(raw, nil, "the guard store failed: "+err.Error())
@@ -566,7 +566,7 @@ func (g *Guard) list(ctx context.Context) (guard.ToolSet, error) {
 	case l.Duplicate != "":
 		return guard.ToolSet{}, fmt.Errorf("tools/list answer: tool %q is listed twice", l.Duplicate)
 	}
-	var tools []drift.Tool
+	var tools []mcp.Tool
 	for i, page := range l.Raw {
 		m, err := drift.ParseManifest(page)
 		if err != nil {

@@ -276,16 +276,9 @@ func measureStdio(tb testing.TB, mode string, l load, n int) *stats {
 }
 
 // warmCalls is how many calls of a payload size precede the timed ones:
-// enough to carry about 8 MiB of replies (at least 10, at most 1000). A
-// freshly started proxy grows its heap over its first exchanges (about
-// 5 KiB allocated per 1 KiB exchange over HTTP, until the first collection
-// at 4 MiB lets it reuse memory), and here every page it touches for the
-// first time is a page fault costing tens of microseconds: over its first
-// 200 exchanges the HTTP proxy took 270–365 faults and 134–144 µs of CPU
-// per exchange, after 1 000 exchanges 25–49 faults and 84–98 µs (the relay,
-// which allocates nothing per message, none and 61–84 µs). The timed calls
-// measure the steady state a long session runs in; the start-up cost is
-// stated in METHODOLOGY.md.
+// enough to carry about 8 MiB of replies (at least 10, at most 1000), so
+// the timed calls measure a proxy past its heap's start-up growth (see
+// "Proxy overhead" in METHODOLOGY.md).
 func warmCalls(size int) int { return min(1000, max(10, (8<<20)/size)) }
 
 // timeCalls makes warmCalls(size) warm-up calls, then n timed ones; pid is

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/proxy"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // parseCase is one argv a command's parse is given and what the options
@@ -182,5 +183,68 @@ func TestFingerprintFlagsParseIntoOptions(t *testing.T) {
 		{"not a manifest", []string{"fingerprint", "--manifest", "testdata/transcripts/help.txtar"}, nil},
 		{"bad url", []string{"fingerprint", "--url", "ftp://127.0.0.1/mcp"}, nil},
 		{"bad flag", []string{"fingerprint", ciBase, "--nope"}, nil},
+	})
+}
+
+// TestSmallCommandsParseIntoOptions: faults, testbed, configs, rules and
+// completion check what they are asked for before printing or serving.
+func TestSmallCommandsParseIntoOptions(t *testing.T) {
+	ws := t.TempDir()
+	t.Run("faults", func(t *testing.T) {
+		checkParses(t, faultsCommand, []parseCase[faultsOptions]{
+			{"table", []string{"faults"}, func(o *faultsOptions) bool { return o.one == nil && !o.json }},
+			{"one", []string{"faults", "drop"}, func(o *faultsOptions) bool { return o.one != nil && o.one.Name == "drop" }},
+			{"json", []string{"faults", "--json"}, func(o *faultsOptions) bool { return o.json && o.one == nil }},
+			{"unknown", []string{"faults", "nope"}, nil},
+			{"two", []string{"faults", "drop", "corrupt"}, nil},
+			{"bad flag", []string{"faults", "--nope"}, nil},
+		})
+	})
+	t.Run("testbed", func(t *testing.T) {
+		checkParses(t, testbedCommand, []parseCase[testbedOptions]{
+			{"defaults", []string{"testbed"}, func(o *testbedOptions) bool {
+				return !o.list && o.addr == "" && o.server.Profile == "good" && o.server.Reply == ""
+			}},
+			{"list", []string{"testbed", "--list"}, func(o *testbedOptions) bool { return o.list }},
+			{"http", []string{"testbed", "--profile", "sloppy-errors", "--http", "127.0.0.1:0", "--reply", "sse", "--seed", "3", "--page-size", "2", "--version", "2"}, func(o *testbedOptions) bool {
+				return o.addr == "127.0.0.1:0" && o.server.Profile == "sloppy-errors" && o.server.Reply == "sse" && o.server.Seed == 3 && o.server.PageSize == 2 && o.server.Version == "2"
+			}},
+			{"remote allowed", []string{"testbed", "--http", "0.0.0.0:0", "--allow-remote"}, func(o *testbedOptions) bool { return o.addr == "0.0.0.0:0" }},
+			{"remote", []string{"testbed", "--http", "0.0.0.0:0"}, nil},
+			{"unknown profile", []string{"testbed", "--profile", "nope"}, nil},
+			{"bad reply", []string{"testbed", "--reply", "xml"}, nil},
+			{"argument", []string{"testbed", "x"}, nil},
+		})
+	})
+	t.Run("configs", func(t *testing.T) {
+		checkParses(t, configsCommand, []parseCase[configsOptions]{
+			{"workspace", []string{"configs", "--workspace", ws, "--all", "--json"}, func(o *configsOptions) bool { return o.platform.Workspace == ws && o.all && o.json }},
+			{"defaults", []string{"configs"}, func(o *configsOptions) bool { return o.platform.Workspace != "" && !o.all && !o.json }},
+			{"argument", []string{"configs", "x"}, nil},
+		})
+	})
+	t.Run("rules", func(t *testing.T) {
+		rev := scan.RequirementRevisions()[0]
+		checkParses(t, rulesCommand, []parseCase[rulesOptions]{
+			{"all", []string{"rules"}, func(o *rulesOptions) bool { return len(o.cat) > 0 && o.rule == nil && o.rev == "" }},
+			{"one", []string{"rules", "--json", "MCP-DRIFT-PROTOCOL-UNSUPPORTED"}, func(o *rulesOptions) bool {
+				return o.rule != nil && o.rule.ID == "MCP-DRIFT-PROTOCOL-UNSUPPORTED" && o.json
+			}},
+			{"a change id by its kind", []string{"rules", "CHG-PROPERTY-REMOVED-1a2b3c4d"}, func(o *rulesOptions) bool { return o.rule != nil && o.rule.ID == "CHG-PROPERTY-REMOVED" }},
+			{"requirements", []string{"rules", "--requirements", rev}, func(o *rulesOptions) bool { return o.rev == rev && len(o.reqs) > 0 }},
+			{"unknown rule", []string{"rules", "NOPE-1"}, nil},
+			{"two rules", []string{"rules", "A", "B"}, nil},
+			{"unknown revision", []string{"rules", "--requirements", "1999-01-01"}, nil},
+			{"requirements and a rule", []string{"rules", "--requirements", rev, "MCP-DRIFT-PROTOCOL-UNSUPPORTED"}, nil},
+		})
+	})
+	t.Run("completion", func(t *testing.T) {
+		checkParses(t, completionCommand, []parseCase[completionOptions]{
+			{"bash", []string{"completion", "bash"}, func(o *completionOptions) bool { return o.shell == "bash" }},
+			{"fish", []string{"completion", "fish"}, func(o *completionOptions) bool { return o.shell == "fish" }},
+			{"none", []string{"completion"}, nil},
+			{"unknown", []string{"completion", "tcsh"}, nil},
+			{"two", []string{"completion", "bash", "zsh"}, nil},
+		})
 	})
 }

@@ -7,30 +7,42 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// completionCommand is the `mcpdrill completion` command.
-func completionCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print a shell completion script for bash, zsh or fish",
-		ArgsUsage: "bash|zsh|fish",
-		Description: "Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
+// completionCommand is the `mcpdrill completion` command; run (nil:
+// runCompletion) prints the script of the parsed shell.
+func completionCommand(run func(*cli.Context, *completionOptions) error) *cli.Command {
+	return command(help{"completion", "bash|zsh|fish", "print a shell completion script for bash, zsh or fish",
+		"Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
 			"  bash: source <(mcpdrill completion bash)             (in ~/.bashrc)\n" +
 			"  zsh:  source <(mcpdrill completion zsh)              (in ~/.zshrc, after compinit)\n" +
 			"  fish: mcpdrill completion fish > ~/.config/fish/completions/mcpdrill.fish\n" +
 			"bash and zsh ask mcpdrill for the candidates each time; fish's script lists them, so write it again\n" +
-			"after an upgrade.",
-		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageErr("completion: name one shell: bash, zsh or fish")
-			}
-			script, err := completionScript(c.App, c.Args().First())
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(c.App.Writer, script)
-			return err
-		},
+			"after an upgrade."}, nil, parseCompletionOptions, run, runCompletion)
+}
+
+// completionOptions is what one `mcpdrill completion` asks for: the shell.
+type completionOptions struct{ shell string }
+
+// parseCompletionOptions checks that one known shell is named.
+func parseCompletionOptions(c *cli.Context) (*completionOptions, error) {
+	if c.NArg() != 1 {
+		return nil, usageErr("completion: name one shell: bash, zsh or fish")
 	}
+	switch shell := c.Args().First(); shell {
+	case "bash", "zsh", "fish":
+		return &completionOptions{shell: shell}, nil
+	default:
+		return nil, usageErr("completion: unknown shell %q (want bash, zsh or fish)", shell)
+	}
+}
+
+// runCompletion prints the shell's completion script.
+func runCompletion(c *cli.Context, o *completionOptions) error {
+	script, err := completionScript(c.App, o.shell)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.App.Writer, script)
+	return err
 }
 
 // completionScript returns the completion script of app for shell. The

@@ -13,24 +13,39 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 )
 
-// configsCommand is the `mcpdrill configs` command.
-func configsCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "configs",
-		Usage: "list the MCP client configurations on this machine and their servers",
-		Description: "Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
+// configsCommand is the `mcpdrill configs` command; run (nil:
+// runConfigs) lists what the parsed configsOptions ask for.
+func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command {
+	return command(help{"configs", "", "list the MCP client configurations on this machine and their servers",
+		"Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
 			".cursor/mcp.json) and VS Code (user mcp.json and settings.json, .vscode/mcp.json) keep their MCP\n" +
 			"servers on this OS, for the user and for the workspace (--workspace, default the repository holding\n" +
 			"the current directory), and lists each file found with its servers: name and transport only, never\n" +
 			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans them all.\n\n" +
-			"EXIT CODES:\n   0  ok\n   2  usage error\n   4  internal error",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
-			&cli.BoolFlag{Name: "json", Usage: "write the list as JSON"},
-			&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
-		},
-		Action: configsAction,
+			exitCodes("", false)}, []cli.Flag{
+		&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
+		&cli.BoolFlag{Name: "json", Usage: "write the list as JSON"},
+		&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
+	}, parseConfigsOptions, run, runConfigs)
+}
+
+// configsOptions is what one `mcpdrill configs` asks for: where to look
+// (home, configuration and workspace directories), --all and --json.
+type configsOptions struct {
+	platform  clientconfig.Platform
+	all, json bool
+}
+
+// parseConfigsOptions reads configs' flags; problems are usage errors.
+func parseConfigsOptions(c *cli.Context) (*configsOptions, error) {
+	if err := noArguments(c); err != nil {
+		return nil, err
 	}
+	p, err := currentPlatform(c)
+	if err != nil {
+		return nil, err
+	}
+	return &configsOptions{platform: p, all: c.Bool("all"), json: c.Bool("json")}, nil
 }
 
 // configEntry is one configuration file in `mcpdrill configs --json`.
@@ -52,14 +67,9 @@ type configServer struct {
 	Disabled  bool   `json:"disabled,omitempty"`
 }
 
-func configsAction(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usageErr("configs: unexpected argument %q", c.Args().First())
-	}
-	p, err := currentPlatform(c)
-	if err != nil {
-		return err
-	}
+// runConfigs lists the configuration files found and their servers.
+func runConfigs(c *cli.Context, o *configsOptions) error {
+	p := o.platform
 	found := clientconfig.Discover(p, inputfile.Read)
 	var entries []configEntry
 	for _, l := range clientconfig.Locations(p) {
@@ -77,16 +87,16 @@ func configsAction(c *cli.Context) error {
 				e.Servers = append(e.Servers, configServer{Name: s.Name, Transport: s.Transport(), Type: s.Type, Disabled: s.Disabled})
 			}
 		}
-		if !e.Found && c.Bool("all") {
+		if !e.Found && o.all {
 			// A file about more than MCP (~/.claude.json) with no servers.
 			_, err := os.Stat(l.Path)
 			e.Found = err == nil
 		}
-		if e.Found || c.Bool("all") {
+		if e.Found || o.all {
 			entries = append(entries, e)
 		}
 	}
-	if c.Bool("json") {
+	if o.json {
 		if entries == nil {
 			entries = []configEntry{}
 		}

@@ -307,8 +307,8 @@ type driftCheckOptions struct {
 // parseDriftCheckOptions reads and checks check's flags and the files they
 // name; problems are usage errors.
 func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
-	if c.NArg() > 0 {
-		return nil, usageErr("unexpected argument %q (flags only)", c.Args().First())
+	if err := noArguments(c); err != nil {
+		return nil, err
 	}
 	out, err := outputOptions(c)
 	if err != nil {

@@ -9,19 +9,37 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 )
 
-// faultsCommand is the `mcpdrill faults` command.
-func faultsCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "faults",
-		Usage:     "list the faults `wrap` can inject, with their parameters and defaults",
-		ArgsUsage: "[NAME]",
-		Description: "Each fault is defined by what the client observes. Rules in a plan name a fault and may set its\n" +
-			"params; the short form is --faults NAME[:PARAM=VALUE...],NAME... on `mcpdrill wrap`.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "write the catalogue as JSON"},
-		},
-		Action: runFaults,
+// faultsCommand is the `mcpdrill faults` command; run (nil: runFaults)
+// prints what the parsed faultsOptions ask for.
+func faultsCommand(run func(*cli.Context, *faultsOptions) error) *cli.Command {
+	return command(help{"faults", "[NAME]", "list the faults `wrap` can inject, with their parameters and defaults",
+		"Each fault is defined by what the client observes. Rules in a plan name a fault and may set its\n" +
+			"params; the short form is --faults NAME[:PARAM=VALUE...],NAME... on `mcpdrill wrap`."},
+		[]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "write the catalogue as JSON"}}, parseFaultsOptions, run, runFaults)
+}
+
+// faultsOptions is what one `mcpdrill faults` asks for: the catalogue as
+// JSON, or one fault (nil: the table of all).
+type faultsOptions struct {
+	json bool
+	one  *faults.Spec
+}
+
+// parseFaultsOptions reads faults' flags and looks NAME up; an unknown
+// fault is a usage error (--json writes the whole catalogue, NAME or not).
+func parseFaultsOptions(c *cli.Context) (*faultsOptions, error) {
+	o := &faultsOptions{json: c.Bool("json")}
+	if c.NArg() > 1 {
+		return nil, usageErr("faults: want at most one NAME")
 	}
+	if name := c.Args().First(); name != "" && !o.json {
+		s, ok := faults.Lookup(name)
+		if !ok {
+			return nil, usageErr("faults: unknown fault %q (one of %s)", name, strings.Join(faults.Names(), ", "))
+		}
+		o.one = &s
+	}
+	return o, nil
 }
 
 // faultJSON is the JSON form of one catalogue entry.
@@ -42,10 +60,11 @@ type paramJSON struct {
 	Help    string   `json:"help"`
 }
 
-func runFaults(c *cli.Context) error {
+// runFaults prints the catalogue, or one fault's parameters.
+func runFaults(c *cli.Context, o *faultsOptions) error {
 	w := c.App.Writer
 	cat := faults.Catalogue()
-	if c.Bool("json") {
+	if o.json {
 		out := make([]faultJSON, 0, len(cat))
 		for _, s := range cat {
 			fj := faultJSON{Name: s.Name, Observed: s.Observed, Direction: s.Direction.String(), Methods: s.Methods, Params: []paramJSON{}}
@@ -59,12 +78,8 @@ func runFaults(c *cli.Context) error {
 		}
 		return writeJSON(w, out)
 	}
-	if name := c.Args().First(); name != "" {
-		s, ok := faults.Lookup(name)
-		if !ok {
-			return usageErr("faults: unknown fault %q (one of %s)", name, strings.Join(faults.Names(), ", "))
-		}
-		fmt.Fprintf(w, "%s: %s\n\ndefault target: %s\n", s.Name, s.Observed, target(s))
+	if s := o.one; s != nil {
+		fmt.Fprintf(w, "%s: %s\n\ndefault target: %s\n", s.Name, s.Observed, target(*s))
 		if len(s.Params) == 0 {
 			fmt.Fprintln(w, "no parameters")
 			return nil

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
 
 // action is the Action of a command in the options + run shape: parse
 // reads the flags and arguments into options (its problems are usage
@@ -33,4 +37,13 @@ func command[O any](h help, flags []cli.Flag, parse func(*cli.Context) (*O, erro
 // group declares a command that only holds subcommands.
 func group(h help, subs ...*cli.Command) *cli.Command {
 	return &cli.Command{Name: h.name, ArgsUsage: h.args, Usage: h.usage, Description: h.description, Subcommands: subs}
+}
+
+// noArguments refuses, as a usage error, any argument given to a command
+// that takes flags only.
+func noArguments(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErr("%s takes no arguments, got %q", strings.TrimPrefix(c.Command.HelpName, c.App.Name+" "), c.Args().First())
+	}
+	return nil
 }

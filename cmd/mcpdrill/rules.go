@@ -18,23 +18,67 @@ import (
 // adds its catalogue here.
 var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue, studies.Catalogue}
 
-// rulesCommand is the `mcpdrill rules` command.
-func rulesCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "rules",
-		Usage:     "list the stable rule ids, or explain one",
-		ArgsUsage: "[ID]",
-		Description: `Without ID, lists every rule id with its default severity and title. With ID, explains it.
+// rulesCommand is the `mcpdrill rules` command; run (nil: runRules)
+// prints what the parsed rulesOptions ask for.
+func rulesCommand(run func(*cli.Context, *rulesOptions) error) *cli.Command {
+	return command(help{"rules", "[ID]", "list the stable rule ids, or explain one",
+		`Without ID, lists every rule id with its default severity and title. With ID, explains it.
 A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its kind
 (CHG-PROPERTY-REMOVED).
 
-` + exitCodes("", false),
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"},
-			&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
-		},
-		Action: rulesAction,
+` + exitCodes("", false)}, []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"},
+		&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
+	}, parseRulesOptions, run, runRules)
+}
+
+// rulesOptions is what one `mcpdrill rules` asks for: the catalogue, one
+// rule of it, or one revision's requirements.
+type rulesOptions struct {
+	json bool
+	// cat is the merged catalogue and rule ID's entry (nil: all).
+	cat  report.Catalogue
+	rule *report.Rule
+	// rev is --requirements ("": none) and reqs its requirements.
+	rev  string
+	reqs []scan.Requirement
+}
+
+// parseRulesOptions reads rules' flags and looks up the rule or the
+// revision; an unknown one is a usage error.
+func parseRulesOptions(c *cli.Context) (*rulesOptions, error) {
+	o := &rulesOptions{json: c.Bool("json")}
+	if c.NArg() > 1 {
+		return nil, usageErr("want at most one rule ID")
 	}
+	if c.IsSet("requirements") {
+		if c.NArg() > 0 {
+			return nil, usageErr("--requirements takes no rule ID")
+		}
+		o.rev = c.String("requirements")
+		if o.reqs = scan.Requirements(o.rev); len(o.reqs) == 0 {
+			return nil, usageErr("no requirements for revision %q (known: %s)", o.rev, strings.Join(scan.RequirementRevisions(), ", "))
+		}
+		return o, nil
+	}
+	cat, err := allRules()
+	if err != nil {
+		return nil, exitErr(exitInternal, err)
+	}
+	o.cat = cat
+	if c.NArg() == 0 {
+		return o, nil
+	}
+	id := c.Args().First()
+	r, ok := cat.Lookup(id)
+	if !ok {
+		r, ok = cat.Lookup(drift.KindOf(id))
+	}
+	if !ok {
+		return nil, usageErr("unknown rule id %q (mcpdrill rules lists them)", id)
+	}
+	o.rule = &r
+	return o, nil
 }
 
 func allRules() (report.Catalogue, error) {
@@ -45,39 +89,20 @@ func allRules() (report.Catalogue, error) {
 	return report.Merge(cs...)
 }
 
-func rulesAction(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return usageErr("want at most one rule ID")
-	}
-	if c.IsSet("requirements") {
-		if c.NArg() > 0 {
-			return usageErr("--requirements takes no rule ID")
-		}
-		return requirementsAction(c, c.String("requirements"))
-	}
-	cat, err := allRules()
-	if err != nil {
-		return exitErr(exitInternal, err)
-	}
+// runRules prints the catalogue, a rule or a revision's requirements.
+func runRules(c *cli.Context, o *rulesOptions) error {
 	w := c.App.Writer
-	if c.NArg() == 0 {
-		if c.Bool("json") {
-			return writeJSON(w, cat)
-		}
-		return renderRules(w, cat)
+	switch {
+	case o.rev != "":
+		return writeRequirements(w, o.rev, o.reqs, o.json)
+	case o.rule == nil && o.json:
+		return writeJSON(w, o.cat)
+	case o.rule == nil:
+		return renderRules(w, o.cat)
+	case o.json:
+		return writeJSON(w, o.rule)
 	}
-	id := c.Args().First()
-	r, ok := cat.Lookup(id)
-	if !ok {
-		r, ok = cat.Lookup(drift.KindOf(id))
-	}
-	if !ok {
-		return usageErr("unknown rule id %q (mcpdrill rules lists them)", id)
-	}
-	if c.Bool("json") {
-		return writeJSON(w, r)
-	}
-	p := newPainter(w)
+	r, p := o.rule, newPainter(w)
 	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), r.Title, wrap(r.Detail, 96))
 	return nil
 }
@@ -97,14 +122,10 @@ func renderRules(w io.Writer, cat report.Catalogue) error {
 	return nil
 }
 
-// requirementsAction prints the requirements table of one revision.
-func requirementsAction(c *cli.Context, rev string) error {
-	reqs := scan.Requirements(rev)
-	if len(reqs) == 0 {
-		return usageErr("no requirements for revision %q (known: %s)", rev, strings.Join(scan.RequirementRevisions(), ", "))
-	}
-	w := c.App.Writer
-	if c.Bool("json") {
+// writeRequirements writes the requirements of revision rev, as JSON or
+// as a table.
+func writeRequirements(w io.Writer, rev string, reqs []scan.Requirement, asJSON bool) error {
+	if asJSON {
 		return writeJSON(w, reqs)
 	}
 	t := newTable(w, "id", "level", "section", "graded by / reason", "requirement")

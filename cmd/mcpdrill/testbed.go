@@ -17,52 +17,55 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
-// testbedCommand is the `mcpdrill testbed` command.
-func testbedCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "testbed",
-		Usage: "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
-		Description: "Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
+// testbedCommand is the `mcpdrill testbed` command; run (nil: runTestbed)
+// serves what the parsed testbedOptions ask for.
+func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command {
+	return command(help{"testbed", " ", "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
+		"Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
 			"conformant dual-era server (good) to hostile ones (hang, flood, hugeline, crash, ...).\n" +
-			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors",
-		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},
-			&cli.StringFlag{Name: "http", Usage: "serve HTTP on `ADDR` (host:port, loopback) instead of stdio; the URL is printed on stderr"},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address"},
-			&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
-			&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
-			&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N`", DefaultText: "per profile"},
-			&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
-			&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
-			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
-			&cli.IntFlag{Name: "schema-depth", Hidden: true},
-			&cli.DurationFlag{Name: "delay", Hidden: true},
-		},
-		Action: runTestbed,
-	}
+			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors"}, []cli.Flag{
+		&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},
+		&cli.StringFlag{Name: "http", Usage: "serve HTTP on `ADDR` (host:port, loopback) instead of stdio; the URL is printed on stderr"},
+		&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address"},
+		&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
+		&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
+		&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N`", DefaultText: "per profile"},
+		&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
+		&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
+		&cli.IntFlag{Name: "huge-bytes", Hidden: true},
+		&cli.IntFlag{Name: "schema-depth", Hidden: true},
+		&cli.DurationFlag{Name: "delay", Hidden: true},
+	}, parseTestbedOptions, run, runTestbed)
 }
 
-func runTestbed(c *cli.Context) error {
+// testbedOptions is what one `mcpdrill testbed` asks for: the profile list,
+// or a server with its options over stdio or, at addr, HTTP.
+type testbedOptions struct {
+	list   bool
+	server testbed.Options
+	// addr is --http, checked against --allow-remote ("": stdio).
+	addr string
+}
+
+// parseTestbedOptions reads and checks testbed's flags; problems are
+// usage errors.
+func parseTestbedOptions(c *cli.Context) (*testbedOptions, error) {
 	if c.Bool("list") {
-		if err := testbed.WriteList(c.App.Writer); err != nil {
-			return exitErr(exitInternal, err)
-		}
-		return nil
+		return &testbedOptions{list: true}, nil
 	}
-	if c.NArg() > 0 {
-		return usageErr("testbed takes no arguments, got %q", c.Args().First())
+	if err := noArguments(c); err != nil {
+		return nil, err
 	}
 	name := c.String("profile")
 	if _, ok := testbed.Lookup(name); !ok {
-		return usageErr("unknown profile %q (see mcpdrill testbed --list)", name)
+		return nil, usageErr("unknown profile %q (see mcpdrill testbed --list)", name)
 	}
 	reply := c.String("reply")
 	if reply != "" && reply != "json" && reply != "sse" {
-		return usageErr("--reply must be json or sse, got %q", reply)
+		return nil, usageErr("--reply must be json or sse, got %q", reply)
 	}
-	o := testbed.Options{
+	o := &testbedOptions{addr: c.String("http"), server: testbed.Options{
 		Profile:     name,
 		Seed:        c.Uint64("seed"),
 		Version:     c.String("version"),
@@ -72,11 +75,29 @@ func runTestbed(c *cli.Context) error {
 		HugeBytes:   c.Int("huge-bytes"),
 		SchemaDepth: c.Int("schema-depth"),
 		Delay:       c.Duration("delay"),
+	}}
+	if o.addr != "" && !c.Bool("allow-remote") {
+		if err := tgt.CheckListenAddr(o.addr); err != nil {
+			return nil, usageErr("%v (use --allow-remote to serve beyond this machine)", err)
+		}
 	}
+	return o, nil
+}
+
+// runTestbed prints the profiles, or serves one until its client leaves
+// (stdio) or a signal.
+func runTestbed(c *cli.Context, t *testbedOptions) error {
+	if t.list {
+		if err := testbed.WriteList(c.App.Writer); err != nil {
+			return exitErr(exitInternal, err)
+		}
+		return nil
+	}
+	o := t.server
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if addr := c.String("http"); addr != "" {
-		return serveTestbedHTTP(ctx, c, addr, o)
+	if t.addr != "" {
+		return serveTestbedHTTP(ctx, c, t.addr, o)
 	}
 	err := testbed.ServeStdio(ctx, o, os.Stdin, c.App.Writer, c.App.ErrWriter)
 	switch {
@@ -97,14 +118,9 @@ func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbe
 	return serveHTTP(ctx, c, addr, "profile "+o.Profile, testbed.PathMCP, h)
 }
 
-// serveHTTP listens on addr (loopback unless --allow-remote), prints the
-// URL on stderr and serves h until ctx ends.
+// serveHTTP listens on addr (checked by the parse), prints the URL on
+// stderr and serves h until ctx ends.
 func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h http.Handler) error {
-	if !c.Bool("allow-remote") {
-		if err := tgt.CheckListenAddr(addr); err != nil {
-			return usageErr("%v (use --allow-remote to serve beyond this machine)", err)
-		}
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))

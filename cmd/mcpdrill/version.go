@@ -22,8 +22,8 @@ func versionCommand() *cli.Command {
 		Usage:     "print mcpdrill's version, the commit it was built from and the Go toolchain",
 		ArgsUsage: " ",
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageErr("version takes no arguments, got %q", c.Args().First())
+			if err := noArguments(c); err != nil {
+				return err
 			}
 			fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version)
 			commit, modified := vcsRevision(debug.ReadBuildInfo)

@@ -148,8 +148,7 @@ func (h *httpServer) mcp(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if !e.legacy() && r.Method != http.MethodPost {
 		// 2026-07-28 only: no GET stream, no sessions.
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		methodNotAllowed(w, http.MethodPost)
 		return
 	}
 	switch r.Method {
@@ -178,8 +177,7 @@ func (h *httpServer) mcp(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusOK)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		methodNotAllowed(w, "GET, POST, DELETE")
 	}
 }
 
@@ -442,16 +440,32 @@ func (h *httpServer) stream(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 }
 
+// oldSSEServes reports whether a request to a 2024-11-05 endpoint (the
+// event stream, the message POST) is served: it answers 404 itself when
+// the profile speaks no 2024-11-05, and 405 when the request's method is
+// not the endpoint's.
+func (h *httpServer) oldSSEServes(w http.ResponseWriter, r *http.Request, method string) bool {
+	if !h.e.oldSSE() {
+		http.NotFound(w, r)
+		return false
+	}
+	if r.Method != method {
+		methodNotAllowed(w, method)
+		return false
+	}
+	return true
+}
+
+// methodNotAllowed answers 405, naming the methods allowed.
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+}
+
 // sse serves the 2024-11-05 event stream: an `endpoint` event, then every
 // reply and notification of the session as `message` events.
 func (h *httpServer) sse(w http.ResponseWriter, r *http.Request) {
-	if !h.e.oldSSE() {
-		http.NotFound(w, r)
-		return
-	}
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", http.MethodGet)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !h.oldSSEServes(w, r, http.MethodGet) {
 		return
 	}
 	s := h.newSession(true)
@@ -509,13 +523,7 @@ func writeOldSSE(w http.ResponseWriter, o *out) { writeEvents(w, o, "message") }
 
 // message accepts a 2024-11-05 POST and queues it for the session's stream.
 func (h *httpServer) message(w http.ResponseWriter, r *http.Request) {
-	if !h.e.oldSSE() {
-		http.NotFound(w, r)
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !h.oldSSEServes(w, r, http.MethodPost) {
 		return
 	}
 	s := h.lookup(r.URL.Query().Get("sessionId"))

@@ -138,25 +138,51 @@ func isLeaf(v any) bool {
 // arrays are not leaves.
 func Leaves(v any) []string {
 	var out []string
-	walkLeaves(v, "", 0, func(p string, _ any) { out = append(out, p) })
+	walkLeaves(v, func(p string, _ any) { out = append(out, p) })
 	return out
 }
 
-func walkLeaves(v any, ptr string, depth int, fn func(string, any)) {
-	if depth > jsonvalue.MaxJSONDepth {
+// walkLeaves calls fn with the pointer and value of every leaf of v no
+// deeper than jsonvalue.MaxJSONDepth, in walkNodes' order.
+func walkLeaves(v any, fn func(string, any)) {
+	walkNodes(v, "", 0, func(p string, v any, tooDeep bool) {
+		switch v.(type) {
+		case map[string]any, []any:
+		default:
+			if !tooDeep {
+				fn(p, v)
+			}
+		}
+	})
+}
+
+// collectNodes returns the pointers of v and of every value below it, in
+// walkNodes' order, the first value too deep to walk included.
+func collectNodes(v any) []string {
+	var out []string
+	walkNodes(v, "", 0, func(p string, _ any, _ bool) { out = append(out, p) })
+	return out
+}
+
+// walkNodes calls fn with the pointer of v (at ptr, depth deep) and of
+// every value below it, in document order: object keys sorted bytewise,
+// array elements by index. It does not descend into a value deeper than
+// jsonvalue.MaxJSONDepth, and tells fn that such a value is too deep.
+func walkNodes(v any, ptr string, depth int, fn func(ptr string, v any, tooDeep bool)) {
+	tooDeep := depth > jsonvalue.MaxJSONDepth
+	fn(ptr, v, tooDeep)
+	if tooDeep {
 		return
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			walkLeaves(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, fn)
+			walkNodes(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, fn)
 		}
 	case []any:
 		for i, e := range t {
-			walkLeaves(e, ptr+"/"+itoa(i), depth+1, fn)
+			walkNodes(e, ptr+"/"+itoa(i), depth+1, fn)
 		}
-	default:
-		fn(ptr, v)
 	}
 }
 
@@ -227,8 +253,7 @@ func corruptAt(v any, toks []string) (any, bool) {
 //
 // A broken container is replaced whole (its children are not visited).
 func BreakTypes(v any, seed uint64) any {
-	var nodes []string
-	collectNodes(v, "", 0, &nodes)
+	nodes := collectNodes(v)
 	broken := false
 	out := breakWalk(v, "", seed, 0, &broken, "")
 	if broken {
@@ -273,23 +298,6 @@ func breakWalk(v any, ptr string, seed uint64, depth int, broken *bool, force st
 		return out
 	}
 	return v
-}
-
-func collectNodes(v any, ptr string, depth int, out *[]string) {
-	*out = append(*out, ptr)
-	if depth > jsonvalue.MaxJSONDepth {
-		return
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			collectNodes(t[k], jsonvalue.PointerAppend(ptr, k), depth+1, out)
-		}
-	case []any:
-		for i, e := range t {
-			collectNodes(e, ptr+"/"+itoa(i), depth+1, out)
-		}
-	}
 }
 
 const breakText = "mcpdrill-type-break"

@@ -267,14 +267,12 @@ func (a *Measurement) leafChecks(insts []synthInstance, judge *Schema, m *meter)
 	longest := 0
 	for i, in := range insts {
 		var ls []string
-		walkLeaves(in.value, "", 0, func(p string, v any) {
+		walkLeaves(in.value, func(p string, v any) {
 			if v != nil && !bytes.Equal(jsonvalue.Canonical(corruptLeaf(v)), jsonvalue.Canonical(v)) {
 				ls = append(ls, p)
 			}
 		})
-		var nodes []string
-		collectNodes(in.value, "", 0, &nodes)
-		items[i] = item{in.value, ls, len(nodes)}
+		items[i] = item{in.value, ls, len(collectNodes(in.value))}
 		longest = max(longest, len(ls))
 	}
 	work := 0

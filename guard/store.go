@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/outfile"
 )
 
 // Store file names inside the store directory.
@@ -434,41 +436,10 @@ func (s *Store) writeRecord(r *Record) error {
 		return fmt.Errorf("guard: encode record: %w", err)
 	}
 	b = append(b, '\n')
-	return writeAtomic(s.path(r.Server), b)
-}
-
-// writeAtomic replaces path with b: a temp file in the same directory,
-// fsync, rename, fsync of the directory.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("guard: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("guard: write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("guard: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("guard: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("guard: write %s: %w", path, err)
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+	// The record is replaced atomically (temporary file, sync, rename,
+	// sync of the directory), readable and writable by its owner only.
+	if err := outfile.Replace(s.path(r.Server), b, 0o600); err != nil {
+		return fmt.Errorf("guard: %w", err)
 	}
 	return nil
 }

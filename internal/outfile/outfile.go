@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -44,8 +45,11 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	switch {
-	case fi == nil || fi.Mode().IsRegular():
-		return replace(target, fi, data, perm)
+	case fi == nil:
+		return replace(target, data, perm, false)
+	case fi.Mode().IsRegular():
+		// The file replaced keeps its permission bits.
+		return replace(target, data, fi.Mode().Perm(), true)
 	case fi.Mode()&(fs.ModeDevice|fs.ModeNamedPipe) != 0:
 		return writeStraight(target, data)
 	case fi.Mode()&fs.ModeSocket != 0:
@@ -84,13 +88,20 @@ func resolve(path string) (string, fs.FileInfo, error) {
 	return "", nil, fmt.Errorf("write %s: %w: more than %d symbolic links", path, ErrNotWritable, maxLinks)
 }
 
-// replace writes data to a new temporary file beside path and renames it
-// over path. old is what was there (nil for nothing).
-func replace(path string, old fs.FileInfo, data []byte, perm fs.FileMode) (err error) {
-	if old != nil {
-		perm = old.Mode().Perm()
-	}
-	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", perm)
+// Replace replaces the file at path atomically: data goes to a new
+// temporary file beside it, created with perm (under the umask), which is
+// synced and renamed over path, and the directory is synced, so a reader
+// sees the old contents or the new, never half. Unlike Write it follows no
+// link and keeps no permission bits: whatever is at path is replaced.
+func Replace(path string, data []byte, perm fs.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+// replace is Replace; chmod sets perm on the new file exactly, past the
+// umask, for a file that takes over the bits of the one it replaces.
+func replace(path string, data []byte, perm fs.FileMode, chmod bool) (err error) {
+	dir := filepath.Dir(path)
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-", perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -101,7 +112,7 @@ func replace(path string, old fs.FileInfo, data []byte, perm fs.FileMode) (err e
 			os.Remove(tmp)
 		}
 	}()
-	if old != nil {
+	if chmod {
 		// The umask applied at creation; the file replaced had these bits.
 		if err := f.Chmod(perm); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
@@ -118,6 +129,12 @@ func replace(path string, old fs.FileInfo, data []byte, perm fs.FileMode) (err e
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// The rename lasts a crash once the directory is synced; a directory
+	// that cannot be opened or synced leaves it as durable as it was.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
 	}
 	return nil
 }
@@ -146,14 +163,7 @@ func writeStraight(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return writeClose(f, path, data)
 }
 
 // sendToSocket connects to the Unix stream socket at path and sends data.
@@ -162,11 +172,16 @@ func sendToSocket(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := c.Write(data); err != nil {
-		c.Close()
+	return writeClose(c, path, data)
+}
+
+// writeClose writes data to w, opened on path, and closes it.
+func writeClose(w io.WriteCloser, path string, data []byte) error {
+	if _, err := w.Write(data); err != nil {
+		w.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := c.Close(); err != nil {
+	if err := w.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

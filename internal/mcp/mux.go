@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -76,11 +77,19 @@ func (m *mux) done(key string, ch chan delivery, abandon bool) {
 			}
 		}
 	}
-	for i, c := range m.raw {
-		if c == ch {
-			m.raw = append(m.raw[:i], m.raw[i+1:]...)
-			break
-		}
+	m.dropRaw(ch)
+}
+
+// wait waits for the reply to the request registered as key on ch, and
+// releases key; when ctx ends first, key is abandoned (see done).
+func (m *mux) wait(ctx context.Context, key string, ch chan delivery) (*jsonrpc.Message, error) {
+	select {
+	case d := <-ch:
+		m.done(key, ch, false)
+		return d.msg, d.err
+	case <-ctx.Done():
+		m.done(key, ch, true)
+		return nil, ctx.Err()
 	}
 }
 

@@ -157,17 +157,11 @@ func (s *sseConn) roundTrip(ctx context.Context, o outgoing) (*reply, error) {
 		s.mux.done(o.key, ch, false)
 		return r, nil
 	}
-	select {
-	case d := <-ch:
-		s.mux.done(o.key, ch, false)
-		if d.err != nil {
-			return nil, d.err
-		}
-		return &reply{msg: d.msg, status: http.StatusOK}, nil
-	case <-ctx.Done():
-		s.mux.done(o.key, ch, true)
-		return nil, ctx.Err()
+	msg, err := s.mux.wait(ctx, o.key, ch)
+	if err != nil {
+		return nil, err
 	}
+	return &reply{msg: msg, status: http.StatusOK}, nil
 }
 
 func (s *sseConn) notify(ctx context.Context, frame []byte, hdr http.Header) (*reply, error) {

@@ -391,17 +391,11 @@ func (s *stdioConn) roundTrip(ctx context.Context, r outgoing) (*reply, error) {
 		s.mux.done(r.key, ch, false)
 		return nil, err
 	}
-	select {
-	case d := <-ch:
-		s.mux.done(r.key, ch, false)
-		if d.err != nil {
-			return nil, d.err
-		}
-		return &reply{msg: d.msg}, nil
-	case <-ctx.Done():
-		s.mux.done(r.key, ch, true)
-		return nil, ctx.Err()
+	msg, err := s.mux.wait(ctx, r.key, ch)
+	if err != nil {
+		return nil, err
 	}
+	return &reply{msg: msg}, nil
 }
 
 func (s *stdioConn) notify(ctx context.Context, frame []byte, _ http.Header) (*reply, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -88,37 +89,11 @@ func peekFrame(b []byte, strict bool) (Peek, error) {
 	if b[s.i] != '{' {
 		return p, ErrNotObject
 	}
-	s.i++
 	var hasResult, hasError bool
 	var params []byte
 	var seen uint8 // envelope members met, by index in envelope
-	for {
-		s.ws()
-		if s.i >= len(b) {
-			return p, errTrunc
-		}
-		if b[s.i] == '}' {
-			break
-		}
-		if b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		key, err := s.str()
-		if err != nil {
-			return p, err
-		}
-		s.ws()
-		if s.i >= len(b) || b[s.i] != ':' {
-			return p, errSyntax
-		}
-		s.i++
-		s.ws()
-		start := s.i
-		if err := s.skip(0); err != nil {
-			return p, err
-		}
-		val := b[start:s.i]
+	err := s.members(func(key string, start, end int) bool {
+		val := b[start:end]
 		if repeats(key, envelope, &seen) {
 			p.Ambiguous = true
 		}
@@ -138,6 +113,10 @@ func peekFrame(b []byte, strict bool) (Peek, error) {
 		case "params":
 			params = val
 		}
+		return true
+	})
+	if err != nil {
+		return p, err
 	}
 	switch {
 	case p.Method != "" && p.ID != nil:
@@ -245,41 +224,25 @@ func peekName(params []byte, strict bool) (name string, ambiguous bool) {
 	if s.i >= len(params) || params[s.i] != '{' {
 		return "", false
 	}
-	s.i++
 	var seen uint8
-	for {
-		s.ws()
-		if s.i >= len(params) || params[s.i] == '}' {
-			return name, ambiguous
-		}
-		if params[s.i] == ',' {
-			s.i++
-			continue
-		}
-		key, err := s.str()
-		if err != nil {
-			return "", ambiguous
-		}
-		s.ws()
-		if s.i >= len(params) || params[s.i] != ':' {
-			return "", ambiguous
-		}
-		s.i++
-		s.ws()
-		start := s.i
-		if s.skip(0) != nil {
-			return "", ambiguous
-		}
+	first := false
+	err := s.members(func(key string, start, end int) bool {
 		if repeats(key, callNames, &seen) {
 			ambiguous = true
 		}
 		if key == "name" {
-			name = unquote(params[start:s.i])
-			if !strict {
-				return name, false
-			}
+			name = unquote(params[start:end])
+			first = !strict
 		}
+		return !first
+	})
+	switch {
+	case first:
+		return name, false
+	case err != nil && err != errUnclosed:
+		return "", ambiguous
 	}
+	return name, ambiguous
 }
 
 func unquote(v []byte) string {
@@ -312,6 +275,9 @@ func unquoteSlow(v []byte) string {
 var (
 	errTrunc  = errors.New("jsonrpc: truncated frame")
 	errSyntax = errors.New("jsonrpc: syntax error")
+	// errUnclosed is the truncation of an object that ends before its
+	// closing brace, told apart from one inside a member.
+	errUnclosed = fmt.Errorf("%w", errTrunc)
 )
 
 type scanner struct {
@@ -320,6 +286,47 @@ type scanner struct {
 }
 
 func (s *scanner) ws() { s.i = skipWS(s.b, s.i) }
+
+// members walks the members of the object whose '{' s stands at, as the
+// peek reads an object: commas may stand anywhere between members. It
+// calls fn with each member's key and the bounds of its value in s.b; fn
+// returns false to stop the walk there. It returns nil at the closing '}'
+// (or where fn stopped), errUnclosed when the input ends before the brace,
+// and the error of a member that does not scan.
+func (s *scanner) members(fn func(key string, start, end int) bool) error {
+	s.i++ // the '{'
+	for {
+		s.ws()
+		if s.i >= len(s.b) {
+			return errUnclosed
+		}
+		if s.b[s.i] == '}' {
+			s.i++
+			return nil
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return errSyntax
+		}
+		s.i++
+		s.ws()
+		start := s.i
+		if err := s.skip(0); err != nil {
+			return err
+		}
+		if !fn(key, start, s.i) {
+			return nil
+		}
+	}
+}
 
 func (s *scanner) str() (string, error) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
@@ -438,39 +445,14 @@ func ReplaceID(frame []byte, id json.RawMessage) (out []byte, ok bool) {
 	if s.i >= len(frame) || frame[s.i] != '{' {
 		return nil, false
 	}
-	s.i++
 	start, end := -1, -1
-	for {
-		s.ws()
-		if s.i >= len(frame) {
-			return nil, false
-		}
-		if frame[s.i] == '}' {
-			break
-		}
-		if frame[s.i] == ',' {
-			s.i++
-			continue
-		}
-		key, err := s.str()
-		if err != nil {
-			return nil, false
-		}
-		s.ws()
-		if s.i >= len(frame) || frame[s.i] != ':' {
-			return nil, false
-		}
-		s.i++
-		s.ws()
-		vs := s.i
-		if s.skip(0) != nil {
-			return nil, false
-		}
+	err := s.members(func(key string, vs, ve int) bool {
 		if key == "id" {
-			start, end = vs, s.i
+			start, end = vs, ve
 		}
-	}
-	if start < 0 {
+		return true
+	})
+	if err != nil || start < 0 {
 		return nil, false
 	}
 	out = make([]byte, 0, len(frame)-(end-start)+len(id))

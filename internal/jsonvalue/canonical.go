@@ -197,26 +197,18 @@ func cmpRune(a, b rune) int {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes maps each ASCII byte that JSON writes as a two-character
+// escape to the letter after the backslash (0: none).
+var shortEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\t': 't', '\n': 'n', '\f': 'f', '\r': 'r'}
+
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"':
-				b = append(b, '\\', '"')
-			case c == '\\':
-				b = append(b, '\\', '\\')
-			case c == '\b':
-				b = append(b, '\\', 'b')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\f':
-				b = append(b, '\\', 'f')
-			case c == '\r':
-				b = append(b, '\\', 'r')
+			switch e := shortEscapes[c]; {
+			case e != 0:
+				b = append(b, '\\', e)
 			case c < 0x20:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			default:

@@ -3,13 +3,14 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // SARIF 2.1.0 document, reduced to the members mcpdrill fills.
@@ -173,10 +174,7 @@ func WriteSARIF(w io.Writer, o Output) error {
 		run.Properties = map[string]any{"omittedResults": omitted}
 	}
 	doc := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	if err := jsonvalue.WriteIndented(w, doc); err != nil {
 		return fmt.Errorf("report: write SARIF: %w", err)
 	}
 	return nil

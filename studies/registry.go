@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // A saved MCP Registry list response (GET /v0.1/servers): each item is a
@@ -736,10 +738,7 @@ func WriteServers(w io.Writer, entries []Entry) error {
 		m[e.Name] = e
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(map[string]any{"mcpServers": m}); err != nil {
+	if err := jsonvalue.WriteIndented(&b, map[string]any{"mcpServers": m}); err != nil {
 		return fmt.Errorf("writing servers.json: %w", err)
 	}
 	_, err := w.Write(b.Bytes())

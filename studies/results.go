@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
@@ -363,10 +365,7 @@ func Read(rd io.Reader) (*Results, error) {
 
 // Write encodes r as indented JSON with a trailing newline.
 func Write(w io.Writer, r *Results) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := jsonvalue.WriteIndented(w, r); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
 	return nil

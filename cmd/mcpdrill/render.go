@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
@@ -63,10 +64,7 @@ func newTable(w io.Writer, header ...string) *tablewriter.Table {
 
 // writeJSON writes v as indented JSON with a trailing newline.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := jsonvalue.WriteIndented(w, v); err != nil {
 		return exitErr(exitInternal, fmt.Errorf("encode JSON: %w", err))
 	}
 	return nil

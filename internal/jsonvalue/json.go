@@ -279,3 +279,14 @@ func floatType(f float64) string {
 	}
 	return "number"
 }
+
+// WriteIndented writes v to w as JSON indented by two spaces, with <, > and
+// & left as they are (the documents are read by people and tools, not
+// embedded in HTML) and a trailing newline: the form of every JSON document
+// mcpdrill writes for people and CI to read.
+func WriteIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -12,30 +12,24 @@ import (
 // TestExecuteMapsErrors is the test of the one exit-code mapping: what an
 // action returns becomes the process's exit code and stderr line.
 func TestExecuteMapsErrors(t *testing.T) {
-	cases := []struct {
-		name       string
-		err        error
-		code       int
-		wantStderr string
-	}{
-		{"success", nil, exitOK, ""},
-		{"a plain error is a usage error", errors.New("bad input"), exitUsage, "mcpdrill: bad input\n"},
-		{"a usage error", usageErr("--seed takes a number, got %q", "x"), exitUsage, "mcpdrill: --seed takes a number, got \"x\"\n"},
-		{"findings exit silently", exitErr(exitFindings, nil), exitFindings, ""},
-		{"unreachable", exitErr(exitUnreachable, errors.New("connection refused")), exitUnreachable, "mcpdrill: connection refused\n"},
-		{"wrapped: the code survives, the inner message is printed", fmt.Errorf("scan: %w", exitErr(exitInternal, errors.New("encode"))), exitInternal, "mcpdrill: encode\n"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			app := &cli.App{Name: "mcpdrill", Action: func(*cli.Context) error { return tc.err }}
-			var stderr bytes.Buffer
-			app.Writer, app.ErrWriter = &bytes.Buffer{}, &stderr
-			if code := execute(app, []string{"mcpdrill"}, &stderr); code != tc.code {
-				t.Errorf("exit code %d, want %d", code, tc.code)
+	maps := func(name string, returned error, code int, stderr string) {
+		t.Run(name, func(t *testing.T) {
+			app := &cli.App{Name: "mcpdrill", Action: func(*cli.Context) error { return returned }}
+			var got bytes.Buffer
+			app.Writer, app.ErrWriter = &bytes.Buffer{}, &got
+			if c := execute(app, []string{"mcpdrill"}, &got); c != code {
+				t.Errorf("exit code %d, want %d", c, code)
 			}
-			if stderr.String() != tc.wantStderr {
-				t.Errorf("stderr %q, want %q", stderr.String(), tc.wantStderr)
+			if got.String() != stderr {
+				t.Errorf("stderr %q, want %q", got.String(), stderr)
 			}
 		})
 	}
+	maps("success", nil, exitOK, "")
+	maps("a plain error is a usage error", errors.New("bad input"), exitUsage, "mcpdrill: bad input\n")
+	maps("a usage error", usageErr("--seed takes a number, got %q", "x"), exitUsage, "mcpdrill: --seed takes a number, got \"x\"\n")
+	maps("findings exit silently", exitErr(exitFindings, nil), exitFindings, "")
+	maps("unreachable", exitErr(exitUnreachable, errors.New("connection refused")), exitUnreachable, "mcpdrill: connection refused\n")
+	maps("wrapped: the code survives, the inner message is printed",
+		fmt.Errorf("scan: %w", exitErr(exitInternal, errors.New("encode"))), exitInternal, "mcpdrill: encode\n")
 }

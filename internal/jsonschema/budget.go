@@ -57,13 +57,17 @@ const (
 )
 
 func (b Budget) withDefaults() Budget {
-	if b.Steps <= 0 {
-		b.Steps = DefaultBudgetSteps
-	}
-	if b.Bytes <= 0 {
-		b.Bytes = DefaultBudgetBytes
-	}
+	b.Steps, b.Bytes = orDefault(b.Steps, DefaultBudgetSteps), orDefault(b.Bytes, DefaultBudgetBytes)
 	return b
+}
+
+// orDefault is v, or d where v is not positive: a bound left at its zero
+// value (or set below one) takes its default.
+func orDefault[T int | int64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // CompileContext is Compile with the compilation, and every later

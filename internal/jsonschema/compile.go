@@ -55,12 +55,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultMaxDepth
-	}
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
+	o.MaxDepth, o.MaxBytes = orDefault(o.MaxDepth, DefaultMaxDepth), orDefault(o.MaxBytes, DefaultMaxBytes)
 	return o
 }
 

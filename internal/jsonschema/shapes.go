@@ -84,9 +84,7 @@ func shapeLabel(forced map[string]int, g *gen) string {
 // dropped. The work is charged to s's meter; stop is its error when it
 // stopped the sampling.
 func sampleShapes(s *Schema, res *synthResult, o SynthOptions) (shapes []shape, capped bool, stop error) {
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = defaultSynthDepth
-	}
+	o.MaxDepth = orDefault(o.MaxDepth, defaultSynthDepth)
 	m := s.opts.meter
 	seen := map[string]bool{}
 	for _, in := range res.instances {

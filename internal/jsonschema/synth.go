@@ -165,12 +165,7 @@ func (r *synthResult) note(s string) {
 // to s's meter (none when s was compiled without one); when it stops,
 // res.stop says why and the generation ends.
 func synthesize(s *Schema, relaxed *Schema, o SynthOptions) *synthResult {
-	if o.MaxInstances <= 0 {
-		o.MaxInstances = defaultMaxInstances
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = defaultSynthDepth
-	}
+	o.MaxInstances, o.MaxDepth = orDefault(o.MaxInstances, defaultMaxInstances), orDefault(o.MaxDepth, defaultSynthDepth)
 	res := &synthResult{points: map[string]int{}, covered: map[branch]bool{}, overlapped: map[branch]bool{}}
 	m := s.opts.meter
 	cache := map[string]*matcher{}

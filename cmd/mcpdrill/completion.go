@@ -10,13 +10,18 @@ import (
 // completionCommand is the `mcpdrill completion` command; run (nil:
 // runCompletion) prints the script of the parsed shell.
 func completionCommand(run func(*cli.Context, *completionOptions) error) *cli.Command {
-	return command(help{"completion", "bash|zsh|fish", "print a shell completion script for bash, zsh or fish",
-		"Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
+	return &cli.Command{
+		Name:      "completion",
+		ArgsUsage: "bash|zsh|fish",
+		Usage:     "print a shell completion script for bash, zsh or fish",
+		Description: "Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
 			"  bash: source <(mcpdrill completion bash)             (in ~/.bashrc)\n" +
 			"  zsh:  source <(mcpdrill completion zsh)              (in ~/.zshrc, after compinit)\n" +
 			"  fish: mcpdrill completion fish > ~/.config/fish/completions/mcpdrill.fish\n" +
 			"bash and zsh ask mcpdrill for the candidates each time; fish's script lists them, so write it again\n" +
-			"after an upgrade."}, nil, parseCompletionOptions, run, runCompletion)
+			"after an upgrade.",
+		Action: action(parseCompletionOptions, run, runCompletion),
+	}
 }
 
 // completionOptions is what one `mcpdrill completion` asks for: the shell.

@@ -16,17 +16,22 @@ import (
 // configsCommand is the `mcpdrill configs` command; run (nil:
 // runConfigs) lists what the parsed configsOptions ask for.
 func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command {
-	return command(help{"configs", "", "list the MCP client configurations on this machine and their servers",
-		"Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
+	return &cli.Command{
+		Name:  "configs",
+		Usage: "list the MCP client configurations on this machine and their servers",
+		Description: "Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
 			".cursor/mcp.json) and VS Code (user mcp.json and settings.json, .vscode/mcp.json) keep their MCP\n" +
 			"servers on this OS, for the user and for the workspace (--workspace, default the repository holding\n" +
 			"the current directory), and lists each file found with its servers: name and transport only, never\n" +
 			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans them all.\n\n" +
-			exitCodes("", false)}, []cli.Flag{
-		&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
-		&cli.BoolFlag{Name: "json", Usage: "write the list as JSON"},
-		&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
-	}, parseConfigsOptions, run, runConfigs)
+			exitCodes("", false),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
+			&cli.BoolFlag{Name: "json", Usage: "write the list as JSON"},
+			&cli.BoolFlag{Name: "all", Usage: "also list the places looked in that hold nothing"},
+		},
+		Action: action(parseConfigsOptions, run, runConfigs),
+	}
 }
 
 // configsOptions is what one `mcpdrill configs` asks for: where to look

@@ -12,10 +12,15 @@ import (
 // faultsCommand is the `mcpdrill faults` command; run (nil: runFaults)
 // prints what the parsed faultsOptions ask for.
 func faultsCommand(run func(*cli.Context, *faultsOptions) error) *cli.Command {
-	return command(help{"faults", "[NAME]", "list the faults `wrap` can inject, with their parameters and defaults",
-		"Each fault is defined by what the client observes. Rules in a plan name a fault and may set its\n" +
-			"params; the short form is --faults NAME[:PARAM=VALUE...],NAME... on `mcpdrill wrap`."},
-		[]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "write the catalogue as JSON"}}, parseFaultsOptions, run, runFaults)
+	return &cli.Command{
+		Name:      "faults",
+		ArgsUsage: "[NAME]",
+		Usage:     "list the faults `wrap` can inject, with their parameters and defaults",
+		Description: "Each fault is defined by what the client observes. Rules in a plan name a fault and may set its\n" +
+			"params; the short form is --faults NAME[:PARAM=VALUE...],NAME... on `mcpdrill wrap`.",
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "write the catalogue as JSON"}},
+		Action: action(parseFaultsOptions, run, runFaults),
+	}
 }
 
 // faultsOptions is what one `mcpdrill faults` asks for: the catalogue as

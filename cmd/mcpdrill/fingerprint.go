@@ -16,17 +16,23 @@ import (
 // fingerprintCommand is the `mcpdrill fingerprint` command; run (nil:
 // runFingerprint) prints what the parsed fingerprintOptions name.
 func fingerprintCommand(run func(*cli.Context, *fingerprintOptions) error) *cli.Command {
-	return command(help{"fingerprint", "[MANIFEST | --url URL | -- COMMAND ARGS...]", "print the canonical, order-independent fingerprint of a tool set (manifest or live server)",
-		`Prints "sha256:<hex>" over the tools' name, description, inputSchema and outputSchema, in
+	return &cli.Command{
+		Name:      "fingerprint",
+		ArgsUsage: "[MANIFEST | --url URL | -- COMMAND ARGS...]",
+		Usage:     "print the canonical, order-independent fingerprint of a tool set (manifest or live server)",
+		Description: `Prints "sha256:<hex>" over the tools' name, description, inputSchema and outputSchema, in
 canonical JSON (sorted keys, normalised numbers) and sorted by name, so key order and tool
 order do not matter (METHODOLOGY.md defines it exactly). With --tools, one line per tool
 follows: its own fingerprint and name. A capture file or any manifest shape is accepted.
 
-` + exitCodes("", true)}, append(targetFlags(),
-		&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
-		&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},
-		&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
-	), parseFingerprintOptions, run, runFingerprint)
+` + exitCodes("", true),
+		Flags: append(targetFlags(),
+			&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
+			&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},
+			&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
+		),
+		Action: action(parseFingerprintOptions, run, runFingerprint),
+	}
 }
 
 // fingerprintOptions is what one `mcpdrill fingerprint` asks for: a

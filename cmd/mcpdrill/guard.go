@@ -25,13 +25,17 @@ const guardDirEnv = "MCPDRILL_GUARD_DIR"
 
 // guardCommand is the `mcpdrill guard` command.
 func guardCommand() *cli.Command {
-	return group(help{"guard", "", "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
-		"`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
+	return &cli.Command{
+		Name:  "guard",
+		Usage: "review and approve the tool sets `wrap --guard` pins (status, diff, approve, quarantine, release, audit)",
+		Description: "`mcpdrill wrap --guard DIR` pins every server's tool set: the first listing becomes the approved\n" +
 			"baseline (discovery posture) or waits for approval (strict posture); a later listing that differs\n" +
 			"fails closed (its tools are withheld and calls refused) until an operator reviews and approves it.\n" +
 			"Statuses: verified (served), changed, pending, quarantined (all withheld). Every transition and\n" +
 			"operator action is appended to DIR/audit.jsonl.\n\n" +
-			exitCodes("a shown server is withheld (status), or the tool sets differ (diff)", true)}, guardCommands(nil)...)
+			exitCodes("a shown server is withheld (status), or the tool sets differ (diff)", true),
+		Subcommands: guardCommands(nil),
+	}
 }
 
 // guardCommands are guard's subcommands; run (nil: each one's own) does
@@ -41,21 +45,51 @@ func guardCommands(run func(*cli.Context, *guardOptions) error) []*cli.Command {
 	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
 	return []*cli.Command{
-		command(help{"status", "[SERVER]", "show each server's status (exit 1 when a shown server is withheld)", ""},
-			[]cli.Flag{dir, jsonFlag}, parseGuardOptions(true), run, runGuardStatus),
-		command(help{"diff", "SERVER [-- SERVER COMMAND...]", "compare the approved tool set with the last-seen one, or with the live server",
-			"Without a target, compares the baseline with the set a proxy saw last. With --url or a command\n" +
+		{
+			Name:      "status",
+			ArgsUsage: "[SERVER]",
+			Usage:     "show each server's status (exit 1 when a shown server is withheld)",
+			Flags:     []cli.Flag{dir, jsonFlag},
+			Action:    action(parseGuardOptions(true), run, runGuardStatus),
+		},
+		{
+			Name:      "diff",
+			ArgsUsage: "SERVER [-- SERVER COMMAND...]",
+			Usage:     "compare the approved tool set with the last-seen one, or with the live server",
+			Description: "Without a target, compares the baseline with the set a proxy saw last. With --url or a command\n" +
 				"after --, lists the live server's tools first. Changes are classified by the drift rule catalogue\n" +
-				"(`mcpdrill rules`). Exit 1 when the sets differ."},
-			append([]cli.Flag{dir, jsonFlag}, targetFlags()...), parseGuardDiffOptions, run, runGuardDiff),
-		command(help{"approve", "SERVER", "re-baseline SERVER to its last-seen tool set (status verified)", ""},
-			[]cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
-			parseGuardOptions(false), run, runGuardApprove),
-		command(help{"quarantine", "SERVER", "put SERVER on hold (its tools are withheld until release)", ""},
-			[]cli.Flag{dir, actor, &cli.StringFlag{Name: "note", Usage: "why, for the audit log"}}, parseGuardOptions(false), run, runGuardQuarantine),
-		command(help{"release", "SERVER", "lift a quarantine (back to verified, changed or pending, as the record shows)", ""},
-			[]cli.Flag{dir, actor}, parseGuardOptions(false), run, runGuardRelease),
-		command(help{"audit", "[SERVER]", "print the audit log", ""}, []cli.Flag{dir, jsonFlag}, parseGuardOptions(true), run, runGuardAudit),
+				"(`mcpdrill rules`). Exit 1 when the sets differ.",
+			Flags:  append([]cli.Flag{dir, jsonFlag}, targetFlags()...),
+			Action: action(parseGuardDiffOptions, run, runGuardDiff),
+		},
+		{
+			Name:      "approve",
+			ArgsUsage: "SERVER",
+			Usage:     "re-baseline SERVER to its last-seen tool set (status verified)",
+			Flags:     []cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
+			Action:    action(parseGuardOptions(false), run, runGuardApprove),
+		},
+		{
+			Name:      "quarantine",
+			ArgsUsage: "SERVER",
+			Usage:     "put SERVER on hold (its tools are withheld until release)",
+			Flags:     []cli.Flag{dir, actor, &cli.StringFlag{Name: "note", Usage: "why, for the audit log"}},
+			Action:    action(parseGuardOptions(false), run, runGuardQuarantine),
+		},
+		{
+			Name:      "release",
+			ArgsUsage: "SERVER",
+			Usage:     "lift a quarantine (back to verified, changed or pending, as the record shows)",
+			Flags:     []cli.Flag{dir, actor},
+			Action:    action(parseGuardOptions(false), run, runGuardRelease),
+		},
+		{
+			Name:      "audit",
+			ArgsUsage: "[SERVER]",
+			Usage:     "print the audit log",
+			Flags:     []cli.Flag{dir, jsonFlag},
+			Action:    action(parseGuardOptions(true), run, runGuardAudit),
+		},
 	}
 }
 

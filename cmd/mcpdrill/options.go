@@ -24,21 +24,6 @@ func action[O any](parse func(*cli.Context) (*O, error), run, def func(*cli.Cont
 	}
 }
 
-// help is what a command's --help says of it: its name, the shape of its
-// arguments (ArgsUsage), a one-line usage and a description.
-type help struct{ name, args, usage, description string }
-
-// command declares a command in the options + run shape: h is its help,
-// flags its flags, and parse then run (def when run is nil) its action.
-func command[O any](h help, flags []cli.Flag, parse func(*cli.Context) (*O, error), run, def func(*cli.Context, *O) error) *cli.Command {
-	return &cli.Command{Name: h.name, ArgsUsage: h.args, Usage: h.usage, Description: h.description, Flags: flags, Action: action(parse, run, def)}
-}
-
-// group declares a command that only holds subcommands.
-func group(h help, subs ...*cli.Command) *cli.Command {
-	return &cli.Command{Name: h.name, ArgsUsage: h.args, Usage: h.usage, Description: h.description, Subcommands: subs}
-}
-
 // noArguments refuses, as a usage error, any argument given to a command
 // that takes flags only.
 func noArguments(c *cli.Context) error {

@@ -21,15 +21,21 @@ var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, 
 // rulesCommand is the `mcpdrill rules` command; run (nil: runRules)
 // prints what the parsed rulesOptions ask for.
 func rulesCommand(run func(*cli.Context, *rulesOptions) error) *cli.Command {
-	return command(help{"rules", "[ID]", "list the stable rule ids, or explain one",
-		`Without ID, lists every rule id with its default severity and title. With ID, explains it.
+	return &cli.Command{
+		Name:      "rules",
+		ArgsUsage: "[ID]",
+		Usage:     "list the stable rule ids, or explain one",
+		Description: `Without ID, lists every rule id with its default severity and title. With ID, explains it.
 A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its kind
 (CHG-PROPERTY-REMOVED).
 
-` + exitCodes("", false)}, []cli.Flag{
-		&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"},
-		&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
-	}, parseRulesOptions, run, runRules)
+` + exitCodes("", false),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "write the catalogue (or the rule) as JSON"},
+			&cli.StringFlag{Name: "requirements", Usage: "list the specification requirements of revision `REV` (" + strings.Join(scan.RequirementRevisions(), ", ") + ") with their section and the rules that grade them, or why none does"},
+		},
+		Action: action(parseRulesOptions, run, runRules),
+	}
 }
 
 // rulesOptions is what one `mcpdrill rules` asks for: the catalogue, one

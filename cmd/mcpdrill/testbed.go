@@ -20,23 +20,29 @@ import (
 // testbedCommand is the `mcpdrill testbed` command; run (nil: runTestbed)
 // serves what the parsed testbedOptions ask for.
 func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command {
-	return command(help{"testbed", " ", "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
-		"Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
+	return &cli.Command{
+		Name:      "testbed",
+		ArgsUsage: " ",
+		Usage:     "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
+		Description: "Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
 			"conformant dual-era server (good) to hostile ones (hang, flood, hugeline, crash, ...).\n" +
-			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors"}, []cli.Flag{
-		&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},
-		&cli.StringFlag{Name: "http", Usage: "serve HTTP on `ADDR` (host:port, loopback) instead of stdio; the URL is printed on stderr"},
-		&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address"},
-		&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
-		&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
-		&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N`", DefaultText: "per profile"},
-		&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
-		&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
-		&cli.IntFlag{Name: "huge-bytes", Hidden: true},
-		&cli.IntFlag{Name: "schema-depth", Hidden: true},
-		&cli.DurationFlag{Name: "delay", Hidden: true},
-	}, parseTestbedOptions, run, runTestbed)
+			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},
+			&cli.StringFlag{Name: "http", Usage: "serve HTTP on `ADDR` (host:port, loopback) instead of stdio; the URL is printed on stderr"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --http on a non-loopback address"},
+			&cli.StringFlag{Name: "version", Usage: "serverInfo.version `V`; the drifting profile serves tool set 1 or 2"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for generated data"},
+			&cli.IntFlag{Name: "drift-after", Usage: "drifting: rug-pull after `N` tools/list requests (negative: never)"},
+			&cli.IntFlag{Name: "page-size", Usage: "tools/list page size `N`", DefaultText: "per profile"},
+			&cli.StringFlag{Name: "reply", Usage: "HTTP reply style `json|sse` (default per profile)"},
+			&cli.BoolFlag{Name: "list", Usage: "print the profiles and what a scan of each should find"},
+			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
+			&cli.IntFlag{Name: "schema-depth", Hidden: true},
+			&cli.DurationFlag{Name: "delay", Hidden: true},
+		},
+		Action: action(parseTestbedOptions, run, runTestbed),
+	}
 }
 
 // testbedOptions is what one `mcpdrill testbed` asks for: the profile list,

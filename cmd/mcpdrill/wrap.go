@@ -29,8 +29,11 @@ import (
 // wrapCommand is the `mcpdrill wrap` command; run (nil: runWrap) starts
 // the proxy the parsed wrapOptions describe.
 func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
-	return command(help{"wrap", "[-- SERVER COMMAND...]", "put a seeded fault-injection proxy between an MCP client and a server",
-		"stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
+	return &cli.Command{
+		Name:      "wrap",
+		ArgsUsage: "[-- SERVER COMMAND...]",
+		Usage:     "put a seeded fault-injection proxy between an MCP client and a server",
+		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
 			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
 			"       at the listen address (same path as the upstream's).\n" +
 			"Bridge: `mcpdrill wrap --listen 127.0.0.1:7070 -- server argv...` serves a stdio server as Streamable\n" +
@@ -42,7 +45,10 @@ func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
 			"Lifecycle messages (initialize, notifications/initialized, ping, server/discover, and the replies\n" +
 			"to them) are left alone unless a rule names them by method (--only initialize).\n" +
 			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.\n\n" +
-			wrapExitCodesHelp}, append(wrapFlags(), wrapGuardFlags()...), parseWrapOptions, run, runWrap)
+			wrapExitCodesHelp,
+		Flags:  append(wrapFlags(), wrapGuardFlags()...),
+		Action: action(parseWrapOptions, run, runWrap),
+	}
 }
 
 // wrapFlags are wrap's flags but for guard mode's.

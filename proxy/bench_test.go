@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
-	"github.com/mcpdrill/mcpdrill/internal/relay"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/relay"
 )
 
 // Benchmarks: direct vs plain byte relay vs proxy, stdio and HTTP, at three

@@ -15,10 +15,10 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/relay"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
-	"github.com/mcpdrill/mcpdrill/internal/relay"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 

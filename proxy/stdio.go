@@ -60,31 +60,15 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	if o.Grace <= 0 {
 		o.Grace = 5 * time.Second
 	}
-	// Plain os.Pipe pipes: the child reads and writes them directly, with no
-	// copying goroutine of os/exec in between.
-	childIn, toChild, err := os.Pipe()
-	if err != nil {
-		return 0, fmt.Errorf("proxy: pipe: %w", err)
-	}
-	fromChild, childOut, err := os.Pipe()
-	if err != nil {
-		childIn.Close()
-		toChild.Close()
-		return 0, fmt.Errorf("proxy: pipe: %w", err)
-	}
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Env, cmd.Dir = o.Env, o.Dir
-	cmd.Stdin, cmd.Stdout = childIn, childOut
 	cmd.Stderr = o.Stderr
 	reap.Mark(cmd)
-	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{childIn, toChild, fromChild, childOut} {
-			f.Close()
-		}
+	child, err := pipes.Start(cmd, false)
+	if err != nil {
 		return 0, fmt.Errorf("proxy: start %s: %w", o.Command[0], err)
 	}
-	childIn.Close()
-	childOut.Close()
+	toChild, fromChild := child.Stdin, child.Stdout
 	// The client's pipe is read through the runtime's poller, not with
 	// blocking reads (pipes.Pollable).
 	stdin := o.Stdin
@@ -167,23 +151,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		<-s2cDone
 	}
 	fromChild.Close()
-	return exitStatus(cmd, waitErr), nil
-}
-
-func exitStatus(cmd *exec.Cmd, err error) int {
-	if cmd.ProcessState == nil {
-		return 1
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	if code := cmd.ProcessState.ExitCode(); code >= 0 {
-		return code
-	}
-	if err != nil {
-		return 1
-	}
-	return 0
+	return pipes.ExitStatus(cmd, waitErr), nil
 }
 
 // sink is one destination; writes are serialised so frames never interleave.

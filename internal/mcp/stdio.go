@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/pipes"
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 )
 
@@ -115,42 +116,20 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
 		return nil, fmt.Errorf("mcp: empty command")
 	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("mcp: pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("mcp: pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("mcp: pipe: %w", err)
-	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Dir = cfg.Dir
 	reap.OwnGroup(cmd)
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	child, err := pipes.Start(cmd, true)
+	if errors.Is(err, pipes.ErrPipe) {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
 		// Only argv[0] is named: later arguments may carry secrets.
 		return nil, fmt.Errorf("%w: start %q: %w", ErrUnreachable, cfg.Command[0], unwrapExecErr(err))
 	}
 	s := &stdioConn{
-		cmd: cmd, stdin: inW, out: outR, errR: errR, obs: obs,
+		cmd: cmd, stdin: child.Stdin, out: child.Stdout, errR: child.Stderr, obs: obs,
 		mux:        newMux(obs),
 		wsem:       make(chan struct{}, 1),
 		replies:    make(chan []byte, 64),

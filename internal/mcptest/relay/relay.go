@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"syscall"
 
 	"github.com/mcpdrill/mcpdrill/internal/pipes"
 )
@@ -30,27 +28,13 @@ func RunPipes(ctx context.Context, argv, env []string, in io.Reader, out io.Writ
 	if len(argv) == 0 {
 		return 0, errors.New("relay: no command")
 	}
-	childIn, toChild, err := os.Pipe()
-	if err != nil {
-		return 0, fmt.Errorf("relay: %w", err)
-	}
-	fromChild, childOut, err := os.Pipe()
-	if err != nil {
-		childIn.Close()
-		toChild.Close()
-		return 0, fmt.Errorf("relay: %w", err)
-	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, errOut
-	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{childIn, toChild, fromChild, childOut} {
-			f.Close()
-		}
+	cmd.Env, cmd.Stderr = env, errOut
+	child, err := pipes.Start(cmd, false)
+	if err != nil {
 		return 0, fmt.Errorf("relay: start: %w", err)
 	}
-	childIn.Close()
-	childOut.Close()
+	toChild, fromChild := child.Stdin, child.Stdout
 	if pipeSize > 0 {
 		for _, f := range []any{toChild, fromChild, in, out} {
 			pipes.Grow(f, pipeSize)
@@ -70,13 +54,7 @@ func RunPipes(ctx context.Context, argv, env []string, in io.Reader, out io.Writ
 	werr := cmd.Wait()
 	<-done
 	fromChild.Close()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	if code := cmd.ProcessState.ExitCode(); code >= 0 {
-		return code, nil
-	}
-	return 1, werr
+	return pipes.ExitStatus(cmd, werr), nil
 }
 
 type onlyReader struct{ r io.Reader }

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -128,15 +130,18 @@ func storeEnv(mode string) []string {
 
 // benchModes are the modes of every benchmark, in table order.
 // relay-pipes (stdio only) is the relay with its pipes grown as the proxy
-// grows its own: what the pipe size alone is worth.
-var benchModes = []string{"direct", "relay", "relay-pipes", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store", "proxy-s2c-p1"}
+// grows its own: what the pipe size alone is worth. revproxy (HTTP only)
+// is net/http's own reverse proxy (httputil.ReverseProxy, no plan, no
+// examination): what net/http's server and transport cost on their own.
+var benchModes = []string{"direct", "relay", "relay-pipes", "revproxy", "proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live", "proxy-s2c-held", "proxy-s2c-p0.2", "proxy-s2c-p0.2-store", "proxy-s2c-p1"}
 
 // modesOf returns the modes measured over a transport.
 func modesOf(transport string) []string {
+	other := "relay-pipes" // the other transport's own mode
 	if transport == "stdio" {
-		return benchModes
+		other = "revproxy"
 	}
-	return slices.DeleteFunc(slices.Clone(benchModes), func(m string) bool { return m == "relay-pipes" })
+	return slices.DeleteFunc(slices.Clone(benchModes), func(m string) bool { return m == other })
 }
 
 func sizeName(n int) string {
@@ -419,7 +424,7 @@ func startHTTPRole(tb testing.TB, env []string) (string, int, func() int64) {
 	}
 }
 
-// runHTTPRole serves the http-upstream, http-relay and http-proxy roles
+// runHTTPRole serves the http-upstream, http-relay, http-revproxy and http-proxy roles
 // until stdin closes.
 func runHTTPRole(role string) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -438,8 +443,27 @@ func runHTTPRole(role string) int {
 		return 0
 	}
 	up := os.Getenv("MCPDRILL_UPSTREAM")
-	if role == "http-relay" {
+	switch role {
+	case "http-relay":
 		_ = relay.ServeTCP(ln, strings.TrimPrefix(up, "http://"))
+		return 0
+	case "http-revproxy":
+		u, err := url.Parse(up)
+		if err != nil {
+			return 2
+		}
+		rp := &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(u)
+				// The body goes upstream read whole, as the proxy sends it
+				// (streamed, some replies came back cut short: METHODOLOGY).
+				if b, err := io.ReadAll(pr.In.Body); err == nil {
+					pr.Out.Body, pr.Out.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+				}
+			},
+			Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64},
+		}
+		_ = http.Serve(ln, rp)
 		return 0
 	}
 	cfg := Config{}
@@ -618,8 +642,9 @@ func TestBenchTable(t *testing.T) {
 				}
 				verdicts.WriteString("\n")
 			case !l.request && (l.size == 1<<10 || l.size == 64<<10 || l.size == 1<<20):
-				fmt.Fprintf(&verdicts, "%s %s: added p50 <= 1.5x the relay's: %s (highest %.2f; the relay adds %.0f µs)\n",
-					tr.name, l.name(), verdict(highRatio <= 1.5), highRatio, rl-d)
+				rp := mean(p50["revproxy"]) - d
+				fmt.Fprintf(&verdicts, "%s %s: added p50 <= 1.5x the relay's: %s (highest %.2f; the relay adds %.0f µs; net/http's ReverseProxy %.2f, the proxy with no plan %.2f of its added p50)\n",
+					tr.name, l.name(), verdict(highRatio <= 1.5), highRatio, rl-d, rp/(rl-d), (mean(p50["proxy"])-d)/rp)
 			}
 		}
 	}

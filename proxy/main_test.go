@@ -79,7 +79,7 @@ func runRole(role string) int {
 		return 42
 	case "bench-server":
 		return benchServer()
-	case "http-upstream", "http-relay", "http-proxy":
+	case "http-upstream", "http-relay", "http-revproxy", "http-proxy":
 		return runHTTPRole(role)
 	case "sdk":
 		if err := sdkserver.ServeStdio(ctx, sdkserver.Options{}, os.Stdin, os.Stdout); err != nil {

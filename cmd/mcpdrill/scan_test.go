@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
@@ -65,10 +66,10 @@ func TestScanJSONAndNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sawAuth bool
+	var sawAuth atomic.Bool // the scan sends requests concurrently
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer s3cr3t-v4lue" {
-			sawAuth = true
+			sawAuth.Store(true)
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -114,7 +115,7 @@ func TestScanJSONAndNoSecrets(t *testing.T) {
 			}
 		}
 	}
-	if !sawAuth {
+	if !sawAuth.Load() {
 		t.Error("the header never reached the server")
 	}
 }

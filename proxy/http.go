@@ -400,7 +400,7 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64
 		kp := keepBufs.Get().(*[]byte)
 		kept = slices.Grow((*kp)[:0], int(resp.ContentLength))[:resp.ContentLength]
 		defer func() {
-			if cap(kept) <= 4<<20 { // do not pool a huge buffer
+			if cap(kept) <= jsonrpc.MaxIdleBuf { // do not pool a huge buffer
 				*kp = kept[:0]
 				keepBufs.Put(kp)
 			}

@@ -32,12 +32,13 @@ const LineBufSize = 64 << 10
 // line moves to the front, or the buffer grows.
 const minRead = 16 << 10
 
-// maxIdleBuf is the largest buffer kept between lines; a larger one (grown
-// for a long line) is dropped when the buffer empties. Frames up to half
-// of it keep their buffer from one to the next instead of growing a new
-// one each time (see METHODOLOGY.md, buffers), so a stream holds at most
-// about twice its largest frame.
-const maxIdleBuf = 16 << 20
+// MaxIdleBuf is the largest frame buffer kept between frames, by a line
+// buffer and by the HTTP proxy's pool; a larger one (grown for a long
+// frame) is dropped once the frame is done. Frames up to half of it keep
+// their buffer from one to the next instead of growing a new one each time
+// (see METHODOLOGY.md, buffers), so a stream holds at most about twice its
+// largest frame.
+const MaxIdleBuf = 16 << 20
 
 // NewLineBuf returns a LineBuf reading src.
 func NewLineBuf(src io.Reader) *LineBuf {
@@ -50,7 +51,7 @@ func (b *LineBuf) Begin() {
 	b.Start = b.Scanned
 	if b.Scanned == b.End {
 		b.Start, b.Scanned, b.End = 0, 0, 0
-		if len(b.Buf) > maxIdleBuf {
+		if len(b.Buf) > MaxIdleBuf {
 			b.Buf = make([]byte, LineBufSize)
 		}
 	}

@@ -18,18 +18,28 @@ var errBudget = errors.New("proxy: in-flight byte budget exhausted")
 // not fit is refused (never waited for: a client that retries is better
 // served than one whose connection hangs).
 type byteBudget struct {
-	mu         sync.Mutex
-	used, max  int64
-	sinceTrim  int64 // bytes given back since memory was last returned
-	trimEvery  int64
+	mu        sync.Mutex
+	used, max int64
+	// peak is the most held at once, and sinceTrim the bytes given back,
+	// since memory was last returned to the system.
+	peak, sinceTrim int64
+	trimEvery       int64
+	// trim returns freed memory to the system (debug.FreeOSMemory); it
+	// runs on a goroutine of its own, one at a time.
+	trim       func()
 	trimmingMu sync.Mutex
 }
+
+// trimPeak is the least held at once that is worth returning to the
+// system once it is all given back: below it the heap the bodies leave is
+// small, and is reused by the next ones.
+const trimPeak = 64 << 20
 
 func newByteBudget(max int64) *byteBudget {
 	if max <= 0 {
 		max = DefaultMemoryBudget
 	}
-	return &byteBudget{max: max, trimEvery: max / 2}
+	return &byteBudget{max: max, trimEvery: max / 2, trim: debug.FreeOSMemory}
 }
 
 // take reserves n bytes; false when they do not fit.
@@ -43,12 +53,15 @@ func (b *byteBudget) take(n int64) bool {
 		return false
 	}
 	b.used += n
+	b.peak = max(b.peak, b.used)
 	return true
 }
 
-// give returns n bytes. Once half the budget has been given back with
-// nothing held, the runtime is asked to return freed memory to the
-// system: large bodies otherwise leave the heap at its peak.
+// give returns n bytes. When nothing is held any more after at least
+// trimPeak was held at once, and half the budget has been given back, the
+// runtime is asked to return freed memory to the system: a burst of large
+// bodies otherwise leaves the heap at its peak. A stream of bodies that
+// never held much at once is left to the runtime, which reuses the memory.
 func (b *byteBudget) give(n int64) {
 	if n <= 0 {
 		return
@@ -56,15 +69,15 @@ func (b *byteBudget) give(n int64) {
 	b.mu.Lock()
 	b.used -= n
 	b.sinceTrim += n
-	trim := b.used == 0 && b.sinceTrim >= b.trimEvery
+	trim := b.used == 0 && b.peak >= trimPeak && b.sinceTrim >= b.trimEvery
 	if trim {
-		b.sinceTrim = 0
+		b.sinceTrim, b.peak = 0, 0
 	}
 	b.mu.Unlock()
 	if trim && b.trimmingMu.TryLock() {
 		go func() {
 			defer b.trimmingMu.Unlock()
-			debug.FreeOSMemory()
+			b.trim()
 		}()
 	}
 }

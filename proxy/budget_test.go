@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 )
 
 func TestReadBudgeted(t *testing.T) {
@@ -114,5 +116,50 @@ func TestHTTPRelaysOverCapEvents(t *testing.T) {
 	ex := do(px.Client(), http.MethodPost, px.URL+"/mcp", http.Header{"Content-Type": {"application/json"}}, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if ex.err != nil || string(ex.body) != stream {
 		t.Fatalf("relayed %d bytes of %d (%v)", len(ex.body), len(stream), ex.err)
+	}
+}
+
+// TestBudgetTrim: memory is returned to the system after a burst that held
+// at least trimPeak at once, and not during a stream of bodies that never
+// held much at once, however many bytes pass.
+func TestBudgetTrim(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		// bursts of held bodies: each holds n bodies of size at once,
+		// then gives all back
+		bursts, n, size int64
+		want            int
+	}{
+		{"a stream of 4 MiB bodies", DefaultMemoryBudget, 200, 1, 4 * mib, 0},
+		{"a stream of 16 MiB bodies two at a time", DefaultMemoryBudget, 100, 2, 16 * mib, 0},
+		{"bursts of 64 MiB, one return per half budget given back", DefaultMemoryBudget, 50, 2, 32 * mib, 25},
+		{"one burst too small to return", DefaultMemoryBudget, 1, 20, 4 * mib, 0},
+		{"two bursts of 80 MiB", DefaultMemoryBudget, 2, 20, 4 * mib, 1},
+		{"the budget filled four times", DefaultMemoryBudget, 4, 64, 4 * mib, 4},
+		{"a small budget never returns", 32 * mib, 100, 8, 4 * mib, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := newByteBudget(tc.budget)
+				var trims atomic.Int32
+				b.trim = func() { trims.Add(1) }
+				for range tc.bursts {
+					for range tc.n {
+						if !b.take(tc.size) {
+							t.Fatalf("take %d with %d held of %d", tc.size, b.used, b.max)
+						}
+					}
+					for range tc.n {
+						b.give(tc.size)
+					}
+					synctest.Wait() // a trim started has run
+				}
+				if got := int(trims.Load()); got != tc.want {
+					t.Fatalf("%d trims, want %d", got, tc.want)
+				}
+			})
+		})
 	}
 }

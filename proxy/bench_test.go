@@ -456,10 +456,12 @@ func runHTTPRole(role string) int {
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(u)
 				// The body goes upstream read whole, as the proxy reads it
-				// (readBody: one allocation of the declared length; streamed,
-				// some replies came back cut short: METHODOLOGY).
-				b, _ := readBody(pr.In.Body, pr.In.ContentLength, 1<<30)
-				pr.Out.Body, pr.Out.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+				// (readBody: into a buffer of the declared length, pooled
+				// when large; streamed, some replies came back cut short:
+				// METHODOLOGY).
+				held, _ := readBody(pr.In.Body, pr.In.ContentLength, 1<<30)
+				pr.Out.Body, pr.Out.ContentLength = held.sent(bytes.NewReader(held.b)), int64(len(held.b))
+				held.release() // the transport holds it now
 			},
 			Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64},
 		}

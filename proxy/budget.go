@@ -4,7 +4,11 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
+	"slices"
 	"sync"
+	"sync/atomic"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
 
 // DefaultMemoryBudget is the HTTP proxy's default in-flight byte budget:
@@ -83,22 +87,23 @@ func (b *byteBudget) give(n int64) {
 }
 
 // readBudgeted is readBody charged to b: it returns the body and the bytes
-// charged, which the caller gives back once it no longer holds the body.
-// A body whose room cannot be reserved fails with errBudget, charging
-// nothing; the bytes already read, if any, are returned with it (to relay
-// unexamined).
-func readBudgeted(b *byteBudget, r io.Reader, n, limit int64) ([]byte, int64, error) {
+// charged, which the caller gives back once it no longer holds the body,
+// and releases the body then (heldBody.release). A body whose room cannot
+// be reserved fails with errBudget, charging nothing; the bytes already
+// read, if any, are returned with it (to relay unexamined).
+func readBudgeted(b *byteBudget, r io.Reader, n, limit int64) (*heldBody, int64, error) {
 	if n >= 0 && n < limit {
 		if !b.take(n + 1) {
-			return nil, 0, errBudget
+			return &heldBody{}, 0, errBudget
 		}
 		body, err := readBody(r, n, limit)
-		if extra := int64(cap(body)) - (n + 1); extra > 0 {
+		if extra := int64(len(body.b)) - n; extra > 0 { // longer than declared
 			if !b.take(extra) {
 				b.give(n + 1)
-				return nil, 0, errBudget
+				body.release()
+				return &heldBody{}, 0, errBudget
 			}
-			return body, int64(cap(body)), err
+			return body, n + 1 + extra, err
 		}
 		return body, n + 1, err
 	}
@@ -110,11 +115,11 @@ func readBudgeted(b *byteBudget, r io.Reader, n, limit int64) ([]byte, int64, er
 		if len(buf) == cap(buf) {
 			grow := min(max(int64(cap(buf)), 32<<10), limit-int64(cap(buf)))
 			if grow <= 0 {
-				return buf, charged, nil
+				return &heldBody{b: buf}, charged, nil
 			}
 			if !b.take(grow) {
 				b.give(charged)
-				return buf, 0, errBudget
+				return &heldBody{b: buf}, 0, errBudget
 			}
 			charged += grow
 			nb := make([]byte, len(buf), int64(cap(buf))+grow)
@@ -124,10 +129,95 @@ func readBudgeted(b *byteBudget, r io.Reader, n, limit int64) ([]byte, int64, er
 		m, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if errors.Is(err, io.EOF) {
-			return buf, charged, nil
+			return &heldBody{b: buf}, charged, nil
 		}
 		if err != nil {
-			return buf, charged, err
+			return &heldBody{b: buf}, charged, err
 		}
 	}
+}
+
+// heldBody is a body the HTTP proxy holds: a request on its way upstream,
+// or a reply while it is examined. A body over pooledMin lies in a pooled
+// buffer, which goes back to the pool once every holder has let go: the
+// handler that read it, and each reader of it handed to the transport,
+// which closes what it sent, possibly after the reply has come back.
+type heldBody struct {
+	b      []byte
+	refs   atomic.Int32
+	pooled bool
+}
+
+// pooledMin is the longest body given a buffer of its own: made afresh,
+// the size it needs (see copyBody on pooled buffers and small bodies).
+const pooledMin = 64 << 10
+
+var heldBodies = sync.Pool{New: func() any { return new(heldBody) }}
+
+// newHeldBody returns a body of length n for the caller to fill, held
+// once (by the caller).
+func newHeldBody(n int64) *heldBody {
+	if n <= pooledMin {
+		return &heldBody{b: make([]byte, n, n+1)}
+	}
+	h := heldBodies.Get().(*heldBody)
+	h.b = slices.Grow(h.b[:0], int(n)+1)[:n]
+	h.pooled = true
+	h.refs.Store(1)
+	return h
+}
+
+// release lets go of one hold; the last returns a pooled buffer to the
+// pool (unless it grew past jsonrpc.MaxIdleBuf).
+func (h *heldBody) release() {
+	if h.pooled && h.refs.Add(-1) == 0 && cap(h.b) <= jsonrpc.MaxIdleBuf {
+		h.b = h.b[:0]
+		heldBodies.Put(h)
+	}
+}
+
+// sent returns r (a reader of bytes that may lie in h) as a request body
+// for the transport: h is held until the body is closed.
+func (h *heldBody) sent(r io.Reader) io.ReadCloser {
+	if h.pooled {
+		h.refs.Add(1)
+	}
+	return &sentBody{Reader: r, h: h}
+}
+
+// sentBody is a request body handed to the transport.
+type sentBody struct {
+	io.Reader
+	h    *heldBody
+	once sync.Once
+}
+
+// Close lets go of the body's hold (once, however often it is called).
+func (s *sentBody) Close() error {
+	s.once.Do(s.h.release)
+	return nil
+}
+
+// readBody reads at most limit bytes of a body whose declared length is n
+// (-1: unknown), into one buffer when the length is known.
+func readBody(r io.Reader, n, limit int64) (*heldBody, error) {
+	if n < 0 || n >= limit {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		return &heldBody{b: b}, err
+	}
+	h := newHeldBody(n)
+	if m, err := io.ReadFull(r, h.b); err != nil {
+		h.b = h.b[:m]
+		return h, err
+	}
+	// A body longer than declared is the transport's error; read on to it.
+	var one [1]byte
+	if m, err := r.Read(one[:]); m > 0 {
+		rest, err := io.ReadAll(io.LimitReader(r, limit-n-1))
+		h.b = append(append(h.b, one[0]), rest...)
+		return h, err
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return h, err
+	}
+	return h, nil
 }

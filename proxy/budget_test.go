@@ -3,10 +3,12 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,8 +35,8 @@ func TestReadBudgeted(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err %v, want %v", err, tc.wantErr)
 			}
-			if err == nil && !bytes.Equal(got, body) {
-				t.Fatalf("read %d bytes, want %d", len(got), len(body))
+			if err == nil && !bytes.Equal(got.b, body) {
+				t.Fatalf("read %d bytes, want %d", len(got.b), len(body))
 			}
 			if b.used != charged || (err == nil && charged < int64(len(body))) {
 				t.Fatalf("charged %d, budget holds %d, body %d", charged, b.used, len(body))
@@ -163,3 +165,71 @@ func TestBudgetTrim(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPHeldBodyOutlivesHandler: a large request body still unsent when
+// the reply comes back (an upstream that answers before it reads) stays
+// out of the buffer pool until the transport closes it, so the bodies of
+// later requests, read into pooled buffers meanwhile, change none of its
+// bytes. Each transport copy may be closed more than once.
+func TestHTTPHeldBodyOutlivesHandler(t *testing.T) {
+	type sent struct {
+		body io.ReadCloser
+		want []byte
+	}
+	var mu sync.Mutex
+	var unread []sent
+	early := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		mu.Lock()
+		unread = append(unread, sent{req.Body, frames[req.Header.Get("X-Frame")]})
+		mu.Unlock()
+		reply := `{"jsonrpc":"2.0","id":1,"result":{}}`
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(reply)), ContentLength: int64(len(reply)), Request: req}, nil
+	})
+	for name, src := range map[string]string{"no plan": "", "a live rule": "rules:\n  - fault: drop\n    direction: c2s\n    tool: nomatch\n"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := Config{}
+			if src != "" {
+				cfg.Plan = plan(t, src)
+			}
+			h, err := NewHTTP(HTTPOptions{Config: cfg, Upstream: "http://upstream.invalid/mcp", Client: &http.Client{Transport: early}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unread = nil
+			for i := range len(frames) {
+				key := strconv.Itoa(i)
+				req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(frames[key]))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Frame", key)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					t.Fatalf("request %d: %d %s", i, rec.Code, rec.Body)
+				}
+			}
+			for i, s := range unread {
+				got, err := io.ReadAll(s.body)
+				if err != nil || !bytes.Equal(got, s.want) {
+					t.Fatalf("request %d reached the upstream changed (%d bytes, %v)", i, len(got), err)
+				}
+				s.body.Close()
+				s.body.Close()
+			}
+		})
+	}
+}
+
+// frames are large requests, each of its own bytes, by index.
+var frames = func() map[string][]byte {
+	m := map[string][]byte{}
+	for i := range 6 {
+		pad := strings.Repeat(string(rune('a'+i)), 1<<20)
+		m[strconv.Itoa(i)] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"blob","arguments":{"pad":"%s"}}}`, i, pad)
+	}
+	return m
+}()
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,10 +195,13 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
+	var held *heldBody // body's buffer
 	if r.Body != nil {
 		limit := int64(h.maxFrame())
-		b, charged, err := readBudgeted(h.budget, r.Body, r.ContentLength, limit+1)
+		hb, charged, err := readBudgeted(h.budget, r.Body, r.ContentLength, limit+1)
 		defer h.budget.give(charged)
+		defer hb.release()
+		b := hb.b
 		if errors.Is(err, errBudget) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "mcpdrill: the proxy holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
@@ -213,7 +215,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
 			return
 		}
-		body = b
+		body, held = b, hb
 	}
 	send := body
 	var slow *faults.Action
@@ -222,14 +224,14 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.noteSession(r)
 		}
 		f, a := h.eng.process(faults.ToServer, bytes.TrimSpace(body))
-		p := &requestPort{h: h, w: w, r: r, request: f.Kind == faults.KindRequest, send: body}
+		p := &requestPort{h: h, w: w, r: r, request: f.Kind == faults.KindRequest, send: body, held: held}
 		execute(&f, a, p)
 		if p.done {
 			return
 		}
 		send, slow = p.send, p.slow
 	}
-	resp, err := h.forward(r, send, slow)
+	resp, err := h.forward(r, send, held, slow)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return
@@ -271,7 +273,8 @@ type requestPort struct {
 	r       *http.Request
 	request bool
 	send    []byte
-	sent    bool // deliver was called: a second call duplicates
+	held    *heldBody // the request body's buffer, which send may lie in
+	sent    bool      // deliver was called: a second call duplicates
 	slow    *faults.Action
 	done    bool
 }
@@ -280,7 +283,7 @@ func (p *requestPort) forward() {}
 
 func (p *requestPort) deliver(b []byte) {
 	if p.sent { // a duplicate: the first copy goes now, its reply unread
-		if resp, err := p.h.forward(p.r, p.send, nil); err == nil {
+		if resp, err := p.h.forward(p.r, p.send, p.held, nil); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
@@ -348,31 +351,6 @@ func copyBody(w io.Writer, body io.Reader, n int64) {
 	copyBufs.Put(bp)
 }
 
-// keepBufs hold a streamed reply's copy until it has been accounted for
-// (the engine keeps nothing of a frame that did not fire).
-var keepBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// readBody reads at most limit bytes of a body whose declared length is n
-// (-1: unknown), allocating once when the length is known.
-func readBody(r io.Reader, n, limit int64) ([]byte, error) {
-	if n < 0 || n >= limit {
-		return io.ReadAll(io.LimitReader(r, limit))
-	}
-	b := make([]byte, n, n+1)
-	if m, err := io.ReadFull(r, b); err != nil {
-		return b[:m], err
-	}
-	// A body longer than declared is the transport's error; read on to it.
-	var one [1]byte
-	if m, err := r.Read(one[:]); m > 0 {
-		rest, err := io.ReadAll(io.LimitReader(r, limit-n-1))
-		return append(append(b, one[0]), rest...), err
-	} else if err != nil && !errors.Is(err, io.EOF) {
-		return b, err
-	}
-	return b, nil
-}
-
 // streamJSON is relayJSON's cut-through twin for a reply of known length
 // when no rule could fire on it ([engine.mayChangeAny]): the body is
 // written as it arrives and accounted for (index, peek, correlation,
@@ -385,27 +363,16 @@ func (h *HTTP) streamJSON(w http.ResponseWriter, resp *http.Response, seq uint64
 		copyBody(w, resp.Body, resp.ContentLength) // past the cap: relayed unexamined
 		return
 	}
-	// The body is read straight into the buffer it is examined in, and
-	// written on from there: made afresh up to 64 KiB (see copyBody on
-	// pooled buffers and small replies), pooled beyond.
+	// The body is read straight into the buffer it is examined in
+	// (newHeldBody), and written on from there.
 	if !h.budget.take(resp.ContentLength) {
 		copyBody(w, resp.Body, resp.ContentLength) // no room to hold it: relayed as it comes
 		return
 	}
 	defer h.budget.give(resp.ContentLength)
-	var kept []byte
-	if resp.ContentLength <= 64<<10 {
-		kept = make([]byte, resp.ContentLength)
-	} else {
-		kp := keepBufs.Get().(*[]byte)
-		kept = slices.Grow((*kp)[:0], int(resp.ContentLength))[:resp.ContentLength]
-		defer func() {
-			if cap(kept) <= jsonrpc.MaxIdleBuf { // do not pool a huge buffer
-				*kp = kept[:0]
-				keepBufs.Put(kp)
-			}
-		}()
-	}
+	held := newHeldBody(resp.ContentLength)
+	defer held.release()
+	kept := held.b
 	for got := 0; got < len(kept); {
 		n, err := resp.Body.Read(kept[got:])
 		if got+n == len(kept) {
@@ -435,8 +402,10 @@ func (h *HTTP) maxFrame() int {
 	return jsonrpc.DefaultMaxFrame
 }
 
-// forward sends the client's request upstream with body (dribbled when slow).
-func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http.Response, error) {
+// forward sends the client's request upstream with body (dribbled when
+// slow), which may lie in held (nil: it does not): held is kept from the
+// pool until the transport has closed every copy of the body it was given.
+func (h *HTTP) forward(r *http.Request, body []byte, held *heldBody, slow *faults.Action) (*http.Response, error) {
 	var rd io.Reader
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && (len(body) > 0 || r.ContentLength >= 0) {
 		rd = bytes.NewReader(body)
@@ -454,6 +423,12 @@ func (h *HTTP) forward(r *http.Request, body []byte, slow *faults.Action) (*http
 	req.Header.Del("Accept-Encoding")
 	if rd != nil {
 		req.ContentLength = int64(len(body))
+		if held != nil && len(body) > 0 {
+			req.Body = held.sent(rd)
+			if req.GetBody != nil { // a retry on a fresh connection
+				req.GetBody = func() (io.ReadCloser, error) { return held.sent(bytes.NewReader(body)), nil }
+			}
+		}
 	}
 	return h.client.Do(req)
 }
@@ -535,8 +510,10 @@ func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 // batch treated as one frame).
 func (h *HTTP) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response) {
 	limit := int64(h.maxFrame())
-	body, charged, err := readBudgeted(h.budget, resp.Body, resp.ContentLength, limit+1)
+	held, charged, err := readBudgeted(h.budget, resp.Body, resp.ContentLength, limit+1)
 	defer h.budget.give(charged)
+	defer held.release()
+	body := held.b
 	copyHeaders(w.Header(), resp.Header)
 	if errors.Is(err, errBudget) {
 		if h.eng.cfg.Guard != nil {
@@ -682,7 +659,9 @@ func dribble(ctx context.Context, w http.ResponseWriter, b []byte, chunk int, ga
 // injected error for a server request) to the upstream, with the same
 // session headers.
 func (h *HTTP) replyUpstream(r *http.Request, frame []byte) {
-	req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodPost, h.target(r).String(), bytes.NewReader(frame))
+	// frame is sent after the handler returns: a copy of its own, since it
+	// may lie in a body the handler held.
+	req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodPost, h.target(r).String(), bytes.NewReader(bytes.Clone(frame)))
 	if err != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -28,8 +29,8 @@ type byteBudget struct {
 	// since memory was last returned to the system.
 	peak, sinceTrim int64
 	trimEvery       int64
-	// trim returns freed memory to the system (debug.FreeOSMemory); it
-	// runs on a goroutine of its own, one at a time.
+	// trim returns freed memory to the system (returnMemory); it runs on
+	// a goroutine of its own, one at a time.
 	trim       func()
 	trimmingMu sync.Mutex
 }
@@ -43,7 +44,15 @@ func newByteBudget(max int64) *byteBudget {
 	if max <= 0 {
 		max = DefaultMemoryBudget
 	}
-	return &byteBudget{max: max, trimEvery: max / 2, trim: debug.FreeOSMemory}
+	return &byteBudget{max: max, trimEvery: max / 2, trim: returnMemory}
+}
+
+// returnMemory returns freed memory to the system, the pooled body buffers
+// (heldBodies) included: a sync.Pool keeps what it holds through one
+// collection, so the second one, debug.FreeOSMemory's, frees them.
+func returnMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 // take reserves n bytes; false when they do not fit.

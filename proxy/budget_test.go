@@ -295,3 +295,20 @@ func TestHTTPPooledBodiesConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestReturnMemoryEmptiesPool: after a burst, memory goes back to the
+// system with the pooled body buffers it left (a sync.Pool keeps what it
+// holds through one collection).
+func TestReturnMemoryEmptiesPool(t *testing.T) {
+	var held []*heldBody
+	for range 4 {
+		held = append(held, newHeldBody(1<<20))
+	}
+	for _, h := range held {
+		h.release()
+	}
+	returnMemory()
+	if h := heldBodies.Get().(*heldBody); cap(h.b) != 0 {
+		t.Fatalf("a pooled buffer of %d bytes outlived the return of memory", cap(h.b))
+	}
+}

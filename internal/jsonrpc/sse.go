@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -54,26 +55,43 @@ const EventSlack = 64 << 10
 // slice valid only during the call), and the event returned has Over set.
 // Fields are parsed as the SSE specification says: the name up to the
 // first colon, the value after it less one leading space; a line with no
-// colon is a name with an empty value; an id holding NUL is ignored.
+// colon is a name with an empty value; an id holding NUL is ignored. The
+// data of an event with one data line shares Raw's bytes (capped, so that
+// an append to it never writes into Raw).
 func ReadEvent(br *bufio.Reader, max int, spill func([]byte)) (RawEvent, error) {
 	ev := RawEvent{Event: Event{Retry: -1}}
-	var data bytes.Buffer
+	// The event's lines are read into Raw, where one data line's value
+	// stays (Raw[from:to]) as the data; a second data line joins them in
+	// joined.
+	var from, to, dataLines int
+	var joined []byte
+	data := func() []byte {
+		if dataLines > 1 {
+			return joined
+		}
+		return ev.Raw[from:to:to]
+	}
 	for {
 		room := -1
 		if max > 0 {
 			room = max - len(ev.Raw)
 		}
-		line, over, err := readLine(br, room)
+		start := len(ev.Raw)
+		var over bool
+		var err error
+		ev.Raw, over, err = appendLine(ev.Raw, br, room)
+		line := ev.Raw[start:]
 		if over {
 			ev.Over = true
-			ev.Head = append(ev.Head, data.Bytes()[:min(data.Len(), MaxHead)]...)
+			d := data()
+			ev.Head = append(ev.Head, d[:min(len(d), MaxHead)]...)
 			if name, v := field(bytes.TrimRight(line, "\r\n")); name == "data" && len(ev.Head) < MaxHead {
 				if ev.HasData {
 					ev.Head = append(ev.Head, '\n')
 				}
 				ev.Head = append(ev.Head, v[:min(len(v), MaxHead-len(ev.Head))]...)
 			}
-			spill(ev.Raw)
+			spill(ev.Raw[:start])
 			spill(line)
 			ev.Raw, ev.Fields, ev.Data = nil, nil, nil
 			if err != nil {
@@ -81,19 +99,23 @@ func ReadEvent(br *bufio.Reader, max int, spill func([]byte)) (RawEvent, error) 
 			}
 			return ev, spillRest(br, bytes.HasSuffix(line, []byte("\n")), spill)
 		}
-		ev.Raw = append(ev.Raw, line...)
 		content := bytes.TrimRight(line, "\r\n")
 		if len(line) > 0 && len(content) == 0 {
-			ev.Data = data.Bytes()
+			ev.Data = data()
 			return ev, nil
 		}
 		if len(content) > 0 {
 			switch name, v := field(content); name {
 			case "data":
-				if ev.HasData {
-					data.WriteByte('\n')
+				switch dataLines {
+				case 0: // the value ends the line's content
+					from, to = start+len(content)-len(v), start+len(content)
+				case 1:
+					joined = append(append(append([]byte(nil), ev.Raw[from:to]...), '\n'), v...)
+				default:
+					joined = append(append(joined, '\n'), v...)
 				}
-				data.Write(v)
+				dataLines++
 				ev.HasData = true
 			default:
 				switch name {
@@ -112,7 +134,7 @@ func ReadEvent(br *bufio.Reader, max int, spill func([]byte)) (RawEvent, error) 
 			}
 		}
 		if err != nil {
-			ev.Data = data.Bytes()
+			ev.Data = data()
 			return ev, err
 		}
 	}
@@ -128,20 +150,32 @@ func field(line []byte) (string, []byte) {
 	return string(name), bytes.TrimPrefix(v, []byte(" "))
 }
 
-// readLine returns one line with its terminator, of any length when room
-// is negative. Otherwise a line longer than room is returned as far as it
-// was read (at least room+1 bytes) with over set; the rest is not read.
-func readLine(br *bufio.Reader, room int) (line []byte, over bool, err error) {
+// appendLine appends one line with its terminator to dst, of any length
+// when room is negative. Otherwise a line longer than room is appended as
+// far as it was read (at least room+1 bytes) with over set; the rest is
+// not read.
+func appendLine(dst []byte, br *bufio.Reader, room int) (_ []byte, over bool, err error) {
+	start := len(dst)
 	frag, err := br.ReadSlice('\n')
-	out := append([]byte(nil), frag...)
+	dst = appendDoubling(dst, frag)
 	for errors.Is(err, bufio.ErrBufferFull) {
-		if room >= 0 && len(out) > room {
-			return out, true, nil
+		if room >= 0 && len(dst)-start > room {
+			return dst, true, nil
 		}
 		frag, err = br.ReadSlice('\n')
-		out = append(out, frag...)
+		dst = appendDoubling(dst, frag)
 	}
-	return out, room >= 0 && len(out) > room, err
+	return dst, room >= 0 && len(dst)-start > room, err
+}
+
+// appendDoubling is append that at least doubles dst when it must grow
+// (append grows a large slice by a quarter, so a long line read a buffer
+// at a time would be copied again a dozen times).
+func appendDoubling(dst, b []byte) []byte {
+	if cap(dst)-len(dst) < len(b) {
+		dst = slices.Grow(dst, max(len(b), len(dst)))
+	}
+	return append(dst, b...)
 }
 
 // spillRest hands the rest of an event to spill as it is read, up to and

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +35,13 @@ func FuzzReadEvent(f *testing.F) {
 				if max > 0 && len(ev.Raw) > max {
 					t.Fatalf("event %d of %d bytes kept under a cap of %d", i, len(ev.Raw), max)
 				}
+				if d, has := dataOf(ev.Raw); has != ev.HasData || !bytes.Equal(d, ev.Data) {
+					t.Fatalf("event %d: data %q (%v), its lines say %q (%v)", i, ev.Data, ev.HasData, d, has)
+				}
+				raw := bytes.Clone(ev.Raw)
+				if _ = append(ev.Data, 'X'); !bytes.Equal(raw, ev.Raw) {
+					t.Fatalf("event %d: appending to its data changed its bytes", i)
+				}
 				got.Write(ev.Raw)
 			}
 			if err != nil {
@@ -49,6 +58,20 @@ func FuzzReadEvent(f *testing.F) {
 			t.Fatalf("read back %q, want %q", got.Bytes(), b)
 		}
 	})
+}
+
+// dataOf is an event's data as its data lines give it, one line at a time.
+func dataOf(raw []byte) (data []byte, has bool) {
+	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		content := bytes.TrimRight(line, "\r\n")
+		if name, v := field(content); len(content) > 0 && name == "data" {
+			if has {
+				data = append(data, '\n')
+			}
+			data, has = append(data, v...), true
+		}
+	}
+	return data, has
 }
 
 // TestReadEventFields: fields parse as the SSE specification says, and
@@ -85,5 +108,27 @@ func TestStreamData(t *testing.T) {
 	failed := errors.New("cut")
 	if err := StreamData(io.Discard, nil, func(io.Writer) error { return failed }); !errors.Is(err, failed) {
 		t.Fatalf("a failing write: %v", err)
+	}
+}
+
+// BenchmarkReadEvent reads events of one data line, as MCP servers send
+// them, from a buffered stream (the proxy's 64 KiB reader).
+func BenchmarkReadEvent(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10, 1 << 20} {
+		ev := []byte("event: message\nid: 7\ndata: " + strings.Repeat("x", size) + "\n\n")
+		b.Run(strconv.Itoa(size>>10)+"KiB", func(b *testing.B) {
+			b.SetBytes(int64(len(ev)))
+			b.ReportAllocs()
+			r := bytes.NewReader(ev)
+			br := bufio.NewReaderSize(r, 64<<10)
+			for b.Loop() {
+				r.Reset(ev)
+				br.Reset(r)
+				got, err := ReadEvent(br, 0, nil)
+				if err != nil || len(got.Data) != size {
+					b.Fatal(len(got.Data), err)
+				}
+			}
+		})
 	}
 }

@@ -360,11 +360,21 @@ func BenchmarkStdio(b *testing.B) { benchTransport(b, "stdio", measureStdio) }
 // the client's own process.
 const upstreamEnv = "MCPDRILL_BENCH_UPSTREAM"
 
-func benchHandler(size int) http.Handler {
+// replyEnv set to "sse" makes the benchmark's upstream answer every POST
+// with an event stream of one event, as many servers do, instead of a
+// JSON body.
+const replyEnv = "MCPDRILL_BENCH_REPLY"
+
+func benchHandler(size int, sse bool) http.Handler {
 	payload := strings.Repeat("x", max(0, size-64))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		body := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + payload + `"}]}}`
+		if sse {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "event: message\ndata: "+body+"\n\n")
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = io.WriteString(w, body)
@@ -373,13 +383,16 @@ func benchHandler(size int) http.Handler {
 
 // benchUpstream starts the upstream for a payload size and returns its
 // base URL and the function that stops it.
-func benchUpstream(tb testing.TB, size int, inproc bool) (string, func()) {
+func benchUpstream(tb testing.TB, size int, inproc, sse bool) (string, func()) {
 	tb.Helper()
 	if inproc {
-		srv := httptest.NewServer(benchHandler(size))
+		srv := httptest.NewServer(benchHandler(size, sse))
 		return srv.URL, srv.Close
 	}
 	env := append(os.Environ(), roleEnv+"=http-upstream", "MCPDRILL_BENCH_SIZE="+strconv.Itoa(size))
+	if sse {
+		env = append(env, replyEnv+"=sse")
+	}
 	base, _, stop := startHTTPRole(tb, env)
 	return base, func() { stop() }
 }
@@ -439,7 +452,7 @@ func runHTTPRole(role string) int {
 	}()
 	if role == "http-upstream" {
 		size, _ := strconv.Atoi(os.Getenv("MCPDRILL_BENCH_SIZE"))
-		_ = http.Serve(ln, benchHandler(size))
+		_ = http.Serve(ln, benchHandler(size, os.Getenv(replyEnv) == "sse"))
 		return 0
 	}
 	up := os.Getenv("MCPDRILL_UPSTREAM")
@@ -485,18 +498,23 @@ func runHTTPRole(role string) int {
 }
 
 // measureHTTP measures a mode with the upstream in its own process;
-// measureHTTPInproc with the upstream in the client's.
+// measureHTTPInproc with the upstream in the client's; measureHTTPSSE
+// with the upstream in its own process answering with event streams.
 func measureHTTP(tb testing.TB, mode string, l load, n int) *stats {
-	return measureHTTPWith(tb, mode, l, n, false)
+	return measureHTTPWith(tb, mode, l, n, false, false)
 }
 
 func measureHTTPInproc(tb testing.TB, mode string, l load, n int) *stats {
-	return measureHTTPWith(tb, mode, l, n, true)
+	return measureHTTPWith(tb, mode, l, n, true, false)
 }
 
-func measureHTTPWith(tb testing.TB, mode string, l load, n int, inproc bool) *stats {
+func measureHTTPSSE(tb testing.TB, mode string, l load, n int) *stats {
+	return measureHTTPWith(tb, mode, l, n, false, true)
+}
+
+func measureHTTPWith(tb testing.TB, mode string, l load, n int, inproc, sse bool) *stats {
 	size := l.replySize()
-	upURL, stopUp := benchUpstream(tb, size, inproc)
+	upURL, stopUp := benchUpstream(tb, size, inproc, sse)
 	defer stopUp()
 	base, pid, stop := httpMiddle(tb, mode, upURL)
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
@@ -530,12 +548,15 @@ func BenchmarkHTTP(b *testing.B) {
 	benchTransport(b, "http", measureHTTP)
 }
 
+// BenchmarkHTTPSSE is BenchmarkHTTP with every reply an event stream.
+func BenchmarkHTTPSSE(b *testing.B) { benchTransport(b, "http-sse", measureHTTPSSE) }
+
 // benchTransports are the transports of TestBenchTable, each with the
 // function measuring one of its modes.
 var benchTransports = []struct {
 	name    string
 	measure func(tb testing.TB, mode string, l load, n int) *stats
-}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-inproc", measureHTTPInproc}}
+}{{"stdio", measureStdio}, {"http", measureHTTP}, {"http-sse", measureHTTPSSE}, {"http-inproc", measureHTTPInproc}}
 
 // TestBenchTable prints the ratio table for METHODOLOGY (set
 // MCPDRILL_BENCH_TABLE=1). Modes are measured in interleaved rounds, each

@@ -169,8 +169,16 @@ func newHeldBody(n int64) *heldBody {
 	if n <= pooledMin {
 		return &heldBody{b: make([]byte, n, n+1)}
 	}
+	h := pooledBody()
+	h.b = slices.Grow(h.b, int(n)+1)[:n]
+	return h
+}
+
+// pooledBody returns an empty pooled body, its buffer for the caller to
+// fill up to its capacity (or to replace with a grown one), held once.
+func pooledBody() *heldBody {
 	h := heldBodies.Get().(*heldBody)
-	h.b = slices.Grow(h.b[:0], int(n)+1)[:n]
+	h.b = h.b[:0]
 	h.pooled = true
 	h.refs.Store(1)
 	return h

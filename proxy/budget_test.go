@@ -235,11 +235,12 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestHTTPPooledBodiesConcurrent: concurrent large requests and replies,
-// each of its own bytes, cross the proxy unchanged while pooled buffers
-// pass from one to the next (under -race, a buffer reused while still
-// read or written is also a reported race). The upstream answers each
-// request with its digest and a reply body of the request's size.
+// TestHTTPPooledBodiesConcurrent: concurrent large requests and replies
+// (JSON bodies and event streams), each of its own bytes, cross the proxy
+// unchanged while pooled buffers pass from one to the next (under -race, a
+// buffer reused while still read or written is also a reported race). The
+// upstream answers each request with its digest and a reply of the
+// request's size.
 func TestHTTPPooledBodiesConcurrent(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -249,6 +250,11 @@ func TestHTTPPooledBodiesConcurrent(t *testing.T) {
 		}
 		sum := sha256.Sum256(body)
 		fill := strings.Repeat(r.Header.Get("X-Fill"), len(body))
+		if r.Header.Get("X-SSE") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":1,"result":{"sum":"%x","fill":"%s"}}`+"\n\n", sum, fill)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"sum":"%x","fill":"%s"}}`, sum, fill)
 	}))
@@ -275,6 +281,10 @@ func TestHTTPPooledBodiesConcurrent(t *testing.T) {
 						req.Header.Set("Content-Type", "application/json")
 						req.Header.Set("Accept", "application/json, text/event-stream")
 						req.Header.Set("X-Fill", fill)
+						sse := i%2 == 1
+						if sse {
+							req.Header.Set("X-SSE", "1")
+						}
 						resp, err := px.client.Do(req)
 						if err != nil {
 							t.Error(err)
@@ -284,6 +294,9 @@ func TestHTTPPooledBodiesConcurrent(t *testing.T) {
 						resp.Body.Close()
 						sum := sha256.Sum256(frame)
 						want := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"sum":"%x","fill":"%s"}}`, sum, strings.Repeat(fill, len(frame)))
+						if sse {
+							want = "event: message\ndata: " + want + "\n\n"
+						}
 						if err != nil || string(got) != want {
 							t.Errorf("goroutine %d call %d: %d bytes back, not the %d the upstream sent (%v)", g, i, len(got), len(want), err)
 							return

@@ -726,7 +726,15 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 		spill = func([]byte) {}
 	}
 	for {
-		ev, err := jsonrpc.ReadEvent(br, h.maxFrame()+jsonrpc.EventSlack, spill)
+		// Each event is read into a pooled buffer, taken once the event
+		// has begun (an idle stream holds none) and given back once the
+		// event is relayed: nothing keeps an event's bytes past that.
+		_, _ = br.Peek(1)
+		held := pooledBody()
+		ev, err := jsonrpc.ReadEventInto(held.b, br, h.maxFrame()+jsonrpc.EventSlack, spill)
+		if ev.Raw != nil {
+			held.b = ev.Raw[:0]
+		}
 		if ev.Over {
 			if h.eng.cfg.Guard != nil {
 				_, a := h.eng.unexamined(faults.ToClient, ev.Head, false)
@@ -739,6 +747,7 @@ func (h *HTTP) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.Re
 				hang = true
 			}
 		}
+		held.release()
 		if err != nil {
 			break
 		}

@@ -59,7 +59,14 @@ const EventSlack = 64 << 10
 // data of an event with one data line shares Raw's bytes (capped, so that
 // an append to it never writes into Raw).
 func ReadEvent(br *bufio.Reader, max int, spill func([]byte)) (RawEvent, error) {
-	ev := RawEvent{Event: Event{Retry: -1}}
+	return ReadEventInto(nil, br, max, spill)
+}
+
+// ReadEventInto is ReadEvent reading the event into buf's memory (its
+// length is ignored), so that a reader done with one event can read the
+// next where the last one was.
+func ReadEventInto(buf []byte, br *bufio.Reader, max int, spill func([]byte)) (RawEvent, error) {
+	ev := RawEvent{Event: Event{Retry: -1}, Raw: buf[:0]}
 	// The event's lines are read into Raw, where one data line's value
 	// stays (Raw[from:to]) as the data; a second data line joins them in
 	// joined.
@@ -204,6 +211,7 @@ func spillRest(br *bufio.Reader, atStart bool, spill func([]byte)) error {
 type SSEReader struct {
 	br  *bufio.Reader
 	max int
+	buf []byte // the last event's memory, for the next
 }
 
 // NewSSEReader returns an SSEReader; max caps one event's data (<= 0: DefaultMaxFrame).
@@ -221,7 +229,10 @@ func NewSSEReader(r io.Reader, max int) *SSEReader {
 // ErrFrameTooLarge.
 func (s *SSEReader) Next() (Event, error) {
 	for {
-		ev, err := ReadEvent(s.br, s.max+EventSlack, func([]byte) {})
+		ev, err := ReadEventInto(s.buf, s.br, s.max+EventSlack, func([]byte) {})
+		if cap(ev.Raw) <= MaxIdleBuf {
+			s.buf = ev.Raw // Data is copied before it is returned
+		}
 		switch {
 		case ev.Over || len(ev.Data) > s.max:
 			return Event{}, ErrFrameTooLarge

@@ -25,8 +25,9 @@ func FuzzReadEvent(f *testing.F) {
 		}
 		br := bufio.NewReaderSize(bytes.NewReader(b), 16+size&0xfff)
 		var got bytes.Buffer
+		var buf []byte // with an odd size, each event is read where the last one was
 		for i := 0; ; i++ {
-			ev, err := ReadEvent(br, max, func(p []byte) { got.Write(p) })
+			ev, err := ReadEventInto(buf, br, max, func(p []byte) { got.Write(p) })
 			if ev.Over {
 				if len(ev.Raw) > 0 || len(ev.Head) > MaxHead || max == 0 {
 					t.Fatalf("event %d past the cap %d: raw %d bytes, head %d", i, max, len(ev.Raw), len(ev.Head))
@@ -43,6 +44,9 @@ func FuzzReadEvent(f *testing.F) {
 					t.Fatalf("event %d: appending to its data changed its bytes", i)
 				}
 				got.Write(ev.Raw)
+				if size%2 == 1 {
+					buf = ev.Raw
+				}
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {

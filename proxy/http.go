@@ -822,18 +822,17 @@ func (p *eventPort) drop()              {}
 func (p *eventPort) withhold()          { p.held = true }
 
 func (p *eventPort) delay(b []byte, d time.Duration) {
-	cp := append([]byte(nil), b...)
+	out := jsonrpc.AppendData(nil, p.ev.Fields, b) // b's memory is the next event's
 	p.timers.Add(1)
 	time.AfterFunc(d, func() {
 		defer p.timers.Done()
-		p.write(func() { writeData(p.w, p.ev.Fields, cp) })
+		p.write(func() { _, _ = p.w.Write(out) })
 	})
 }
 
 func (p *eventPort) dribble(b []byte, chunk int, gap time.Duration) {
-	var buf bytes.Buffer
-	writeData(&buf, p.ev.Fields, b)
-	p.write(func() { dribble(p.r.Context(), p.w, buf.Bytes(), chunk, gap) })
+	out := jsonrpc.AppendData(nil, p.ev.Fields, b)
+	p.write(func() { dribble(p.r.Context(), p.w, out, chunk, gap) })
 }
 
 func (p *eventPort) disconnect() { panic(http.ErrAbortHandler) }

@@ -287,16 +287,24 @@ func StreamData(w io.Writer, fields [][]byte, write func(io.Writer) error) error
 // [RawEvent.Fields] keeps them) and data, one data line per line of data,
 // in one write.
 func WriteData(w io.Writer, fields [][]byte, data []byte) error {
-	var b bytes.Buffer
-	for _, f := range fields {
-		b.Write(f)
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(AppendData(nil, fields, data))
 	return err
+}
+
+// AppendData appends the event WriteData writes to dst, growing it once.
+func AppendData(dst []byte, fields [][]byte, data []byte) []byte {
+	n := len(data) + 1 + (bytes.Count(data, []byte("\n"))+1)*len("data: \n")
+	for _, f := range fields {
+		n += len(f)
+	}
+	dst = slices.Grow(dst, n)
+	for _, f := range fields {
+		dst = append(dst, f...)
+	}
+	for rest, more := data, true; more; {
+		var line []byte
+		line, rest, more = bytes.Cut(rest, []byte("\n"))
+		dst = append(append(append(dst, "data: "...), line...), '\n')
+	}
+	return append(dst, '\n')
 }

@@ -136,3 +136,41 @@ func BenchmarkReadEvent(b *testing.B) {
 		})
 	}
 }
+
+// FuzzAppendData: an event written from any fields and data is the one
+// the data's lines make, and reads back as that data.
+func FuzzAppendData(f *testing.F) {
+	f.Add([]byte(`{"a":1}`), "event: message\n")
+	f.Add([]byte("1\n\n2\n"), "")
+	f.Add([]byte(""), ": c\nid: 7\n")
+	f.Fuzz(func(t *testing.T, data []byte, fields string) {
+		var fl [][]byte
+		for _, l := range strings.SplitAfter(fields, "\n") {
+			// Fields as an event keeps them: whole lines, neither blank
+			// (which would end the event) nor data.
+			content := bytes.TrimRight([]byte(l), "\r\n")
+			if name, _ := field(content); strings.HasSuffix(l, "\n") && len(content) > 0 && name != "data" {
+				fl = append(fl, []byte(l))
+			}
+		}
+		var want bytes.Buffer
+		for _, l := range fl {
+			want.Write(l)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			want.WriteString("data: " + string(line) + "\n")
+		}
+		want.WriteString("\n")
+		out := AppendData([]byte("x"), fl, data)
+		if !bytes.Equal(out[1:], want.Bytes()) || out[0] != 'x' {
+			t.Fatalf("appended %q, want x%q", out, want.Bytes())
+		}
+		if bytes.ContainsAny(data, "\r") || strings.ContainsAny(fields, "\r") {
+			return // a line's \r ends it too
+		}
+		ev, err := ReadEvent(bufio.NewReader(bytes.NewReader(out[1:])), 0, nil)
+		if err != nil || !bytes.Equal(ev.Data, data) && len(data)+len(ev.Data) > 0 || !bytes.Equal(ev.Raw, out[1:]) {
+			t.Fatalf("read back %q (%v), want %q", ev.Data, err, data)
+		}
+	})
+}

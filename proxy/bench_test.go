@@ -766,16 +766,22 @@ type countRecorder struct{ n atomic.Int64 }
 func (c *countRecorder) Record(Event) { c.n.Add(1) }
 
 // TestMemoryFlatHTTP is TestMemoryFlat over HTTP: 2 200 POSTs of 64 KiB
-// through the proxy's own server, each answered with 64 KiB, under a plan
-// with a live client→server rule and a rule firing on about 20% of replies
-// (they take the store and delay paths). The process's heap (client,
-// proxy and upstream) must not grow with the number of exchanges.
+// (their bodies in pooled buffers) through the proxy's own server, each
+// answered with 64 KiB, a JSON body or an event stream by turns, under a
+// plan with a live client→server rule and a rule firing on about 20% of
+// replies (they take the store and delay paths). The process's heap
+// (client, proxy and upstream) must not grow with the number of exchanges.
 func TestMemoryFlatHTTP(t *testing.T) {
 	payload := strings.Repeat("x", 64<<10)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		p, _ := jsonrpc.PeekFrame(b)
 		body := `{"jsonrpc":"2.0","id":` + string(p.ID) + `,"result":{"content":[{"type":"text","text":"` + payload + `"}]}}`
+		if id, _ := strconv.Atoi(string(p.ID)); id%2 == 0 {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "event: message\ndata: "+body+"\n\n")
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, body)
 	}))
@@ -808,6 +814,7 @@ func TestMemoryFlatHTTP(t *testing.T) {
 	heap := func() uint64 {
 		var m runtime.MemStats
 		runtime.GC()
+		runtime.GC() // pools keep what they hold through one collection
 		runtime.ReadMemStats(&m)
 		return m.HeapInuse
 	}

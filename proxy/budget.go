@@ -215,13 +215,10 @@ func (s *sentBody) Close() error {
 	return nil
 }
 
-// readBody reads at most limit bytes of a body whose declared length is n
-// (-1: unknown), into one buffer when the length is known.
+// readBody reads a body whose declared length is n (0 <= n < limit) into
+// one buffer of that length, and past it, up to limit bytes in all, if the
+// body is longer than declared.
 func readBody(r io.Reader, n, limit int64) (*heldBody, error) {
-	if n < 0 || n >= limit {
-		b, err := io.ReadAll(io.LimitReader(r, limit))
-		return &heldBody{b: b}, err
-	}
 	h := newHeldBody(n)
 	if m, err := io.ReadFull(r, h.b); err != nil {
 		h.b = h.b[:m]

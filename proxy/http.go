@@ -195,13 +195,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
-	var held *heldBody // body's buffer
+	var held *heldBody // body's buffer (nil: no body)
 	if r.Body != nil {
 		limit := int64(h.maxFrame())
 		hb, charged, err := readBudgeted(h.budget, r.Body, r.ContentLength, limit+1)
 		defer h.budget.give(charged)
 		defer hb.release()
-		b := hb.b
 		if errors.Is(err, errBudget) {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "mcpdrill: the proxy holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
@@ -211,11 +210,11 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
 			return
 		}
-		if int64(len(b)) > limit {
+		if int64(len(hb.b)) > limit {
 			http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
 			return
 		}
-		body, held = b, hb
+		body, held = hb.b, hb
 	}
 	send := body
 	var slow *faults.Action

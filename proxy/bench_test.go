@@ -26,10 +26,12 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/relay"
 )
 
-// Benchmarks: direct vs plain byte relay vs proxy, stdio and HTTP, at three
-// payload sizes. The relay and the proxy are separate processes (this test
-// binary in a role), like a real deployment, and so is the server (on
-// HTTP also, for comparison with earlier tables, an in-process handler).
+// Benchmarks: direct vs plain byte relay vs proxy, stdio and HTTP (JSON
+// bodies or event streams), at five payload sizes, in large replies and in
+// large requests (benchLoads). The relay and the proxy are separate
+// processes (this test binary in a role), like a real deployment, and so
+// is the server (on HTTP also, for comparison with earlier tables, an
+// in-process handler).
 
 var benchSizes = []int{1 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
 

@@ -130,28 +130,39 @@ type SeedProbes struct {
 // ToolWeighted pools every tool of every scanned server: big servers weigh
 // more. The shares divide by Tools.
 type ToolWeighted struct {
-	Tools            int      `json:"tools"`
-	None             int      `json:"none"`
-	Vacuous          int      `json:"vacuous"`
-	Enforceable      int      `json:"enforceable"`
-	Invalid          int      `json:"invalid"`
-	Wrapped          int      `json:"wrapped"`
-	NoneShare        *float64 `json:"none_share"`
-	VacuousShare     *float64 `json:"vacuous_share"`
-	EnforceableShare *float64 `json:"enforceable_share"`
-	InvalidShare     *float64 `json:"invalid_share"`
-	// EnforceableOfDeclared divides enforceable by declared (vacuous +
-	// partial + enforceable + invalid) tools.
+	Tools       int `json:"tools"`
+	None        int `json:"none"`
+	Vacuous     int `json:"vacuous"`
+	Enforceable int `json:"enforceable"`
+	Invalid     int `json:"invalid"`
+	Wrapped     int `json:"wrapped"`
+	ContractShares
+	// Partial counts the tools whose schema rejects the corrupted payload
+	// of some sampled shapes, not all.
+	Partial int `json:"partial"`
+	RejectShares
+}
+
+// ContractShares are the shares of tools by output contract, as a fraction
+// of all tools except EnforceableOfDeclared, whose denominator is the
+// declared (vacuous + partial + enforceable + invalid) tools. ToolWeighted
+// pools them over all tools; ServerWeighted averages each server's.
+type ContractShares struct {
+	NoneShare             *float64 `json:"none_share"`
+	VacuousShare          *float64 `json:"vacuous_share"`
+	EnforceableShare      *float64 `json:"enforceable_share"`
+	InvalidShare          *float64 `json:"invalid_share"`
 	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
 	// LeafRate is the mean leaf rate over tools with an assessed schema.
 	LeafRate *float64 `json:"leaf_rate"`
+}
 
-	// Partial counts the tools whose schema rejects the corrupted payload
-	// of some sampled shapes, not all. RejectsAnyShare is (enforceable +
-	// partial) / tools and RejectsAnyOfDeclared (enforceable + partial) /
-	// declared: "rejects at least one", the figures comparable with a
-	// single-payload method (the anchor study's enforceable share).
-	Partial              int      `json:"partial"`
+// RejectShares count partial contracts: PartialShare is partial / tools,
+// RejectsAnyShare (enforceable + partial) / tools and RejectsAnyOfDeclared
+// (enforceable + partial) / declared. "Rejects at least one" is the figure
+// comparable with a single-payload method (the anchor study's enforceable
+// share).
+type RejectShares struct {
 	PartialShare         *float64 `json:"partial_share"`
 	RejectsAnyShare      *float64 `json:"rejects_any_share"`
 	RejectsAnyOfDeclared *float64 `json:"rejects_any_of_declared"`
@@ -162,22 +173,12 @@ type ToolWeighted struct {
 // the ratio is defined, and the counts say how many servers have a property.
 type ServerWeighted struct {
 	// Servers is the number of scanned servers with at least one tool.
-	Servers               int      `json:"servers"`
-	NoneShare             *float64 `json:"none_share"`
-	VacuousShare          *float64 `json:"vacuous_share"`
-	EnforceableShare      *float64 `json:"enforceable_share"`
-	InvalidShare          *float64 `json:"invalid_share"`
-	EnforceableOfDeclared *float64 `json:"enforceable_of_declared"`
-	LeafRate              *float64 `json:"leaf_rate"`
-	ErrorHandling         *float64 `json:"error_handling"`
-	ErrorConformance      *float64 `json:"error_conformance"`
-	SpecConformance       *float64 `json:"spec_conformance"`
-
-	// PartialShare, RejectsAnyShare and RejectsAnyOfDeclared are the means
-	// of the per-server ratios ToolWeighted defines.
-	PartialShare         *float64 `json:"partial_share"`
-	RejectsAnyShare      *float64 `json:"rejects_any_share"`
-	RejectsAnyOfDeclared *float64 `json:"rejects_any_of_declared"`
+	Servers int `json:"servers"`
+	ContractShares
+	ErrorHandling    *float64 `json:"error_handling"`
+	ErrorConformance *float64 `json:"error_conformance"`
+	SpecConformance  *float64 `json:"spec_conformance"`
+	RejectShares
 
 	WithoutSchemas  int `json:"without_schemas"`
 	WithVacuous     int `json:"with_vacuous"`

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -53,98 +52,6 @@ func FuzzHeaderValue(f *testing.F) {
 			t.Fatalf("round trip %q -> %q -> %q, %v", s, enc, dec, err)
 		}
 		_, _ = DecodeHeaderValue(s) // never panics
-	})
-}
-
-func TestOversizeID(t *testing.T) {
-	tests := []struct {
-		name, head, tail, want string
-	}{
-		{"id first", `{"jsonrpc":"2.0","id":7,"result":{"x":"`, `"}}`, "7"},
-		{"string id", `{"id":"a\"b","result":`, `}`, `"a\"b"`},
-		{"id last", `{"result":{"t":"xxx`, `xx","id":{"id":1}}},"jsonrpc":"2.0","id":12}`, "12"},
-		{"id last then jsonrpc", `{"result":[`, `],"id":"q","jsonrpc":"2.0"}` + "\n", `"q"`},
-		{"nested id only", `{"result":{"id":3,`, `"x":{"id":4}}}`, ""},
-		{"none", `{"result":`, `]]]`, ""},
-		{"not object", `[1,2`, `3]`, ""},
-	}
-	for _, tt := range tests {
-		got := string(oversizeID([]byte(tt.head), []byte(tt.tail)))
-		if got != tt.want {
-			t.Errorf("%s: got %q want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-func FuzzOversizeID(f *testing.F) {
-	f.Add([]byte(`{"id":1,"result":`), []byte(`,"id":2}`))
-	f.Add([]byte(`{"result":"`), []byte(`"id":"x","jsonrpc":"2.0"}`))
-	f.Fuzz(func(t *testing.T, head, tail []byte) {
-		id := oversizeID(head, tail)
-		if id != nil && !json.Valid(id) {
-			t.Fatalf("invalid id %q", id)
-		}
-		// a complete frame's id is found from either edge
-		if m, err := jsonrpc.Decode(head); err == nil && len(m.ID) > 0 {
-			_ = oversizeID(head, head)
-		}
-	})
-}
-
-func TestLineReader(t *testing.T) {
-	in := "short\n" + strings.Repeat("y", 100) + "\r\n" + `{"id":5,"a":"` + strings.Repeat("z", 50) + "\"}\nlast"
-	lr := jsonrpc.NewLineReader(strings.NewReader(in), 60)
-	lr.KeepEdges(keepEdge)
-	var got []string
-	for {
-		line, err := lr.ReadLine()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
-			_, head, tail := lr.Oversize()
-			got = append(got, "OVER:"+string(oversizeID(head, tail)))
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, string(line))
-	}
-	want := []string{"short", "OVER:", "OVER:5", "last"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("got %q want %q", got, want)
-	}
-}
-
-func FuzzLineReader(f *testing.F) {
-	f.Add([]byte("a\nbb\r\n\nccc"), 2)
-	f.Fuzz(func(t *testing.T, data []byte, max int) {
-		max = max%64 + 1
-		if max < 1 {
-			max = -max + 1
-		}
-		lr := jsonrpc.NewLineReader(bytes.NewReader(data), max)
-		lr.KeepEdges(keepEdge)
-		for i := 0; i <= len(data)+1; i++ {
-			line, err := lr.ReadLine()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
-				if _, head, tail := lr.Oversize(); len(head) > keepEdge || len(tail) > keepEdge {
-					t.Fatal("edges not bounded")
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 {
-				t.Fatalf("line %q breaks cap %d", line, max)
-			}
-		}
-		t.Fatal("reader did not terminate")
 	})
 }
 

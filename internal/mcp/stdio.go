@@ -162,7 +162,7 @@ func unwrapExecErr(err error) error {
 func (s *stdioConn) readLoop(max int) {
 	defer close(s.readDone)
 	lr := jsonrpc.NewLineReader(s.out, max)
-	lr.KeepEdges(keepEdge)
+	lr.KeepEdges(jsonrpc.OversizeEdge)
 	for {
 		line, err := lr.ReadLine()
 		switch {
@@ -172,7 +172,7 @@ func (s *stdioConn) readLoop(max int) {
 			n, head, tail := lr.Oversize()
 			s.obs.count("oversize-frame", fmt.Sprintf("line of %d bytes exceeds the %d-byte cap", n, max))
 			lost := fmt.Errorf("%w: reply of %d bytes discarded", ErrFrameTooLarge, n)
-			if id := oversizeID(head, tail); id != nil {
+			if id := jsonrpc.OversizeID(head, tail); id != nil {
 				if !s.mux.failKey(idKey(id), lost) {
 					s.mux.failSole(lost)
 				}

@@ -1,0 +1,86 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestOversizeID(t *testing.T) {
+	tests := []struct {
+		name, head, tail, want string
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"result":{"x":"`, `"}}`, "7"},
+		{"string id", `{"id":"a\"b","result":`, `}`, `"a\"b"`},
+		{"id last", `{"result":{"t":"xxx`, `xx","id":{"id":1}}},"jsonrpc":"2.0","id":12}`, "12"},
+		{"id last then jsonrpc", `{"result":[`, `],"id":"q","jsonrpc":"2.0"}` + "\n", `"q"`},
+		{"id null", `{"id":null,"error":{"code":`, `}}`, "null"},
+		{"spaced", ` { "jsonrpc" : "2.0" , "id" : -3 , "result" : [`, `]}`, "-3"},
+		{"number cut by the edge", `{"id":12`, `]}`, ""},
+		{"nested id only", `{"result":{"id":3,`, `"x":{"id":4}}}`, ""},
+		{"none", `{"result":`, `]]]`, ""},
+		{"not object", `[1,2`, `3]`, ""},
+	}
+	for _, tt := range tests {
+		got := string(OversizeID([]byte(tt.head), []byte(tt.tail)))
+		if got != tt.want {
+			t.Errorf("%s: got %q want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestOversizeIDFromLineReader: the id of a line the reader refuses is
+// found from the edges it keeps.
+func TestOversizeIDFromLineReader(t *testing.T) {
+	in := "short\n" + strings.Repeat("y", 100) + "\r\n" + `{"id":5,"a":"` + strings.Repeat("z", 50) + "\"}\n" +
+		`{"a":"` + strings.Repeat("z", 2*OversizeEdge) + `","id":"last"}` + "\nlast"
+	lr := NewLineReader(strings.NewReader(in), 60)
+	lr.KeepEdges(OversizeEdge)
+	var got []string
+	for {
+		line, err := lr.ReadLine()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, ErrFrameTooLarge) {
+			_, head, tail := lr.Oversize()
+			got = append(got, "OVER:"+string(OversizeID(head, tail)))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"short", "OVER:", "OVER:5", `OVER:"last"`, "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+// FuzzOversizeID: any edges give nil or a JSON scalar; the id of a reply
+// written with its id first or last is found from edges of any width that
+// hold the id and the members around it whole.
+func FuzzOversizeID(f *testing.F) {
+	f.Add([]byte(`{"id":1,"result":`), []byte(`,"id":2}`), "x", 16)
+	f.Add([]byte(`{"result":"`), []byte(`"id":"x","jsonrpc":"2.0"}`), `a"b`, 3)
+	f.Fuzz(func(t *testing.T, head, tail []byte, id string, edge int) {
+		if got := OversizeID(head, tail); got != nil && (!json.Valid(got) || got[0] == '{' || got[0] == '[') {
+			t.Fatalf("not a scalar id: %q", got)
+		}
+		raw, _ := json.Marshal(id)
+		payload, _ := json.Marshal(map[string]string{"blob": strings.Repeat(id, 3)})
+		first := []byte(`{"jsonrpc":"2.0","id":` + string(raw) + `,"result":` + string(payload) + `}`)
+		last := []byte(`{"result":` + string(payload) + `,"id":` + string(raw) + `,"jsonrpc":"2.0"}`)
+		edge = edge%256 + 256 + len(raw) // 1 to 511 bytes to spare + len(`{"jsonrpc":"2.0","id":,`)
+		for _, frame := range [][]byte{first, last} {
+			h, tl := frame[:min(edge, len(frame))], frame[max(0, len(frame)-edge):]
+			if got := OversizeID(h, tl); !bytes.Equal(got, raw) {
+				t.Fatalf("%s with edges of %d: id %q, want %q", frame, edge, got, raw)
+			}
+		}
+	})
+}

@@ -31,7 +31,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxFrame
 	}
-	return &LineReader{lb: NewLineBuf(r), max: max}
+	lb := NewLineBuf(r)
+	lb.Grow = max + 2 + minRead // a line and its "\r\n", and one read more
+	return &LineReader{lb: lb, max: max}
 }
 
 // KeepEdges makes the reader keep up to n bytes of the start and of the end

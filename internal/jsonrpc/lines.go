@@ -23,6 +23,11 @@ type LineBuf struct {
 	Start, Scanned, End int
 	// Err is the read error that ended the input, once seen.
 	Err error
+	// Grow bounds how far Fill grows Buf (0: no bound): it never grows
+	// it past Grow, or past what one read needs, whichever is more. A
+	// reader with a frame cap sets it just above the cap, so that a line
+	// it will refuse never doubles the buffer past it.
+	Grow int
 }
 
 // LineBufSize is a LineBuf's first size.
@@ -96,7 +101,11 @@ func (b *LineBuf) Fill() (more bool) {
 			b.End, b.Start = n, 0
 		}
 		if len(b.Buf)-b.End < minRead {
-			nb := make([]byte, 2*len(b.Buf))
+			n := 2 * len(b.Buf)
+			if b.Grow > 0 {
+				n = max(min(n, b.Grow), b.End+minRead)
+			}
+			nb := make([]byte, n)
 			copy(nb, b.Buf[:b.End])
 			b.Buf = nb
 		}

@@ -84,3 +84,23 @@ func FuzzOversizeID(f *testing.F) {
 		}
 	})
 }
+
+// TestLineReaderGrowsToItsCap: a line the reader refuses never grows its
+// buffer past the cap (and one read), however long the line; one just
+// under the cap still fits.
+func TestLineReaderGrowsToItsCap(t *testing.T) {
+	const max = 1 << 20
+	for _, n := range []int{max, 10 * max} {
+		lr := NewLineReader(io.MultiReader(strings.NewReader(strings.Repeat("x", n)+"\r\n"), strings.NewReader("next\n")), max)
+		line, err := lr.ReadLine()
+		if n <= max && (err != nil || len(line) != n) || n > max && !errors.Is(err, ErrFrameTooLarge) {
+			t.Fatalf("a line of %d: %d bytes, %v", n, len(line), err)
+		}
+		if got := len(lr.lb.Buf); got > max+2+minRead {
+			t.Fatalf("a line of %d grew the buffer to %d bytes, past the cap of %d", n, got, max)
+		}
+		if line, err := lr.ReadLine(); err != nil || string(line) != "next" {
+			t.Fatalf("after a line of %d: %q %v", n, line, err)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -24,7 +23,10 @@ import (
 type BridgeOptions struct {
 	// Config applies to every session as it does over stdio: the plan's
 	// faults, its recorder, the frame cap. A guard is not supported (it
-	// pins one server process; a bridge runs one per session).
+	// pins one server process; a bridge runs one per session). The frame
+	// cap bounds POST bodies (413 past it) and the server's frames: one
+	// over it cannot be held to route, so it is dropped, and the POST
+	// waiting for it is answered 502.
 	Config
 	// Command, Env, Dir and Stderr start the server, once per session.
 	Command []string
@@ -41,6 +43,10 @@ type BridgeOptions struct {
 	// ReplyTimeout bounds the wait for a server's answer to one POST
 	// (default 5 minutes); past it the POST is answered 504.
 	ReplyTimeout time.Duration
+	// MemoryBudget bounds the bytes of POST bodies the bridge holds at
+	// once, across all sessions (0: DefaultMemoryBudget); past it a POST
+	// is answered 503.
+	MemoryBudget int64
 	// OnError hears of failures Serve cannot return; nil drops them.
 	OnError func(error)
 }
@@ -52,8 +58,9 @@ type BridgeOptions struct {
 // server sends unasked (notifications, its own requests) goes to the
 // session's GET event stream, or is dropped when none is open.
 type Bridge struct {
-	o     BridgeOptions
-	allow map[string]bool
+	o      BridgeOptions
+	allow  map[string]bool
+	budget *byteBudget
 
 	mu       sync.Mutex
 	sessions map[string]*bridgeSession
@@ -74,7 +81,10 @@ func NewBridge(o BridgeOptions) (*Bridge, error) {
 	if o.ReplyTimeout <= 0 {
 		o.ReplyTimeout = 5 * time.Minute
 	}
-	b := &Bridge{o: o, allow: map[string]bool{}, sessions: map[string]*bridgeSession{}}
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = jsonrpc.DefaultMaxFrame
+	}
+	b := &Bridge{o: o, allow: map[string]bool{}, budget: newByteBudget(o.MemoryBudget), sessions: map[string]*bridgeSession{}}
 	for _, a := range o.AllowOrigins {
 		b.allow[strings.TrimRight(a, "/")] = true
 	}
@@ -157,20 +167,28 @@ func (b *Bridge) session(r *http.Request) *bridgeSession {
 }
 
 func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
-	max := b.o.MaxFrame
-	if max <= 0 {
-		max = jsonrpc.DefaultMaxFrame
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
-	if err != nil {
-		http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
-		return
-	}
-	if len(body) > max {
+	max := int64(b.o.MaxFrame)
+	if r.ContentLength > max {
 		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
 		return
 	}
-	frame := bytes.TrimSpace(body)
+	// The body is held until the handler returns: its bytes are written
+	// to the server (send) before then, and nothing keeps them after.
+	held, charged, err := readBudgeted(b.budget, r.Body, r.ContentLength, max+1)
+	defer b.budget.give(charged)
+	defer held.release()
+	switch {
+	case errors.Is(err, errBudget):
+		http.Error(w, "mcpdrill: the bridge holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
+		return
+	case err != nil:
+		http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
+		return
+	case int64(len(held.b)) > max:
+		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
+		return
+	}
+	frame := bytes.TrimSpace(held.b)
 	// As a Streamable HTTP server's transport does, the bridge answers a
 	// body that is not JSON (-32700) or not a JSON-RPC message (-32600)
 	// itself, with 400: the stdio server never sees it.
@@ -237,8 +255,12 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		}
 		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events)
 		if events != nil {
-			if err == nil {
+			switch {
+			case err == nil:
 				events <- reply
+			case errors.Is(err, errReplyTooLarge):
+				// The stream has begun: the status can no longer say it.
+				events <- replyTooLarge(pk.ID)
 			}
 			close(events)
 			<-written // nothing writes to w once the handler returns
@@ -249,6 +271,8 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 			writeJSONBody(w, reply)
 		case errors.Is(err, errSessionEnded):
 			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
+		case errors.Is(err, errReplyTooLarge):
+			http.Error(w, "mcpdrill: the server's reply is over the frame cap", http.StatusBadGateway)
 		case r.Context().Err() != nil:
 		default:
 			http.Error(w, "mcpdrill: no reply from the server", http.StatusGatewayTimeout)
@@ -296,7 +320,7 @@ func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
 	}
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
-	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan []byte{}, done: make(chan struct{})}
+	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan []byte{}, done: make(chan struct{}), onError: b.o.OnError}
 	if stateless {
 		s.id = ""
 	}
@@ -317,7 +341,7 @@ func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
 		inR.Close()
 	}()
 	go func() {
-		s.dispatch(outR)
+		s.dispatch(outR, b.o.MaxFrame)
 		<-exited
 		close(s.done)
 		b.mu.Lock()
@@ -350,20 +374,24 @@ func (b *Bridge) idlest() *bridgeSession {
 // errSessionEnded reports a session whose server has gone.
 var errSessionEnded = errors.New("proxy: bridge: the session's server ended")
 
+// errReplyTooLarge reports an answer over the frame cap, dropped unread.
+var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the frame cap")
+
 // bridgeSession is one session: a server behind a stdio proxy, and the
 // HTTP requests waiting for its frames.
 type bridgeSession struct {
-	id     string
-	in     *io.PipeWriter
-	cancel context.CancelFunc
-	done   chan struct{}
+	id      string
+	in      *io.PipeWriter
+	cancel  context.CancelFunc
+	done    chan struct{}
+	onError func(error) // nil: dropped
 
 	wmu sync.Mutex // serialises lines to the server
 
 	mu      sync.Mutex
 	last    time.Time              // the latest request's arrival
 	seq     uint64                 // the bridge's own request ids (stateless process)
-	waiters map[string]chan []byte // request id → its reply
+	waiters map[string]chan []byte // request id → its reply (nil: over the frame cap)
 	batches []chan []byte          // batch POSTs, in order
 	posts   []chan []byte          // event streams of POSTs waiting for their answer
 	streams []chan []byte          // open GET streams
@@ -376,7 +404,10 @@ func (s *bridgeSession) send(line []byte) bool {
 	s.mu.Unlock()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.in.Write(append(append(make([]byte, 0, len(line)+1), line...), '\n'))
+	if _, err := s.in.Write(line); err != nil {
+		return false
+	}
+	_, err := s.in.Write(newline)
 	return err == nil
 }
 
@@ -445,6 +476,9 @@ func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk j
 	defer t.Stop()
 	select {
 	case b := <-ch:
+		if b == nil {
+			return nil, errReplyTooLarge
+		}
 		return b, nil
 	case <-s.done:
 		return nil, errSessionEnded
@@ -456,17 +490,48 @@ func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk j
 }
 
 // dispatch routes the server's frames: an answer to the request waiting
-// for it, anything else to the open GET streams.
-func (s *bridgeSession) dispatch(out io.Reader) {
-	br := bufio.NewReaderSize(out, 64<<10)
+// for it, anything else to the open GET streams. A frame over max is
+// dropped unread, and the request it answers fails (tooLarge).
+func (s *bridgeSession) dispatch(out io.Reader, max int) {
+	lr := jsonrpc.NewLineReader(out, max)
+	lr.KeepEdges(jsonrpc.OversizeEdge)
 	for {
-		line, err := br.ReadBytes('\n')
-		if frame := bytes.TrimSpace(line); len(frame) > 0 {
-			s.route(frame)
-		}
-		if err != nil {
+		line, err := lr.ReadLine()
+		switch {
+		case err == nil:
+			if frame := bytes.TrimSpace(line); len(frame) > 0 {
+				s.route(bytes.Clone(frame))
+			}
+		case errors.Is(err, jsonrpc.ErrFrameTooLarge):
+			s.tooLarge(lr.Oversize())
+		default:
 			return
 		}
+	}
+}
+
+// tooLarge fails the request a frame over the frame cap answers: the one
+// its id names (found in the frame's first or last bytes), or the oldest
+// batch for an array. A frame whose id cannot be found fails nothing (it
+// may be a notification): its request waits out the reply timeout.
+func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
+	if s.onError != nil {
+		s.onError(fmt.Errorf("proxy: bridge: the server sent a frame of %d bytes, over the frame cap; dropped", n))
+	}
+	id := jsonrpc.OversizeID(head, tail)
+	head = bytes.TrimLeft(head, " \t")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case id != nil:
+		if ch, ok := s.waiters[jsonrpc.IDKey(id)]; ok {
+			delete(s.waiters, jsonrpc.IDKey(id))
+			ch <- nil
+		}
+	case len(head) > 0 && head[0] == '[' && len(s.batches) > 0:
+		ch := s.batches[0]
+		s.batches = s.batches[1:]
+		ch <- nil
 	}
 }
 
@@ -552,6 +617,13 @@ func batchHasRequest(frame []byte) bool {
 		}
 	}
 	return false
+}
+
+// replyTooLarge is the error answer to request id whose reply was over the
+// frame cap, for a POST whose event stream has begun.
+func replyTooLarge(id json.RawMessage) []byte {
+	b, _ := jsonrpc.NewErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpdrill: the server's reply is over the frame cap"})
+	return b
 }
 
 func parseError() []byte {

@@ -15,8 +15,15 @@ import (
 // startBridge serves a bridge to the server role in this test binary.
 func startBridge(t *testing.T, role string, cfg Config, env ...string) string {
 	t.Helper()
-	argv, cenv := self(role, env...)
-	b, err := NewBridge(BridgeOptions{Config: cfg, Command: argv, Env: cenv, Stderr: testStderr(), OnError: func(err error) { t.Logf("bridge: %v", err) }})
+	return startBridgeWith(t, BridgeOptions{Config: cfg}, role, env...)
+}
+
+// startBridgeWith is startBridge with more of the options set.
+func startBridgeWith(t *testing.T, o BridgeOptions, role string, env ...string) string {
+	t.Helper()
+	o.Command, o.Env = self(role, env...)
+	o.Stderr, o.OnError = testStderr(), func(err error) { t.Logf("bridge: %v", err) }
+	b, err := NewBridge(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +122,60 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestBridgeFrameCap: a server frame over the frame cap is dropped unread,
+// and the POST it answers is told at once rather than waiting out the
+// reply timeout: 502, or on an event stream (whose status is already
+// sent) an error answer with the request's id. The session goes on
+// reading the frames after it. A POST body over the cap is refused with
+// 413 before it is read.
+func TestBridgeFrameCap(t *testing.T) {
+	const cap = 64 << 10
+	c := &http.Client{Timeout: 30 * time.Second}
+	for _, tt := range []struct {
+		name, accept string
+		reply        int
+		status       int
+		body         string // what the answer holds
+	}{
+		{"reply under the cap", "application/json", cap - 1024, http.StatusOK, `"result"`},
+		{"reply under the cap, event stream", "application/json, text/event-stream", cap - 1024, http.StatusOK, `"result"`},
+		{"reply over the cap", "application/json", 4 * cap, http.StatusBadGateway, "over the frame cap"},
+		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, http.StatusOK, `"code":-32603`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url := startBridgeWith(t, BridgeOptions{Config: Config{MaxFrame: cap}}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply))
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			for i := range 3 {
+				ex := do(c, http.MethodPost, url, hdr, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
+				if ex.status != tt.status || !strings.Contains(string(ex.body), tt.body) {
+					t.Fatalf("call %d: %v, want %d with %s", i, ex, tt.status, tt.body)
+				}
+				if tt.status == http.StatusOK && !strings.Contains(string(ex.body), fmt.Sprintf(`"id":%d`, i)) {
+					t.Fatalf("call %d: the answer has another id: %.200s", i, ex.body)
+				}
+			}
+			big := []byte(`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("p", cap) + `"}}`)
+			if ex := do(c, http.MethodPost, url, hdr, big); ex.status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("a body over the cap: %v", ex)
+			}
+		})
+	}
+}
+
+// TestBridgeMemoryBudget: a POST body that does not fit in the bridge's
+// memory budget is refused with 503; one that fits is served.
+func TestBridgeMemoryBudget(t *testing.T) {
+	url := startBridgeWith(t, BridgeOptions{MemoryBudget: 32 << 10}, "bench-server", "MCPDRILL_BENCH_SIZE=100")
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	pad := func(n int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", n) + `"}}`)
+	}
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(40<<10)); ex.status != http.StatusServiceUnavailable {
+		t.Fatalf("over the budget: %v", ex)
+	}
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(16<<10)); ex.status != http.StatusOK {
+		t.Fatalf("within the budget: %v", ex)
+	}
 }

@@ -68,7 +68,7 @@ func wrapFlags() []cli.Flag {
 		&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 		&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
 		&cli.BoolFlag{Name: "allow-remote", Usage: "HTTP mode: allow --listen on a non-loopback address (the proxy then relays the server, and its callers' credentials, to the network)"},
-		&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, or are withheld under --guard", DefaultText: "64 MiB"},
+		&cli.IntFlag{Name: "max-frame", Usage: "largest frame in `BYTES` the proxy examines; larger ones pass unexamined, are withheld under --guard, or dropped by a bridge (--listen with a command: it must hold a reply to route it)", DefaultText: "64 MiB"},
 		&cli.Int64Flag{Name: "memory-budget", Usage: "HTTP mode: `BYTES` of request and reply bodies held at once across all connections; past it new requests get 503", DefaultText: "256 MiB"},
 	}
 }
@@ -304,7 +304,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 	var serve func(context.Context, net.Listener) error
 	to := redact.URL(o.upstream)
 	if len(argv) > 0 {
-		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: os.Stderr, AllowOrigins: o.allowOrigins, OnError: onError})
+		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: os.Stderr, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
 		if err != nil {
 			return usageErr("wrap: %v", err)
 		}

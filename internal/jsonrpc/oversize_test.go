@@ -75,7 +75,8 @@ func FuzzOversizeID(f *testing.F) {
 		payload, _ := json.Marshal(map[string]string{"blob": strings.Repeat(id, 3)})
 		first := []byte(`{"jsonrpc":"2.0","id":` + string(raw) + `,"result":` + string(payload) + `}`)
 		last := []byte(`{"result":` + string(payload) + `,"id":` + string(raw) + `,"jsonrpc":"2.0"}`)
-		edge = edge%256 + 256 + len(raw) // 1 to 511 bytes to spare + len(`{"jsonrpc":"2.0","id":,`)
+		// Room for the members around the id, and 1 to 511 bytes to spare.
+		edge = edge%256 + 256 + len(raw) + len(`{"jsonrpc":"2.0","id":,`)
 		for _, frame := range [][]byte{first, last} {
 			h, tl := frame[:min(edge, len(frame))], frame[max(0, len(frame)-edge):]
 			if got := OversizeID(h, tl); !bytes.Equal(got, raw) {

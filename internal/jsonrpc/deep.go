@@ -280,16 +280,8 @@ func skipValue(b []byte, i int) (int, error) {
 				}
 			}
 			continue
-		case '"':
-			i, err = skipString(b, i)
-		case 't':
-			i, err = literal(b, i, "true")
-		case 'f':
-			i, err = literal(b, i, "false")
-		case 'n':
-			i, err = literal(b, i, "null")
 		default:
-			i, err = skipNumber(b, i)
+			i, err = skipScalar(b, i)
 		}
 		if err != nil {
 			return i, err
@@ -321,6 +313,22 @@ func skipValue(b []byte, i int) (int, error) {
 			return i, errSyntax
 		}
 	}
+}
+
+// skipScalar validates the string, number, true, false or null starting
+// at b[i] and returns the index just past it.
+func skipScalar(b []byte, i int) (int, error) {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
+	}
+	return skipNumber(b, i)
 }
 
 // skipKey validates `"key" :` at b[i] and returns the index past the key's

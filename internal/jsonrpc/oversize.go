@@ -103,29 +103,11 @@ func closesSimply(b []byte, i int) bool {
 // number must be followed by another byte, so that one cut short by the
 // edge is not taken for a whole one.
 func scalarAt(b []byte, i int) (json.RawMessage, int, bool) {
-	if i >= len(b) {
+	if i >= len(b) || b[i] == '{' || b[i] == '[' {
 		return nil, i, false
 	}
-	var j int
-	var err error
-	switch b[i] {
-	case '"':
-		j, err = skipString(b, i)
-	case 't':
-		j, err = literal(b, i, "true")
-	case 'f':
-		j, err = literal(b, i, "false")
-	case 'n':
-		j, err = literal(b, i, "null")
-	case '{', '[':
-		return nil, i, false
-	default:
-		j, err = skipNumber(b, i)
-		if err == nil && j >= len(b) {
-			return nil, i, false
-		}
-	}
-	if err != nil {
+	j, err := skipScalar(b, i)
+	if err != nil || j >= len(b) && b[i] != '"' && b[i] != 't' && b[i] != 'f' && b[i] != 'n' {
 		return nil, i, false
 	}
 	return b[i:j], j, true

@@ -43,9 +43,11 @@ type BridgeOptions struct {
 	// ReplyTimeout bounds the wait for a server's answer to one POST
 	// (default 5 minutes); past it the POST is answered 504.
 	ReplyTimeout time.Duration
-	// MemoryBudget bounds the bytes of POST bodies the bridge holds at
-	// once, across all sessions (0: DefaultMemoryBudget); past it a POST
-	// is answered 503.
+	// MemoryBudget bounds the bytes the bridge holds at once across all
+	// sessions (0: DefaultMemoryBudget): POST bodies, and the server's
+	// frames on their way to a response. Past it a POST is answered 503,
+	// an answer too (or with a JSON-RPC error on an event stream begun),
+	// and a stream loses an unasked frame.
 	MemoryBudget int64
 	// OnError hears of failures Serve cannot return; nil drops them.
 	OnError func(error)
@@ -237,30 +239,38 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		// A client that takes an event stream gets one: what the server
 		// sends while it answers (progress, logging, its own requests)
 		// travels on it, then the answer.
-		var events chan []byte
+		var events chan frameMsg
 		var written chan struct{}
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			events, written = make(chan []byte, 64), make(chan struct{})
+			events, written = make(chan frameMsg, 64), make(chan struct{})
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Cache-Control", "no-cache")
 			w.WriteHeader(http.StatusOK)
 			flush(w)
 			go func() {
 				defer close(written)
-				for frame := range events {
-					writeData(w, nil, frame)
+				for m := range events {
+					writeData(w, nil, m.b)
 					flush(w)
+					b.budget.give(m.charged)
 				}
 			}()
 		}
 		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events)
+		lost := "" // why an answer that came is not relayed
+		switch {
+		case errors.Is(err, errReplyTooLarge):
+			lost = "mcpdrill: the server's reply is over the frame cap"
+		case errors.Is(err, errNoRoom):
+			lost = "mcpdrill: no room in the bridge's memory budget for the server's reply; retry"
+		}
 		if events != nil {
 			switch {
 			case err == nil:
 				events <- reply
-			case errors.Is(err, errReplyTooLarge):
+			case lost != "":
 				// The stream has begun: the status can no longer say it.
-				events <- replyTooLarge(pk.ID)
+				events <- frameMsg{b: errorAnswer(pk.ID, lost)}
 			}
 			close(events)
 			<-written // nothing writes to w once the handler returns
@@ -268,11 +278,14 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case err == nil:
-			writeJSONBody(w, reply)
+			writeJSONBody(w, reply.b)
+			b.budget.give(reply.charged)
 		case errors.Is(err, errSessionEnded):
 			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
 		case errors.Is(err, errReplyTooLarge):
-			http.Error(w, "mcpdrill: the server's reply is over the frame cap", http.StatusBadGateway)
+			http.Error(w, lost, http.StatusBadGateway)
+		case errors.Is(err, errNoRoom):
+			http.Error(w, lost, http.StatusServiceUnavailable)
 		case r.Context().Err() != nil:
 		default:
 			http.Error(w, "mcpdrill: no reply from the server", http.StatusGatewayTimeout)
@@ -320,7 +333,7 @@ func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
 	}
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
-	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan []byte{}, done: make(chan struct{}), onError: b.o.OnError}
+	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan frameMsg{}, done: make(chan struct{}), budget: b.budget, onError: b.o.OnError}
 	if stateless {
 		s.id = ""
 	}
@@ -377,6 +390,18 @@ var errSessionEnded = errors.New("proxy: bridge: the session's server ended")
 // errReplyTooLarge reports an answer over the frame cap, dropped unread.
 var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the frame cap")
 
+// errNoRoom reports an answer the memory budget had no room for.
+var errNoRoom = errors.New("proxy: bridge: no room in the memory budget for the server's reply")
+
+// frameMsg is a server frame on its way to an HTTP response, with the
+// bytes charged to the memory budget for it, given back once it is
+// written or dropped; or, for an answer, why there is none (err).
+type frameMsg struct {
+	b       []byte
+	charged int64
+	err     error
+}
+
 // bridgeSession is one session: a server behind a stdio proxy, and the
 // HTTP requests waiting for its frames.
 type bridgeSession struct {
@@ -384,17 +409,18 @@ type bridgeSession struct {
 	in      *io.PipeWriter
 	cancel  context.CancelFunc
 	done    chan struct{}
+	budget  *byteBudget // the bridge's: every frame held for a response is charged to it
 	onError func(error) // nil: dropped
 
 	wmu sync.Mutex // serialises lines to the server
 
 	mu      sync.Mutex
-	last    time.Time              // the latest request's arrival
-	seq     uint64                 // the bridge's own request ids (stateless process)
-	waiters map[string]chan []byte // request id → its reply (nil: over the frame cap)
-	batches []chan []byte          // batch POSTs, in order
-	posts   []chan []byte          // event streams of POSTs waiting for their answer
-	streams []chan []byte          // open GET streams
+	last    time.Time                // the latest request's arrival
+	seq     uint64                   // the bridge's own request ids (stateless process)
+	waiters map[string]chan frameMsg // request id → its answer
+	batches []chan frameMsg          // batch POSTs, in order (nil: one whose POST has gone)
+	posts   []chan frameMsg          // event streams of POSTs waiting for their answer
+	streams []chan frameMsg          // open GET streams
 }
 
 // send writes one line to the server.
@@ -414,8 +440,8 @@ func (s *bridgeSession) send(line []byte) bool {
 // call sends a request (or a batch holding requests) and waits for its
 // answer. While it waits, what the server sends unasked goes to events,
 // when given (a POST's event stream).
-func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan []byte) ([]byte, error) {
-	ch := make(chan []byte, 1)
+func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg) (frameMsg, error) {
+	ch := make(chan frameMsg, 1)
 	key := jsonrpc.IDKey(pk.ID)
 	if s.id == "" && pk.Kind == jsonrpc.KindRequest {
 		// The shared stateless process hears many clients, whose ids may
@@ -427,14 +453,18 @@ func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, 
 		s.mu.Unlock()
 		out, err := withID(line, own)
 		if err != nil {
-			return nil, err
+			return frameMsg{}, err
 		}
 		line, key = out, jsonrpc.IDKey(own)
 		reply, err := s.await(ctx, line, key, pk, timeout, events, ch)
 		if err != nil {
-			return nil, err
+			return frameMsg{}, err
 		}
-		return withID(reply, pk.ID)
+		if reply.b, err = withID(reply.b, pk.ID); err != nil {
+			s.budget.give(reply.charged)
+			return frameMsg{}, err
+		}
+		return reply, nil
 	}
 	return s.await(ctx, line, key, pk, timeout, events, ch)
 }
@@ -449,8 +479,9 @@ func withID(frame []byte, id json.RawMessage) ([]byte, error) {
 }
 
 // await sends line and waits for the answer filed under key (or the next
-// batch answer, for a batch).
-func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan []byte, ch chan []byte) ([]byte, error) {
+// batch answer, for a batch). The answer's charge is the caller's to give
+// back.
+func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, ch chan frameMsg) (frameMsg, error) {
 	s.mu.Lock()
 	if pk.Kind == jsonrpc.KindBatch {
 		s.batches = append(s.batches, ch)
@@ -466,26 +497,33 @@ func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk j
 		if s.waiters[key] == ch {
 			delete(s.waiters, key)
 		}
-		s.posts = slices.DeleteFunc(s.posts, func(c chan []byte) bool { return c == events })
+		if i := slices.Index(s.batches, ch); i >= 0 {
+			s.batches[i] = nil // its answer keeps its place, and is dropped
+		}
+		s.posts = slices.DeleteFunc(s.posts, func(c chan frameMsg) bool { return c == events })
 		s.mu.Unlock()
+		// Nothing is sent to ch any more; an answer that came as the
+		// wait ended is given back.
+		select {
+		case m := <-ch:
+			s.budget.give(m.charged)
+		default:
+		}
 	}()
 	if !s.send(line) {
-		return nil, errSessionEnded
+		return frameMsg{}, errSessionEnded
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case b := <-ch:
-		if b == nil {
-			return nil, errReplyTooLarge
-		}
-		return b, nil
+	case m := <-ch:
+		return m, m.err
 	case <-s.done:
-		return nil, errSessionEnded
+		return frameMsg{}, errSessionEnded
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return frameMsg{}, ctx.Err()
 	case <-t.C:
-		return nil, context.DeadlineExceeded
+		return frameMsg{}, context.DeadlineExceeded
 	}
 }
 
@@ -522,35 +560,50 @@ func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
 	head = bytes.TrimLeft(head, " \t")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var ch chan frameMsg
 	switch {
 	case id != nil:
-		if ch, ok := s.waiters[jsonrpc.IDKey(id)]; ok {
-			delete(s.waiters, jsonrpc.IDKey(id))
-			ch <- nil
-		}
+		ch = s.waiters[jsonrpc.IDKey(id)]
+		delete(s.waiters, jsonrpc.IDKey(id))
 	case len(head) > 0 && head[0] == '[' && len(s.batches) > 0:
-		ch := s.batches[0]
+		ch = s.batches[0]
 		s.batches = s.batches[1:]
-		ch <- nil
+	}
+	if ch != nil {
+		ch <- frameMsg{err: errReplyTooLarge}
 	}
 }
 
+// route hands a frame to the response it belongs in, charged to the
+// memory budget: an answer fails with errNoRoom when the budget has no
+// room for it, and a stream loses an unasked frame it has no room for, as
+// it does one it does not keep up with.
 func (s *bridgeSession) route(frame []byte) {
 	pk, err := jsonrpc.PeekFrame(frame)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	answer, ch := false, chan frameMsg(nil)
 	switch {
 	case err == nil && pk.Kind == jsonrpc.KindBatch && len(s.batches) > 0:
-		ch := s.batches[0]
+		answer, ch = true, s.batches[0]
 		s.batches = s.batches[1:]
-		ch <- frame
-		return
 	case err == nil && (pk.Kind == jsonrpc.KindResponse || pk.Kind == jsonrpc.KindError):
-		if ch, ok := s.waiters[jsonrpc.IDKey(pk.ID)]; ok {
-			delete(s.waiters, jsonrpc.IDKey(pk.ID))
-			ch <- frame
-			return
+		key := jsonrpc.IDKey(pk.ID)
+		if ch = s.waiters[key]; ch != nil {
+			answer = true
+			delete(s.waiters, key)
 		}
+	}
+	if answer {
+		if ch == nil {
+			return // the batch's POST has gone
+		}
+		m := frameMsg{err: errNoRoom}
+		if n := int64(len(frame)); s.budget.take(n) {
+			m = frameMsg{b: frame, charged: n}
+		}
+		ch <- m
+		return
 	}
 	// Unasked: on the latest POST stream still waiting for its answer,
 	// else on every GET stream.
@@ -558,29 +611,37 @@ func (s *bridgeSession) route(frame []byte) {
 	if n := len(s.posts); n > 0 {
 		targets = s.posts[n-1:]
 	}
+	n := int64(len(frame))
 	for _, st := range targets {
+		if !s.budget.take(n) {
+			continue
+		}
 		select {
-		case st <- frame:
+		case st <- frameMsg{b: frame, charged: n}:
 		default: // a stream that does not keep up loses the frame
+			s.budget.give(n)
 		}
 	}
 }
 
 // stream serves a GET event stream of what the server sends unasked.
 func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
-	ch := make(chan []byte, 64)
+	ch := make(chan frameMsg, 64)
 	s.mu.Lock()
 	s.streams = append(s.streams, ch)
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		for i, c := range s.streams {
-			if c == ch {
-				s.streams = append(s.streams[:i], s.streams[i+1:]...)
-				break
+		s.streams = slices.DeleteFunc(s.streams, func(c chan frameMsg) bool { return c == ch })
+		s.mu.Unlock()
+		for { // nothing is sent to ch any more: give back what it holds
+			select {
+			case m := <-ch:
+				s.budget.give(m.charged)
+			default:
+				return
 			}
 		}
-		s.mu.Unlock()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -588,9 +649,10 @@ func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
 	flush(w)
 	for {
 		select {
-		case frame := <-ch:
-			writeData(w, nil, frame)
+		case m := <-ch:
+			writeData(w, nil, m.b)
 			flush(w)
+			s.budget.give(m.charged)
 		case <-r.Context().Done():
 			return
 		case <-s.done:
@@ -619,10 +681,10 @@ func batchHasRequest(frame []byte) bool {
 	return false
 }
 
-// replyTooLarge is the error answer to request id whose reply was over the
-// frame cap, for a POST whose event stream has begun.
-func replyTooLarge(id json.RawMessage) []byte {
-	b, _ := jsonrpc.NewErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpdrill: the server's reply is over the frame cap"})
+// errorAnswer is the error answer to request id, whose reply is not
+// relayed (why), for a POST whose event stream has begun.
+func errorAnswer(id json.RawMessage, why string) []byte {
+	b, _ := jsonrpc.NewErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
 	return b
 }
 

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
@@ -165,17 +167,84 @@ func TestBridgeFrameCap(t *testing.T) {
 }
 
 // TestBridgeMemoryBudget: a POST body that does not fit in the bridge's
-// memory budget is refused with 503; one that fits is served.
+// memory budget is refused with 503, and so is an answer: 503, or an error
+// answer on an event stream. What fits is served.
 func TestBridgeMemoryBudget(t *testing.T) {
-	url := startBridgeWith(t, BridgeOptions{MemoryBudget: 32 << 10}, "bench-server", "MCPDRILL_BENCH_SIZE=100")
-	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 	pad := func(n int) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", n) + `"}}`)
 	}
-	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(40<<10)); ex.status != http.StatusServiceUnavailable {
-		t.Fatalf("over the budget: %v", ex)
+	for _, tt := range []struct {
+		name, accept string
+		body, reply  int
+		status       int
+		want         string
+	}{
+		{"body within, reply within", "application/json", 16 << 10, 100, http.StatusOK, `"result"`},
+		{"body over", "application/json", 40 << 10, 100, http.StatusServiceUnavailable, "memory budget"},
+		{"reply over", "application/json", 100, 40 << 10, http.StatusServiceUnavailable, "memory budget"},
+		{"reply over, event stream", "application/json, text/event-stream", 100, 40 << 10, http.StatusOK, `"code":-32603`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url := startBridgeWith(t, BridgeOptions{MemoryBudget: 32 << 10}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply))
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(tt.body)); ex.status != tt.status || !strings.Contains(string(ex.body), tt.want) {
+				t.Fatalf("%v, want %d with %s", ex, tt.status, tt.want)
+			}
+		})
 	}
-	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(16<<10)); ex.status != http.StatusOK {
-		t.Fatalf("within the budget: %v", ex)
+}
+
+// TestBridgeBudgetGivenBack: every byte the bridge charges to its budget
+// for a frame is given back: answers written, unasked frames written on a
+// stream, and those still queued when the stream's client leaves.
+func TestBridgeBudgetGivenBack(t *testing.T) {
+	argv, env := self("bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", 1<<20))
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+	ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(hostileInit))
+	sid := ex.header.Get(sessionHeader)
+	if ex.status != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %v", ex)
+	}
+	hdr.Set(sessionHeader, sid)
+	// A GET stream that reads one event and leaves with the rest queued:
+	// the bench server answers each notification with a 1 MiB frame the
+	// bridge cannot route (its id is empty), so it goes to the stream.
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header = http.Header{"Accept": {"text/event-stream"}, sessionHeader: {sid}}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %v %v", resp, err)
+	}
+	for range 24 {
+		if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","method":"notifications/progress"}`)); ex.status != http.StatusAccepted {
+			t.Fatalf("notification: %v", ex)
+		}
+	}
+	if _, err := jsonrpc.ReadEvent(bufio.NewReader(resp.Body), 2<<20, func([]byte) {}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	resp.Body.Close()
+	for i := range 4 {
+		hdr.Set("Accept", []string{"application/json", "application/json, text/event-stream"}[i%2])
+		if ex := do(http.DefaultClient, http.MethodPost, url, hdr, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)); ex.status != http.StatusOK || len(ex.body) < 1<<20 {
+			t.Fatalf("call %d: %v", i, ex)
+		}
+	}
+	used := func() int64 {
+		b.budget.mu.Lock()
+		defer b.budget.mu.Unlock()
+		return b.budget.used
+	}
+	for deadline := time.Now().Add(10 * time.Second); used() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still charged after every response ended", used())
+		}
 	}
 }

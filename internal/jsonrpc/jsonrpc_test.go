@@ -217,21 +217,13 @@ func FuzzLineReader(f *testing.F) {
 		lr := NewLineReader(bytes.NewReader(b), max)
 		lr.KeepEdges(8)
 		total := 0
-		for {
-			line, err := lr.ReadLine()
-			if errors.Is(err, io.EOF) {
-				break
+		for _, line := range readLines(t, lr, func() string {
+			n, head, tail := lr.Oversize()
+			if n <= int64(max) || len(head) > 8 || len(tail) > 8 || !bytes.Contains(b, head) || !bytes.Contains(b, tail) {
+				t.Fatalf("oversize line: n %d, head %q, tail %q", n, head, tail)
 			}
-			if errors.Is(err, ErrFrameTooLarge) {
-				n, head, tail := lr.Oversize()
-				if n <= int64(max) || len(head) > 8 || len(tail) > 8 || !bytes.Contains(b, head) || !bytes.Contains(b, tail) {
-					t.Fatalf("oversize line: n %d, head %q, tail %q", n, head, tail)
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			return ""
+		}) {
 			if len(line) > max {
 				t.Fatalf("line of %d over cap %d", len(line), max)
 			}

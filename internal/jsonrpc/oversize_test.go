@@ -39,22 +39,10 @@ func TestOversizeIDFromLineReader(t *testing.T) {
 		`{"a":"` + strings.Repeat("z", 2*OversizeEdge) + `","id":"last"}` + "\nlast"
 	lr := NewLineReader(strings.NewReader(in), 60)
 	lr.KeepEdges(OversizeEdge)
-	var got []string
-	for {
-		line, err := lr.ReadLine()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, ErrFrameTooLarge) {
-			_, head, tail := lr.Oversize()
-			got = append(got, "OVER:"+string(OversizeID(head, tail)))
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, string(line))
-	}
+	got := readLines(t, lr, func() string {
+		_, head, tail := lr.Oversize()
+		return "OVER:" + string(OversizeID(head, tail))
+	})
 	want := []string{"short", "OVER:", "OVER:5", `OVER:"last"`, "last"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("got %q want %q", got, want)
@@ -102,6 +90,26 @@ func TestLineReaderGrowsToItsCap(t *testing.T) {
 		}
 		if line, err := lr.ReadLine(); err != nil || string(line) != "next" {
 			t.Fatalf("after a line of %d: %q %v", n, line, err)
+		}
+	}
+}
+
+// readLines reads lr to its end: each line, and for each line over the cap
+// what over says of it.
+func readLines(t *testing.T, lr *LineReader, over func() string) []string {
+	t.Helper()
+	var out []string
+	for {
+		line, err := lr.ReadLine()
+		switch {
+		case errors.Is(err, io.EOF):
+			return out
+		case errors.Is(err, ErrFrameTooLarge):
+			out = append(out, over())
+		case err != nil:
+			t.Fatal(err)
+		default:
+			out = append(out, string(line))
 		}
 	}
 }

@@ -93,17 +93,35 @@ func addToGroup(pools map[string]*toolPool, key string, r Row) {
 // figures computes the shares of the pooled counts.
 func (p *toolPool) figures() ToolWeighted {
 	tw := p.tw
-	tw.NoneShare = share(tw.None, tw.Tools)
-	tw.VacuousShare = share(tw.Vacuous, tw.Tools)
-	tw.EnforceableShare = share(tw.Enforceable, tw.Tools)
-	tw.InvalidShare = share(tw.Invalid, tw.Tools)
-	declared := tw.Enforceable + tw.Partial + tw.Vacuous + tw.Invalid
-	tw.EnforceableOfDeclared = share(tw.Enforceable, declared)
-	tw.PartialShare = share(tw.Partial, tw.Tools)
-	tw.RejectsAnyShare = share(tw.Enforceable+tw.Partial, tw.Tools)
-	tw.RejectsAnyOfDeclared = share(tw.Enforceable+tw.Partial, declared)
-	tw.LeafRate = p.leaf.value()
+	var v [numShares]*float64
+	for i, q := range contractRatios(tw.Tools, tw.None, tw.Vacuous, tw.Partial, tw.Enforceable, tw.Invalid) {
+		v[i] = share(q[0], q[1])
+	}
+	setShares(&tw.ContractShares, &tw.RejectShares, v, p.leaf.value())
 	return tw
+}
+
+// numShares is how many contract shares there are besides the leaf rate.
+const numShares = 8
+
+// contractRatios defines the contract shares, for tools counted by tier:
+// each share's numerator and denominator, in the order setShares stores
+// them. The tool-weighted figures divide pooled counts, the
+// server-weighted ones average each server's ratios.
+func contractRatios(tools, none, vac, part, enf, inv int) [numShares][2]int {
+	declared := enf + part + vac + inv
+	return [numShares][2]int{
+		{none, tools}, {vac, tools}, {enf, tools}, {inv, tools}, {enf, declared},
+		{part, tools}, {enf + part, tools}, {enf + part, declared},
+	}
+}
+
+// setShares stores the shares v, in contractRatios' order, and the leaf
+// rate.
+func setShares(c *ContractShares, r *RejectShares, v [numShares]*float64, leaf *float64) {
+	c.NoneShare, c.VacuousShare, c.EnforceableShare, c.InvalidShare, c.EnforceableOfDeclared = v[0], v[1], v[2], v[3], v[4]
+	r.PartialShare, r.RejectsAnyShare, r.RejectsAnyOfDeclared = v[5], v[6], v[7]
+	c.LeafRate = leaf
 }
 
 // SDKDisagreement is a row whose declared SDK label the evidence
@@ -257,7 +275,8 @@ func Aggregate(rows []Row) Aggregates {
 	var pool toolPool
 	sdkPools, fwPools := map[string]*toolPool{}, map[string]*toolPool{}
 	sw := &a.ServerWeighted
-	var swNone, swVac, swPart, swEnf, swInv, swEoD, swAny, swAnyD, swLeaf, swErr, swConf, swSpec mean
+	var swShares [numShares]mean
+	var swLeaf, swErr, swConf, swSpec mean
 	for _, r := range rows {
 		a.Servers++
 		sdk := r.SDK
@@ -356,14 +375,9 @@ func Aggregate(rows []Row) Aggregates {
 			continue
 		}
 		sw.Servers++
-		swNone.addRatio(none, n)
-		swVac.addRatio(vac, n)
-		swPart.addRatio(part, n)
-		swEnf.addRatio(enf, n)
-		swInv.addRatio(inv, n)
-		swEoD.addRatio(enf, enf+part+vac+inv)
-		swAny.addRatio(enf+part, n)
-		swAnyD.addRatio(enf+part, enf+part+vac+inv)
+		for i, q := range contractRatios(n, none, vac, part, enf, inv) {
+			swShares[i].addRatio(q[0], q[1])
+		}
 		if r.Scores != nil {
 			swLeaf.add(r.Scores.LeafRate)
 		}
@@ -387,15 +401,11 @@ func Aggregate(rows []Row) Aggregates {
 	for k, p := range fwPools {
 		a.ByFramework[k] = GroupFigures{Servers: p.servers, ToolWeighted: p.figures()}
 	}
-	sw.NoneShare = swNone.value()
-	sw.VacuousShare = swVac.value()
-	sw.EnforceableShare = swEnf.value()
-	sw.InvalidShare = swInv.value()
-	sw.EnforceableOfDeclared = swEoD.value()
-	sw.PartialShare = swPart.value()
-	sw.RejectsAnyShare = swAny.value()
-	sw.RejectsAnyOfDeclared = swAnyD.value()
-	sw.LeafRate = swLeaf.value()
+	var v [numShares]*float64
+	for i := range swShares {
+		v[i] = swShares[i].value()
+	}
+	setShares(&sw.ContractShares, &sw.RejectShares, v, swLeaf.value())
 	sw.ErrorHandling = swErr.value()
 	sw.ErrorConformance = swConf.value()
 	sw.SpecConformance = swSpec.value()

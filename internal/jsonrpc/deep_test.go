@@ -9,13 +9,6 @@ import (
 	"testing"
 )
 
-// valid reports whether b is exactly one JSON value, with only whitespace
-// around it, by the package's own walk (no depth limit).
-func valid(b []byte) bool {
-	end, err := skipValue(b, skipWS(b, 0))
-	return err == nil && skipWS(b, end) == len(b)
-}
-
 // nest wraps leaf in n arrays, or in n objects {"k":…} when obj.
 func nest(n int, leaf string, obj bool) string {
 	if obj {
@@ -33,8 +26,8 @@ func TestValid(t *testing.T) {
 		`[}`, `{]`, `[1]]`, `{} {}`, `""`, `"`, `[[[]]]`, `[{"a":[{}]}]`, "\t\r\n[]\n",
 	}
 	for _, in := range tests {
-		if got, want := valid([]byte(in)), json.Valid([]byte(in)); got != want {
-			t.Errorf("valid(%q) = %v, json.Valid = %v", in, got, want)
+		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid = %v", in, got, want)
 		}
 	}
 }
@@ -48,15 +41,15 @@ func TestValidDeep(t *testing.T) {
 		if json.Valid(deep) {
 			t.Fatal("encoding/json took a million levels; the test is moot")
 		}
-		if !valid(deep) {
+		if !Valid(deep) {
 			t.Errorf("Valid refused a valid million-deep document (obj=%v)", obj)
 		}
 		broken := []byte(nest(20_000, `"leaf`, obj))
-		if valid(broken) {
+		if Valid(broken) {
 			t.Errorf("Valid took a deep document with an unterminated string (obj=%v)", obj)
 		}
 		unbalanced := deep[:len(deep)-1]
-		if valid(unbalanced) {
+		if Valid(unbalanced) {
 			t.Errorf("Valid took a deep document missing its last bracket (obj=%v)", obj)
 		}
 	}
@@ -116,8 +109,8 @@ func TestSplitMatchesDecoder(t *testing.T) {
 				mut = append(mut[:i], mut[i+1:]...)
 			}
 		}
-		if got, want := valid(mut), json.Valid(mut); got != want {
-			t.Fatalf("valid(%q) = %v, json.Valid = %v", mut, got, want)
+		if got, want := Valid(mut), json.Valid(mut); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", mut, got, want)
 		}
 	}
 }
@@ -284,11 +277,31 @@ func FuzzValid(f *testing.F) {
 		if bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) > 10_000 {
 			t.Skip()
 		}
-		if got, want := valid(b), json.Valid(b); got != want {
-			t.Fatalf("valid(%q) = %v, json.Valid = %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", b, got, want)
 		}
-		if valid(b) {
+		if Valid(b) {
 			checkSplit(t, b)
 		}
 	})
+}
+
+// BenchmarkValid: Valid against json.Valid on a 4 MiB call.
+func BenchmarkValid(b *testing.B) {
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"blob","arguments":{"pad":"` +
+		strings.Repeat("r", 4<<20) + `","n":[1,-2.5e3,true,{"a":null}]}}}`)
+	for _, v := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{{"jsonrpc", Valid}, {"encoding-json", json.Valid}} {
+		valid := v.valid
+		b.Run(v.name, func(b *testing.B) {
+			b.SetBytes(int64(len(frame)))
+			for range b.N {
+				if !valid(frame) {
+					b.Fatal("not valid")
+				}
+			}
+		})
+	}
 }

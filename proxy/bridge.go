@@ -195,7 +195,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 	// body that is not JSON (-32700) or not a JSON-RPC message (-32600)
 	// itself, with 400: the stdio server never sees it.
 	pk, err := jsonrpc.PeekFrame(frame)
-	if err != nil || !json.Valid(frame) {
+	if err != nil || !jsonrpc.Valid(frame) {
 		writeJSONStatus(w, http.StatusBadRequest, parseError())
 		return
 	}
@@ -226,7 +226,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 	}
 	// One line to the server: a pretty-printed body is compacted.
 	line := frame
-	if bytes.ContainsAny(line, "\r\n") {
+	if bytes.IndexByte(line, '\n') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, frame); err != nil {
 			writeJSONStatus(w, http.StatusBadRequest, parseError())
@@ -252,7 +252,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 				for m := range events {
 					writeData(w, nil, m.b)
 					flush(w)
-					b.budget.give(m.charged)
+					m.release(b.budget)
 				}
 			}()
 		}
@@ -279,7 +279,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			writeJSONBody(w, reply.b)
-			b.budget.give(reply.charged)
+			reply.release(b.budget)
 		case errors.Is(err, errSessionEnded):
 			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
 		case errors.Is(err, errReplyTooLarge):
@@ -333,7 +333,7 @@ func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
 	}
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
-	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]chan frameMsg{}, done: make(chan struct{}), budget: b.budget, onError: b.o.OnError}
+	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]waiter{}, done: make(chan struct{}), budget: b.budget, onError: b.o.OnError}
 	if stateless {
 		s.id = ""
 	}
@@ -393,13 +393,30 @@ var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the
 // errNoRoom reports an answer the memory budget had no room for.
 var errNoRoom = errors.New("proxy: bridge: no room in the memory budget for the server's reply")
 
-// frameMsg is a server frame on its way to an HTTP response, with the
-// bytes charged to the memory budget for it, given back once it is
-// written or dropped; or, for an answer, why there is none (err).
+// frameMsg is a server frame on its way to an HTTP response, in a body
+// held for it (b is held.b) and charged to the memory budget, both let go
+// once it is written or dropped (release); or, for an answer, why there
+// is none (err).
 type frameMsg struct {
 	b       []byte
+	held    *heldBody
 	charged int64
 	err     error
+}
+
+// release gives the frame's bytes back to budget and lets go of its body.
+func (m frameMsg) release(budget *byteBudget) {
+	budget.give(m.charged)
+	if m.held != nil {
+		m.held.release()
+	}
+}
+
+// waiter is a POST waiting for its answer: the answer goes to ch, with its
+// id replaced by id when the request travelled under the bridge's own.
+type waiter struct {
+	ch chan frameMsg
+	id json.RawMessage
 }
 
 // bridgeSession is one session: a server behind a stdio proxy, and the
@@ -415,78 +432,63 @@ type bridgeSession struct {
 	wmu sync.Mutex // serialises lines to the server
 
 	mu      sync.Mutex
-	last    time.Time                // the latest request's arrival
-	seq     uint64                   // the bridge's own request ids (stateless process)
-	waiters map[string]chan frameMsg // request id → its answer
-	batches []chan frameMsg          // batch POSTs, in order (nil: one whose POST has gone)
-	posts   []chan frameMsg          // event streams of POSTs waiting for their answer
-	streams []chan frameMsg          // open GET streams
+	last    time.Time         // the latest request's arrival
+	seq     uint64            // the bridge's own request ids (stateless process)
+	waiters map[string]waiter // request id → who waits for its answer
+	batches []chan frameMsg   // batch POSTs, in order (nil: one whose POST has gone)
+	posts   []chan frameMsg   // event streams of POSTs waiting for their answer
+	streams []chan frameMsg   // open GET streams
 }
 
-// send writes one line to the server.
-func (s *bridgeSession) send(line []byte) bool {
+// send writes one line, given in parts, to the server.
+func (s *bridgeSession) send(parts ...[]byte) bool {
 	s.mu.Lock()
 	s.last = time.Now()
 	s.mu.Unlock()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.in.Write(line); err != nil {
-		return false
+	for _, p := range append(parts, newline) {
+		if _, err := s.in.Write(p); err != nil {
+			return false
+		}
 	}
-	_, err := s.in.Write(newline)
-	return err == nil
+	return true
 }
 
 // call sends a request (or a batch holding requests) and waits for its
 // answer. While it waits, what the server sends unasked goes to events,
 // when given (a POST's event stream).
 func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg) (frameMsg, error) {
-	ch := make(chan frameMsg, 1)
+	wt := waiter{ch: make(chan frameMsg, 1)}
 	key := jsonrpc.IDKey(pk.ID)
+	parts := [][]byte{line}
 	if s.id == "" && pk.Kind == jsonrpc.KindRequest {
 		// The shared stateless process hears many clients, whose ids may
 		// collide: the request travels under an id of the bridge's, and
-		// its answer gets the client's back.
+		// its answer gets the client's back (route).
+		start, end, ok := jsonrpc.IDSpan(line)
+		if !ok {
+			return frameMsg{}, errors.New("proxy: bridge: a request without an id cannot be given one")
+		}
 		s.mu.Lock()
 		s.seq++
 		own, _ := json.Marshal(fmt.Sprintf("mcpdrill-bridge-%d", s.seq))
 		s.mu.Unlock()
-		out, err := withID(line, own)
-		if err != nil {
-			return frameMsg{}, err
-		}
-		line, key = out, jsonrpc.IDKey(own)
-		reply, err := s.await(ctx, line, key, pk, timeout, events, ch)
-		if err != nil {
-			return frameMsg{}, err
-		}
-		if reply.b, err = withID(reply.b, pk.ID); err != nil {
-			s.budget.give(reply.charged)
-			return frameMsg{}, err
-		}
-		return reply, nil
+		parts, key, wt.id = [][]byte{line[:start], own, line[end:]}, jsonrpc.IDKey(own), pk.ID
 	}
-	return s.await(ctx, line, key, pk, timeout, events, ch)
+	return s.await(ctx, parts, key, pk, timeout, events, wt)
 }
 
-// withID returns frame with its id replaced by id, byte for byte else.
-func withID(frame []byte, id json.RawMessage) ([]byte, error) {
-	out, ok := jsonrpc.ReplaceID(frame, id)
-	if !ok {
-		return nil, errors.New("proxy: bridge: a frame without an id cannot be given one")
-	}
-	return out, nil
-}
-
-// await sends line and waits for the answer filed under key (or the next
-// batch answer, for a batch). The answer's charge is the caller's to give
-// back.
-func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, ch chan frameMsg) (frameMsg, error) {
+// await sends the line in parts and waits for the answer filed under key
+// (or the next batch answer, for a batch). The answer is the caller's to
+// release.
+func (s *bridgeSession) await(ctx context.Context, parts [][]byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, wt waiter) (frameMsg, error) {
+	ch := wt.ch
 	s.mu.Lock()
 	if pk.Kind == jsonrpc.KindBatch {
 		s.batches = append(s.batches, ch)
 	} else {
-		s.waiters[key] = ch
+		s.waiters[key] = wt
 	}
 	if events != nil {
 		s.posts = append(s.posts, events)
@@ -494,7 +496,7 @@ func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk j
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		if s.waiters[key] == ch {
+		if s.waiters[key].ch == ch {
 			delete(s.waiters, key)
 		}
 		if i := slices.Index(s.batches, ch); i >= 0 {
@@ -503,14 +505,14 @@ func (s *bridgeSession) await(ctx context.Context, line []byte, key string, pk j
 		s.posts = slices.DeleteFunc(s.posts, func(c chan frameMsg) bool { return c == events })
 		s.mu.Unlock()
 		// Nothing is sent to ch any more; an answer that came as the
-		// wait ended is given back.
+		// wait ended is let go.
 		select {
 		case m := <-ch:
-			s.budget.give(m.charged)
+			m.release(s.budget)
 		default:
 		}
 	}()
-	if !s.send(line) {
+	if !s.send(parts...) {
 		return frameMsg{}, errSessionEnded
 	}
 	t := time.NewTimer(timeout)
@@ -538,7 +540,7 @@ func (s *bridgeSession) dispatch(out io.Reader, max int) {
 		switch {
 		case err == nil:
 			if frame := bytes.TrimSpace(line); len(frame) > 0 {
-				s.route(bytes.Clone(frame))
+				s.route(frame)
 			}
 		case errors.Is(err, jsonrpc.ErrFrameTooLarge):
 			s.tooLarge(lr.Oversize())
@@ -563,7 +565,7 @@ func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
 	var ch chan frameMsg
 	switch {
 	case id != nil:
-		ch = s.waiters[jsonrpc.IDKey(id)]
+		ch = s.waiters[jsonrpc.IDKey(id)].ch
 		delete(s.waiters, jsonrpc.IDKey(id))
 	case len(head) > 0 && head[0] == '[' && len(s.batches) > 0:
 		ch = s.batches[0]
@@ -574,35 +576,38 @@ func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
 	}
 }
 
-// route hands a frame to the response it belongs in, charged to the
-// memory budget: an answer fails with errNoRoom when the budget has no
-// room for it, and a stream loses an unasked frame it has no room for, as
-// it does one it does not keep up with.
+// route hands a frame (valid until it returns) to the response it belongs
+// in, copied into a held body charged to the memory budget: an answer
+// fails with errNoRoom when the budget has no room for it, and a stream
+// loses an unasked frame it has no room for, as it does one it does not
+// keep up with.
 func (s *bridgeSession) route(frame []byte) {
 	pk, err := jsonrpc.PeekFrame(frame)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	answer, ch := false, chan frameMsg(nil)
+	answer, wt := false, waiter{}
 	switch {
 	case err == nil && pk.Kind == jsonrpc.KindBatch && len(s.batches) > 0:
-		answer, ch = true, s.batches[0]
+		answer, wt.ch = true, s.batches[0]
 		s.batches = s.batches[1:]
 	case err == nil && (pk.Kind == jsonrpc.KindResponse || pk.Kind == jsonrpc.KindError):
 		key := jsonrpc.IDKey(pk.ID)
-		if ch = s.waiters[key]; ch != nil {
+		if wt = s.waiters[key]; wt.ch != nil {
 			answer = true
 			delete(s.waiters, key)
 		}
 	}
 	if answer {
-		if ch == nil {
+		if wt.ch == nil {
 			return // the batch's POST has gone
 		}
-		m := frameMsg{err: errNoRoom}
-		if n := int64(len(frame)); s.budget.take(n) {
-			m = frameMsg{b: frame, charged: n}
+		parts := [][]byte{frame}
+		if wt.id != nil {
+			if start, end, ok := jsonrpc.IDSpan(frame); ok {
+				parts = [][]byte{frame[:start], wt.id, frame[end:]}
+			}
 		}
-		ch <- m
+		wt.ch <- s.hold(parts...)
 		return
 	}
 	// Unasked: on the latest POST stream still waiting for its answer,
@@ -611,17 +616,35 @@ func (s *bridgeSession) route(frame []byte) {
 	if n := len(s.posts); n > 0 {
 		targets = s.posts[n-1:]
 	}
-	n := int64(len(frame))
 	for _, st := range targets {
-		if !s.budget.take(n) {
+		m := s.hold(frame)
+		if m.err != nil {
 			continue
 		}
 		select {
-		case st <- frameMsg{b: frame, charged: n}:
+		case st <- m:
 		default: // a stream that does not keep up loses the frame
-			s.budget.give(n)
+			m.release(s.budget)
 		}
 	}
+}
+
+// hold copies the frame given in parts into a held body charged to the
+// budget, or returns errNoRoom.
+func (s *bridgeSession) hold(parts ...[]byte) frameMsg {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if !s.budget.take(int64(n)) {
+		return frameMsg{err: errNoRoom}
+	}
+	h := newHeldBody(int64(n))
+	h.b = h.b[:0]
+	for _, p := range parts {
+		h.b = append(h.b, p...)
+	}
+	return frameMsg{b: h.b, held: h, charged: int64(n)}
 }
 
 // stream serves a GET event stream of what the server sends unasked.
@@ -637,7 +660,7 @@ func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
 		for { // nothing is sent to ch any more: give back what it holds
 			select {
 			case m := <-ch:
-				s.budget.give(m.charged)
+				m.release(s.budget)
 			default:
 				return
 			}
@@ -652,7 +675,7 @@ func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
 		case m := <-ch:
 			writeData(w, nil, m.b)
 			flush(w)
-			s.budget.give(m.charged)
+			m.release(s.budget)
 		case <-r.Context().Done():
 			return
 		case <-s.done:

@@ -248,3 +248,34 @@ func TestBridgeBudgetGivenBack(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBridge: one POST and its answer through the bridge (in this
+// process) to the bench server (a child over stdio), JSON bodies, at each
+// benchmark load; sessionless, so each request and answer also has its id
+// replaced. For comparing builds: the client's own costs are in the
+// figures too.
+func BenchmarkBridge(b *testing.B) {
+	for _, l := range benchLoads {
+		b.Run(l.name(), func(b *testing.B) {
+			argv, env := self("bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", l.replySize()))
+			br, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			url := "http://" + serveLoopback(b, br.Serve) + "/mcp"
+			body := l.call(1)
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+			call := func() {
+				if ex := do(http.DefaultClient, http.MethodPost, url, hdr, body); ex.status != http.StatusOK || len(ex.body) < l.replySize() {
+					b.Fatalf("%v, a body of %d bytes", ex.err, len(ex.body))
+				}
+			}
+			call() // the session's server starts
+			b.SetBytes(int64(len(body) + l.replySize()))
+			b.ResetTimer()
+			for range b.N {
+				call()
+			}
+		})
+	}
+}

@@ -129,20 +129,23 @@ func TestFoldCollision(t *testing.T) {
 	}
 }
 
-func TestReplaceID(t *testing.T) {
+// TestIDSpan: the id's span is the last top-level "id" member's value, and
+// writing a new id there changes no other byte.
+func TestIDSpan(t *testing.T) {
 	for _, tc := range []struct{ in, id, want string }{
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `"b-1"`, `{"jsonrpc":"2.0","id":"b-1","method":"ping"}`},
 		{` { "id" : "x\"y" , "result":{"id":2}}`, `7`, ` { "id" : 7 , "result":{"id":2}}`},
 		{`{"id":1,"id":2}`, `3`, `{"id":1,"id":3}`},
+		{`{"result":{"id":2,"text":"]}"},"id":[1]}`, `4`, `{"result":{"id":2,"text":"]}"},"id":4}`},
 	} {
-		got, ok := ReplaceID([]byte(tc.in), json.RawMessage(tc.id))
-		if !ok || string(got) != tc.want {
-			t.Errorf("ReplaceID(%s, %s) = %s %v, want %s", tc.in, tc.id, got, ok, tc.want)
+		start, end, ok := IDSpan([]byte(tc.in))
+		if got := tc.in[:start] + tc.id + tc.in[end:]; !ok || got != tc.want {
+			t.Errorf("IDSpan(%s) = %d %d %v: %s, want %s", tc.in, start, end, ok, got, tc.want)
 		}
 	}
-	for _, in := range []string{`{"method":"x"}`, `[1]`, `{"id":`} {
-		if _, ok := ReplaceID([]byte(in), json.RawMessage(`1`)); ok {
-			t.Errorf("ReplaceID(%s) succeeded", in)
+	for _, in := range []string{`{"method":"x"}`, `[1]`, `{"id":`, ``} {
+		if _, _, ok := IDSpan([]byte(in)); ok {
+			t.Errorf("IDSpan(%s) found an id", in)
 		}
 	}
 }

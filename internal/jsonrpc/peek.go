@@ -436,16 +436,18 @@ func FoldCollision(obj []byte) (name string, ok bool) {
 	return name, ok
 }
 
-// ReplaceID returns frame, a JSON object, with the value of its top-level
-// "id" member replaced by id, every other byte as it was; ok is false when
-// frame is not an object with an id.
-func ReplaceID(frame []byte, id json.RawMessage) (out []byte, ok bool) {
+// IDSpan returns where the value of the top-level "id" member of frame, a
+// JSON object, lies: frame[start:end] (the last such member, as receiving
+// parsers read it). ok is false when frame is not an object with an id.
+// A caller replaces the id by writing frame[:start], the new id, then
+// frame[end:].
+func IDSpan(frame []byte) (start, end int, ok bool) {
 	s := scanner{b: frame}
 	s.ws()
 	if s.i >= len(frame) || frame[s.i] != '{' {
-		return nil, false
+		return 0, 0, false
 	}
-	start, end := -1, -1
+	start, end = -1, -1
 	err := s.members(func(key string, vs, ve int) bool {
 		if key == "id" {
 			start, end = vs, ve
@@ -453,9 +455,7 @@ func ReplaceID(frame []byte, id json.RawMessage) (out []byte, ok bool) {
 		return true
 	})
 	if err != nil || start < 0 {
-		return nil, false
+		return 0, 0, false
 	}
-	out = make([]byte, 0, len(frame)-(end-start)+len(id))
-	out = append(append(append(out, frame[:start]...), id...), frame[end:]...)
-	return out, true
+	return start, end, true
 }

@@ -107,7 +107,8 @@ func scalarAt(b []byte, i int) (json.RawMessage, int, bool) {
 		return nil, i, false
 	}
 	j, err := skipScalar(b, i)
-	if err != nil || j >= len(b) && b[i] != '"' && b[i] != 't' && b[i] != 'f' && b[i] != 'n' {
+	number := b[i] != '"' && b[i] != 't' && b[i] != 'f' && b[i] != 'n'
+	if err != nil || number && j >= len(b) {
 		return nil, i, false
 	}
 	return b[i:j], j, true

@@ -552,18 +552,20 @@ func (s *bridgeSession) dispatch(out io.Reader, max int) {
 
 // tooLarge fails the request a frame over the frame cap answers: the one
 // its id names (found in the frame's first or last bytes), or the oldest
-// batch for an array. A frame whose id cannot be found fails nothing (it
-// may be a notification): its request waits out the reply timeout.
+// batch for an array. A frame that shows itself a request or notification
+// fails nothing, nor does a reply whose id cannot be found: its request
+// waits out the reply timeout.
 func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
 	if s.onError != nil {
 		s.onError(fmt.Errorf("proxy: bridge: the server sent a frame of %d bytes, over the frame cap; dropped", n))
 	}
-	id := jsonrpc.OversizeID(head, tail)
+	id, reply := jsonrpc.OversizeID(head, tail)
 	head = bytes.TrimLeft(head, " \t")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ch chan frameMsg
 	switch {
+	case !reply:
 	case id != nil:
 		ch = s.waiters[jsonrpc.IDKey(id)].ch
 		delete(s.waiters, jsonrpc.IDKey(id))

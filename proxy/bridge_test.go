@@ -137,17 +137,21 @@ func TestBridgeFrameCap(t *testing.T) {
 	c := &http.Client{Timeout: 30 * time.Second}
 	for _, tt := range []struct {
 		name, accept string
-		reply        int
+		reply, ask   int // sizes of the reply, and of a request of the server's before it
 		status       int
 		body         string // what the answer holds
 	}{
-		{"reply under the cap", "application/json", cap - 1024, http.StatusOK, `"result"`},
-		{"reply under the cap, event stream", "application/json, text/event-stream", cap - 1024, http.StatusOK, `"result"`},
-		{"reply over the cap", "application/json", 4 * cap, http.StatusBadGateway, "over the frame cap"},
-		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, http.StatusOK, `"code":-32603`},
+		{"reply under the cap", "application/json", cap - 1024, 0, http.StatusOK, `"result"`},
+		{"reply under the cap, event stream", "application/json, text/event-stream", cap - 1024, 0, http.StatusOK, `"result"`},
+		{"reply over the cap", "application/json", 4 * cap, 0, http.StatusBadGateway, "over the frame cap"},
+		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, 0, http.StatusOK, `"code":-32603`},
+		// A request of the server's over the cap, under the id the POST's
+		// request travels under, fails nothing: the reply after it is the
+		// POST's.
+		{"server request over the cap", "application/json", 1024, 4 * cap, http.StatusOK, `"result"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			url := startBridgeWith(t, BridgeOptions{Config: Config{MaxFrame: cap}}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply))
+			url := startBridgeWith(t, BridgeOptions{Config: Config{MaxFrame: cap}}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply), fmt.Sprintf("MCPDRILL_BENCH_ASK=%d", tt.ask))
 			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
 			for i := range 3 {
 				ex := do(c, http.MethodPost, url, hdr, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))

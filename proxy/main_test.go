@@ -138,6 +138,10 @@ func runRole(role string) int {
 func benchServer() int {
 	size, _ := strconv.Atoi(os.Getenv("MCPDRILL_BENCH_SIZE"))
 	payload := strings.Repeat("x", max(0, size-64))
+	// MCPDRILL_BENCH_ASK: before each reply, a request of the server's of
+	// about that many bytes, under the id of the request it answers.
+	ask, _ := strconv.Atoi(os.Getenv("MCPDRILL_BENCH_ASK"))
+	askPad := strings.Repeat("a", max(0, ask-80))
 	br := bufio.NewReaderSize(os.Stdin, 1<<20)
 	bw := bufio.NewWriterSize(os.Stdout, 1<<20)
 	for {
@@ -161,6 +165,9 @@ func benchServer() int {
 				j++
 			}
 			req.ID = rest[:j]
+		}
+		if ask > 0 {
+			fmt.Fprintf(bw, `{"jsonrpc":"2.0","id":%s,"method":"sampling/createMessage","params":{"pad":"%s"}}`+"\n", req.ID, askPad)
 		}
 		fmt.Fprintf(bw, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`+"\n", req.ID, payload)
 		if err := bw.Flush(); err != nil {

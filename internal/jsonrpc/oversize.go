@@ -10,24 +10,32 @@ import (
 // reply too large to read.
 const OversizeEdge = 512
 
-// OversizeID guesses the JSON-RPC id of a frame from its first and last
-// bytes (see [LineReader.Oversize]): a top-level "id" member before the
-// first nested value, or a final `"id":<scalar>` member closing the object
-// (optionally followed by other members with scalar values, such as
-// "jsonrpc"). It returns nil when unsure.
-func OversizeID(head, tail []byte) json.RawMessage {
-	if id := headID(head); id != nil {
-		return id
+// OversizeID reads what a frame too large to keep was from its first and
+// last bytes (see [LineReader.Oversize]). reply is false when they show a
+// request or a notification (a top-level "method" or "params" member):
+// the frame answers nothing. Otherwise id is the frame's id when they show
+// it, else nil: a top-level "id" member among the scalar members that open
+// the object, or a final `"id":<scalar>` member closing it (optionally
+// followed by other members with scalar values, such as "jsonrpc").
+func OversizeID(head, tail []byte) (id json.RawMessage, reply bool) {
+	id, method, next := headMembers(head)
+	tail = bytes.TrimRight(tail, " \t\r\n")
+	if method || next == "params" || tailMember(tail, "method") != nil {
+		return nil, false
 	}
-	return tailID(bytes.TrimRight(tail, " \t\r\n"))
+	if id == nil {
+		id = tailMember(tail, "id")
+	}
+	return id, true
 }
 
-// headID scans top-level members from the start while their values are
-// scalars; it stops at the first object or array value (it could be cut).
-func headID(b []byte) json.RawMessage {
+// headMembers reads the members that open an object while their values
+// are scalars: the last "id" among them, whether one was "method", and the
+// name of the member where it stopped (its value nested, or cut).
+func headMembers(b []byte) (id json.RawMessage, method bool, next string) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return nil
+		return nil, false, ""
 	}
 	i++
 	for {
@@ -35,35 +43,40 @@ func headID(b []byte) json.RawMessage {
 		if i < len(b) && b[i] == ',' {
 			i = skipWS(b, i+1)
 		}
-		keyEnd, next, err := skipKey(b, i)
+		keyEnd, after, err := skipKey(b, i)
 		if err != nil {
-			return nil
+			return id, method, ""
 		}
-		key := b[i:keyEnd]
-		v, j, ok := scalarAt(b, skipWS(b, next))
+		key := string(b[i+1 : keyEnd-1])
+		v, j, ok := scalarAt(b, skipWS(b, after))
 		if !ok {
-			return nil
+			return id, method, key
 		}
-		if string(key) == `"id"` {
-			return v
+		switch key {
+		case "id":
+			id = v
+		case "method":
+			method = true
 		}
 		i = j
 	}
 }
 
-// tailID looks for `"id":<scalar>` followed only by members with scalar
-// values and the closing brace at the end of the frame.
-func tailID(b []byte) json.RawMessage {
+// tailMember looks for `"key":<scalar>` followed only by members with
+// scalar values and the closing brace at the end of the frame: a member
+// of the top-level object. It returns the value, nil when there is none.
+func tailMember(b []byte, key string) json.RawMessage {
 	if len(b) == 0 || b[len(b)-1] != '}' {
 		return nil
 	}
+	quoted := []byte(`"` + key + `"`)
 	for from := len(b); ; {
-		k := bytes.LastIndex(b[:from], []byte(`"id"`))
+		k := bytes.LastIndex(b[:from], quoted)
 		if k < 0 {
 			return nil
 		}
 		from = k
-		i := skipWS(b, k+4)
+		i := skipWS(b, k+len(quoted))
 		if i >= len(b) || b[i] != ':' {
 			continue
 		}

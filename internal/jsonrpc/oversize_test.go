@@ -25,9 +25,19 @@ func TestOversizeID(t *testing.T) {
 		{"not object", `[1,2`, `3]`, ""},
 	}
 	for _, tt := range tests {
-		got := string(OversizeID([]byte(tt.head), []byte(tt.tail)))
-		if got != tt.want {
-			t.Errorf("%s: got %q want %q", tt.name, got, tt.want)
+		id, reply := OversizeID([]byte(tt.head), []byte(tt.tail))
+		if string(id) != tt.want || !reply {
+			t.Errorf("%s: got %q %v want %q, a reply", tt.name, id, reply, tt.want)
+		}
+	}
+	for _, tt := range []struct{ name, head, tail string }{
+		{"request, method first", `{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"x":"`, `"}}`},
+		{"request, method last", `{"jsonrpc":"2.0","id":3,"params":{"x":"`, `"}},"method":"sampling/createMessage"}`},
+		{"request, id and method last", `{"params":{"x":"`, `"}},"id":3,"method":"elicitation/create","jsonrpc":"2.0"}`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`, `"}}`},
+	} {
+		if id, reply := OversizeID([]byte(tt.head), []byte(tt.tail)); reply || id != nil {
+			t.Errorf("%s: got %q, a reply", tt.name, id)
 		}
 	}
 }
@@ -41,7 +51,8 @@ func TestOversizeIDFromLineReader(t *testing.T) {
 	lr.KeepEdges(OversizeEdge)
 	got := readLines(t, lr, func() string {
 		_, head, tail := lr.Oversize()
-		return "OVER:" + string(OversizeID(head, tail))
+		id, _ := OversizeID(head, tail)
+		return "OVER:" + string(id)
 	})
 	want := []string{"short", "OVER:", "OVER:5", `OVER:"last"`, "last"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -51,12 +62,13 @@ func TestOversizeIDFromLineReader(t *testing.T) {
 
 // FuzzOversizeID: any edges give nil or a JSON scalar; the id of a reply
 // written with its id first or last is found from edges of any width that
-// hold the id and the members around it whole.
+// hold the id and the members around it whole, and a request written so
+// is never taken for a reply.
 func FuzzOversizeID(f *testing.F) {
 	f.Add([]byte(`{"id":1,"result":`), []byte(`,"id":2}`), "x", 16)
 	f.Add([]byte(`{"result":"`), []byte(`"id":"x","jsonrpc":"2.0"}`), `a"b`, 3)
 	f.Fuzz(func(t *testing.T, head, tail []byte, id string, edge int) {
-		if got := OversizeID(head, tail); got != nil && (!json.Valid(got) || got[0] == '{' || got[0] == '[') {
+		if got, _ := OversizeID(head, tail); got != nil && (!json.Valid(got) || got[0] == '{' || got[0] == '[') {
 			t.Fatalf("not a scalar id: %q", got)
 		}
 		raw, _ := json.Marshal(id)
@@ -65,10 +77,21 @@ func FuzzOversizeID(f *testing.F) {
 		last := []byte(`{"result":` + string(payload) + `,"id":` + string(raw) + `,"jsonrpc":"2.0"}`)
 		// Room for the members around the id, and 1 to 511 bytes to spare.
 		edge = edge%256 + 256 + len(raw) + len(`{"jsonrpc":"2.0","id":,`)
+		edges := func(frame []byte) ([]byte, []byte) {
+			return frame[:min(edge, len(frame))], frame[max(0, len(frame)-edge):]
+		}
 		for _, frame := range [][]byte{first, last} {
-			h, tl := frame[:min(edge, len(frame))], frame[max(0, len(frame)-edge):]
-			if got := OversizeID(h, tl); !bytes.Equal(got, raw) {
-				t.Fatalf("%s with edges of %d: id %q, want %q", frame, edge, got, raw)
+			if got, reply := OversizeID(edges(frame)); !bytes.Equal(got, raw) || !reply {
+				t.Fatalf("%s with edges of %d: id %q (a reply: %v), want %q", frame, edge, got, reply, raw)
+			}
+		}
+		edge += len(`"method":"m",`) // a request's edges hold its method too
+		for _, frame := range [][]byte{
+			[]byte(`{"jsonrpc":"2.0","id":` + string(raw) + `,"method":"m","params":` + string(payload) + `}`),
+			[]byte(`{"params":` + string(payload) + `,"id":` + string(raw) + `,"method":"m"}`),
+		} {
+			if got, reply := OversizeID(edges(frame)); reply {
+				t.Fatalf("%s with edges of %d: a reply, id %q", frame, edge, got)
 			}
 		}
 	})

@@ -83,6 +83,7 @@ func fakeCfg(t *testing.T, mode string) Config {
 //	noise           legacy, printing non-JSON lines to stdout
 //	oversize        legacy, tools/list reply is one huge line
 //	oversize-tail   as oversize, with "id" as the last member
+//	oversize-ask    legacy, before its tools/list reply sends a huge request of its own under the same id
 //	hang            legacy, never answers tools/call (logs cancellations on stderr)
 //	silent          reads stdin, never writes
 //	deaf            never reads stdin
@@ -298,6 +299,9 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 				continue
 			case "noise":
 				fmt.Fprintln(w, "debug: listing tools")
+				w.Flush()
+			case "oversize-ask":
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"method":"sampling/createMessage","params":{"pad":"%s"}}`+"\n", m.ID, strings.Repeat("x", 8192))
 				w.Flush()
 			case "flood":
 				for i := 0; i < 20000; i++ {

@@ -172,11 +172,9 @@ func (s *stdioConn) readLoop(max int) {
 			n, head, tail := lr.Oversize()
 			s.obs.count("oversize-frame", fmt.Sprintf("line of %d bytes exceeds the %d-byte cap", n, max))
 			lost := fmt.Errorf("%w: reply of %d bytes discarded", ErrFrameTooLarge, n)
-			if id := jsonrpc.OversizeID(head, tail); id != nil {
-				if !s.mux.failKey(idKey(id), lost) {
-					s.mux.failSole(lost)
-				}
-			} else {
+			switch id, reply := jsonrpc.OversizeID(head, tail); {
+			case !reply: // a request or notification of the server's: it answers nothing
+			case id == nil || !s.mux.failKey(idKey(id), lost):
 				s.mux.failSole(lost)
 			}
 		default:

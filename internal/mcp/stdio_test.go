@@ -188,6 +188,19 @@ func TestStdioNoise(t *testing.T) {
 	}
 }
 
+// TestStdioOversizeRequest: a request of the server's too large to read
+// fails nothing, though its id is that of the client's pending request:
+// it answers nothing. The reply that follows is the request's.
+func TestStdioOversizeRequest(t *testing.T) {
+	c := connectFake(t, "oversize-ask", func(c *Config) { c.MaxFrame = 4096 })
+	if tools, err := c.ListTools(context.Background()); err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list: %v %v", tools, err)
+	}
+	if _, ok := hasObs(c, "oversize-frame"); !ok {
+		t.Fatal("no oversize observation")
+	}
+}
+
 func TestStdioOversize(t *testing.T) {
 	for _, mode := range []string{"oversize", "oversize-tail"} {
 		t.Run(mode, func(t *testing.T) {

@@ -820,12 +820,16 @@ func (p *eventPort) replyBack(b []byte) { p.h.replyUpstream(p.r, b) }
 func (p *eventPort) drop()              {}
 func (p *eventPort) withhold()          { p.held = true }
 
+// delay writes the event after d, built anew in a pooled buffer (b's
+// memory is the next event's), as linePort.delay does.
 func (p *eventPort) delay(b []byte, d time.Duration) {
-	out := jsonrpc.AppendData(nil, p.ev.Fields, b) // b's memory is the next event's
+	out := pooledBody()
+	out.b = jsonrpc.AppendData(out.b, p.ev.Fields, b)
 	p.timers.Add(1)
 	time.AfterFunc(d, func() {
 		defer p.timers.Done()
-		p.write(func() { _, _ = p.w.Write(out) })
+		p.write(func() { _, _ = p.w.Write(out.b) })
+		out.release()
 	})
 }
 

@@ -493,12 +493,17 @@ func (p *linePort) dribble(b []byte, chunk int, gap time.Duration) {
 	p.dst.slow(append(append([]byte(nil), b...), p.term...), chunk, gap)
 }
 
+// delay writes the frame after d, from a copy: the line buffer moves on.
+// The copy lies in a pooled buffer when it is large (heldBody), so that a
+// stream of delayed large frames does not page in fresh memory for each.
 func (p *linePort) delay(b []byte, d time.Duration) {
-	out := append(append([]byte(nil), b...), p.term...)
+	out := newHeldBody(int64(len(b) + len(p.term)))
+	copy(out.b[copy(out.b, b):], p.term)
 	p.s.delays.Add(1)
 	time.AfterFunc(d, func() {
 		defer p.s.delays.Done()
-		p.dst.write(out)
+		p.dst.write(out.b)
+		out.release()
 	})
 }
 

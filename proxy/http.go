@@ -820,11 +820,11 @@ func (p *eventPort) replyBack(b []byte) { p.h.replyUpstream(p.r, b) }
 func (p *eventPort) drop()              {}
 func (p *eventPort) withhold()          { p.held = true }
 
-// delay writes the event after d, built anew in a pooled buffer (b's
-// memory is the next event's), as linePort.delay does.
+// delay writes the event after d, built anew (b's memory is the next
+// event's) in a pooled buffer when it is large, as linePort.delay does.
 func (p *eventPort) delay(b []byte, d time.Duration) {
-	out := pooledBody()
-	out.b = jsonrpc.AppendData(out.b, p.ev.Fields, b)
+	out := newHeldBody(int64(len(b) + 256)) // the data, its "data: " prefixes and the fields, mostly
+	out.b = jsonrpc.AppendData(out.b[:0], p.ev.Fields, b)
 	p.timers.Add(1)
 	time.AfterFunc(d, func() {
 		defer p.timers.Done()

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 func TestReadBudgeted(t *testing.T) {
@@ -323,5 +324,93 @@ func TestReturnMemoryEmptiesPool(t *testing.T) {
 	returnMemory()
 	if h := heldBodies.Get().(*heldBody); cap(h.b) != 0 {
 		t.Fatalf("a pooled buffer of %d bytes outlived the return of memory", cap(h.b))
+	}
+}
+
+// TestStdioDelayedFramesIntact: frames held for a latency fault each keep
+// their own bytes until they are written, though their copies lie in
+// pooled buffers that later frames reuse: twenty distinct 256 KiB
+// requests, sent without waiting, come back from an echoing server
+// byte for byte (in any order: timers of equal delay may fire out of it).
+func TestStdioDelayedFramesIntact(t *testing.T) {
+	in, out, _ := startStdio(t, plan(t, "rules:\n  - fault: latency\n    direction: c2s\n    params: {latency: 20ms}\n"), nil, "cat")
+	sent := map[string]bool{}
+	for i := range 20 {
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{"pad":"%s"}}}`, i, strings.Repeat(string(rune('a'+i)), 256<<10))
+		sent[line] = true
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var whole atomic.Int32
+	read := make(chan error, 1)
+	go func() {
+		for range sent {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				read <- err
+				return
+			}
+			if !sent[strings.TrimSuffix(line, "\n")] {
+				read <- fmt.Errorf("a frame came back with another's bytes (%.60s…)", line)
+				return
+			}
+			whole.Add(1)
+		}
+		read <- nil
+	}()
+	select {
+	case err := <-read:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second): // a frame's bytes lost or merged with another's
+		t.Fatalf("%d of %d frames came back", whole.Load(), len(sent))
+	}
+}
+
+// TestHTTPDelayedEventsIntact: events held for a latency fault each keep
+// their own bytes until they are written, though they are built in pooled
+// buffers that later events reuse. The upstream streams sixteen distinct
+// 128 KiB notifications, one every 4 ms, each delayed 10 ms: a buffer is
+// given back while later events are still being held.
+func TestHTTPDelayedEventsIntact(t *testing.T) {
+	const n = 16
+	event := func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"i":%d,"data":"%s"}}`, i, strings.Repeat(string(rune('a'+i)), 128<<10))
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range n {
+			fmt.Fprintf(w, "data: %s\n\n", event(i))
+			http.NewResponseController(w).Flush()
+			time.Sleep(4 * time.Millisecond)
+		}
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}))
+	defer up.Close()
+	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: latency\n    kinds: [notification]\n    params: {latency: 10ms}\n")})
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	ex := do(&http.Client{Timeout: 30 * time.Second}, http.MethodPost, px.URL+"/mcp", hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	if ex.err != nil || ex.status != http.StatusOK {
+		t.Fatalf("%v", ex)
+	}
+	seen := map[int]bool{}
+	for _, block := range strings.Split(string(ex.body), "\n\n") {
+		_, data, ok := strings.Cut(block, "data: ")
+		if !ok || strings.Contains(data, `"result"`) {
+			continue // the answer, or what follows the last event
+		}
+		var i int
+		if _, err := fmt.Sscanf(data, `{"jsonrpc":"2.0","method":"notifications/message","params":{"i":%d`, &i); err != nil || i < 0 || i >= n {
+			t.Fatalf("an event that is none of those sent: %.80s…", data)
+		}
+		if data != event(i) || seen[i] {
+			t.Fatalf("event %d came back with another's bytes", i)
+		}
+		seen[i] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d of %d events came back", len(seen), n)
 	}
 }

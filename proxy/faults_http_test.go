@@ -6,10 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"strings"
@@ -162,56 +160,3 @@ func TestHTTPFaultsAsObserved(t *testing.T) {
 }
 
 var _ = os.Stderr
-
-// TestHTTPDelayedEventsIntact: events held for a latency fault each keep
-// their own bytes until they are written, though they are built in pooled
-// buffers that later events reuse. The upstream streams sixteen distinct
-// 128 KiB notifications, one every 4 ms, each delayed 10 ms: a buffer is
-// given back while later events are still being held.
-func TestHTTPDelayedEventsIntact(t *testing.T) {
-	const n = 16
-	pad := func(i int) string { return strings.Repeat(string(rune('a'+i)), 128<<10) }
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range n {
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"i\":%d,\"data\":\"%s\"}}\n\n", i, pad(i))
-			http.NewResponseController(w).Flush()
-			time.Sleep(4 * time.Millisecond)
-		}
-		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
-	}))
-	defer up.Close()
-	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: latency\n    kinds: [notification]\n    params: {latency: 10ms}\n")})
-	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	ex := do(&http.Client{Timeout: 30 * time.Second}, http.MethodPost, px.URL+"/mcp", hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
-	if ex.err != nil || ex.status != http.StatusOK {
-		t.Fatalf("%v", ex)
-	}
-	seen := map[int]bool{}
-	br := bufio.NewReader(bytes.NewReader(ex.body))
-	for {
-		ev, err := jsonrpc.ReadEvent(br, 1<<20, func([]byte) {})
-		if err != nil {
-			break
-		}
-		var m struct {
-			Params *struct {
-				I    int    `json:"i"`
-				Data string `json:"data"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(ev.Data, &m) != nil {
-			t.Fatalf("an event that is not JSON: %.60s…", ev.Data)
-		}
-		if m.Params == nil {
-			continue // the answer
-		}
-		if m.Params.Data != pad(m.Params.I) || seen[m.Params.I] {
-			t.Fatalf("event %d came back with another's bytes", m.Params.I)
-		}
-		seen[m.Params.I] = true
-	}
-	if len(seen) != n {
-		t.Fatalf("%d of %d events came back", len(seen), n)
-	}
-}

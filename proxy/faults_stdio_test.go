@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -220,51 +218,3 @@ func TestStdioFaultsAsObserved(t *testing.T) {
 
 var _ = bufio.NewReader
 var _ = io.EOF
-
-// TestStdioDelayedFramesIntact: frames held for a latency fault each keep
-// their own bytes until they are written, though their copies lie in
-// pooled buffers that later frames reuse: twenty distinct 256 KiB
-// requests, sent without waiting, come back from an echoing server
-// byte for byte.
-func TestStdioDelayedFramesIntact(t *testing.T) {
-	in, out, _ := startStdio(t, plan(t, "rules:\n  - fault: latency\n    direction: c2s\n    params: {latency: 20ms}\n"), nil, "cat")
-	var sent []string
-	for i := range 20 {
-		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{"pad":"%s"}}}`, i, strings.Repeat(string(rune('a'+i)), 256<<10))
-		sent = append(sent, line)
-		if _, err := io.WriteString(in, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var got []string
-	var whole atomic.Int32
-	read := make(chan error, 1)
-	go func() {
-		for range sent {
-			line, err := out.ReadString('\n')
-			if err != nil {
-				read <- err
-				return
-			}
-			got = append(got, strings.TrimSuffix(line, "\n"))
-			whole.Add(1)
-		}
-		read <- nil
-	}()
-	select {
-	case err := <-read:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second): // a frame's bytes lost or merged with another's
-		t.Fatalf("%d of %d frames came back", whole.Load(), len(sent))
-	}
-	// Timers of equal delay may fire out of order.
-	slices.Sort(got)
-	slices.Sort(sent)
-	for i, line := range got {
-		if line != sent[i] {
-			t.Fatalf("frame %d came back as another's bytes (%.60s…)", i, line)
-		}
-	}
-}

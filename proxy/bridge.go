@@ -250,7 +250,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 			go func() {
 				defer close(written)
 				for m := range events {
-					writeData(w, nil, m.b)
+					writeData(w, nil, m.held.b)
 					flush(w)
 					m.release(b.budget)
 				}
@@ -270,7 +270,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 				events <- reply
 			case lost != "":
 				// The stream has begun: the status can no longer say it.
-				events <- frameMsg{b: errorAnswer(pk.ID, lost)}
+				events <- frameMsg{held: &heldBody{b: errorAnswer(pk.ID, lost)}}
 			}
 			close(events)
 			<-written // nothing writes to w once the handler returns
@@ -278,7 +278,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case err == nil:
-			writeJSONBody(w, reply.b)
+			writeJSONBody(w, reply.held.b)
 			reply.release(b.budget)
 		case errors.Is(err, errSessionEnded):
 			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
@@ -394,11 +394,10 @@ var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the
 var errNoRoom = errors.New("proxy: bridge: no room in the memory budget for the server's reply")
 
 // frameMsg is a server frame on its way to an HTTP response, in a body
-// held for it (b is held.b) and charged to the memory budget, both let go
-// once it is written or dropped (release); or, for an answer, why there
-// is none (err).
+// held for it and charged to the memory budget, both let go once it is
+// written or dropped (release); or, for an answer, why there is none
+// (err, and no body).
 type frameMsg struct {
-	b       []byte
 	held    *heldBody
 	charged int64
 	err     error
@@ -646,7 +645,7 @@ func (s *bridgeSession) hold(parts ...[]byte) frameMsg {
 	for _, p := range parts {
 		h.b = append(h.b, p...)
 	}
-	return frameMsg{b: h.b, held: h, charged: int64(n)}
+	return frameMsg{held: h, charged: int64(n)}
 }
 
 // stream serves a GET event stream of what the server sends unasked.
@@ -675,7 +674,7 @@ func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case m := <-ch:
-			writeData(w, nil, m.b)
+			writeData(w, nil, m.held.b)
 			flush(w)
 			m.release(s.budget)
 		case <-r.Context().Done():

@@ -174,11 +174,14 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
 		return
 	}
-	// The body is held until the handler returns: its bytes are written
-	// to the server (send) before then, and nothing keeps them after.
+	// The body is let go once it is written to the server (free), not
+	// when the answer comes: a long tool call keeps none of the budget.
 	held, charged, err := readBudgeted(b.budget, r.Body, r.ContentLength, max+1)
-	defer b.budget.give(charged)
-	defer held.release()
+	free := sync.OnceFunc(func() {
+		held.release()
+		b.budget.give(charged)
+	})
+	defer free()
 	switch {
 	case errors.Is(err, errBudget):
 		http.Error(w, "mcpdrill: the bridge holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
@@ -195,6 +198,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 	// body that is not JSON (-32700) or not a JSON-RPC message (-32600)
 	// itself, with 400: the stdio server never sees it.
 	pk, err := jsonrpc.PeekFrame(frame)
+	pk.ID = bytes.Clone(pk.ID) // it outlives the body (free)
 	if err != nil || !jsonrpc.Valid(frame) {
 		writeJSONStatus(w, http.StatusBadRequest, parseError())
 		return
@@ -256,7 +260,7 @@ func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
 				}
 			}()
 		}
-		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events)
+		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events, free)
 		lost := "" // why an answer that came is not relayed
 		switch {
 		case errors.Is(err, errReplyTooLarge):
@@ -454,10 +458,11 @@ func (s *bridgeSession) send(parts ...[]byte) bool {
 	return true
 }
 
-// call sends a request (or a batch holding requests) and waits for its
-// answer. While it waits, what the server sends unasked goes to events,
-// when given (a POST's event stream).
-func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg) (frameMsg, error) {
+// call sends a request (or a batch holding requests), calls sent once
+// line is no longer needed, and waits for its answer. While it waits, what
+// the server sends unasked goes to events, when given (a POST's event
+// stream).
+func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, sent func()) (frameMsg, error) {
 	wt := waiter{ch: make(chan frameMsg, 1)}
 	key := jsonrpc.IDKey(pk.ID)
 	parts := [][]byte{line}
@@ -475,13 +480,13 @@ func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, 
 		s.mu.Unlock()
 		parts, key, wt.id = [][]byte{line[:start], own, line[end:]}, jsonrpc.IDKey(own), pk.ID
 	}
-	return s.await(ctx, parts, key, pk, timeout, events, wt)
+	return s.await(ctx, parts, key, pk, timeout, events, wt, sent)
 }
 
-// await sends the line in parts and waits for the answer filed under key
-// (or the next batch answer, for a batch). The answer is the caller's to
-// release.
-func (s *bridgeSession) await(ctx context.Context, parts [][]byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, wt waiter) (frameMsg, error) {
+// await sends the line in parts, calls sent, and waits for the answer
+// filed under key (or the next batch answer, for a batch). The answer is
+// the caller's to release.
+func (s *bridgeSession) await(ctx context.Context, parts [][]byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, wt waiter, sent func()) (frameMsg, error) {
 	ch := wt.ch
 	s.mu.Lock()
 	if pk.Kind == jsonrpc.KindBatch {
@@ -511,7 +516,9 @@ func (s *bridgeSession) await(ctx context.Context, parts [][]byte, key string, p
 		default:
 		}
 	}()
-	if !s.send(parts...) {
+	ok := s.send(parts...)
+	sent()
+	if !ok {
 		return frameMsg{}, errSessionEnded
 	}
 	t := time.NewTimer(timeout)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -195,6 +196,61 @@ func TestBridgeMemoryBudget(t *testing.T) {
 				t.Fatalf("%v, want %d with %s", ex, tt.status, tt.want)
 			}
 		})
+	}
+}
+
+// TestBridgeBodyFreedOnceSent: a POST's body leaves the memory budget once
+// it is written to the server, not when the answer comes, so a long call
+// keeps none of it. The echoing server never answers: it sends each
+// request back, which answers nothing and travels on the event stream of
+// the initialize still waiting, where the test sees that the call's
+// request reached the server while the call waits.
+func TestBridgeBodyFreedOnceSent(t *testing.T) {
+	argv, env := self("cat")
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	used := func() int64 {
+		b.budget.mu.Lock()
+		defer b.budget.mu.Unlock()
+		return b.budget.used
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(hostileInit))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	opened, err := http.DefaultClient.Do(req)
+	if err != nil || opened.Header.Get(sessionHeader) == "" {
+		t.Fatalf("initialize: %v %v", opened, err)
+	}
+	defer opened.Body.Close()
+	done := make(chan exchange, 1)
+	go func() {
+		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
+		done <- do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"pad":"`+strings.Repeat("p", 512<<10)+`"}}}`))
+	}()
+	br := bufio.NewReader(opened.Body)
+	for {
+		ev, err := jsonrpc.ReadEvent(br, 1<<20, func([]byte) {})
+		if err != nil {
+			t.Fatalf("the call's request never reached the server: %v", err)
+		}
+		if bytes.Contains(ev.Data, []byte(`"tools/call"`)) {
+			break
+		}
+	}
+	for deadline := time.Now().Add(time.Second); used() != 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still charged while the call waits for its answer", used())
+		}
+	}
+	select {
+	case ex := <-done:
+		t.Fatalf("the call ended before its reply timeout: %v", ex)
+	default:
+	}
+	if ex := <-done; ex.status != http.StatusGatewayTimeout {
+		t.Fatalf("the unanswered call: %v", ex)
 	}
 }
 

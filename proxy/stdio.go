@@ -64,19 +64,13 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	cmd.Env, cmd.Dir = o.Env, o.Dir
 	cmd.Stderr = o.Stderr
 	reap.Mark(cmd)
-	child, err := pipes.Start(cmd, false)
+	// The client→server pump blocks in its reads of stdin, so it writes
+	// the server's stdin blocking too (pipes.BlockingStdin).
+	child, err := pipes.Start(cmd, pipes.BlockingStdin)
 	if err != nil {
 		return 0, fmt.Errorf("proxy: start %s: %w", o.Command[0], err)
 	}
-	toChild, fromChild := child.Stdin, child.Stdout
-	// The client's pipe is read through the runtime's poller, not with
-	// blocking reads (pipes.Pollable).
-	stdin := o.Stdin
-	if f, ok := stdin.(*os.File); ok {
-		pf, done := pipes.Pollable(f)
-		defer done()
-		stdin = pf
-	}
+	toChild, fromChild, stdin := child.Stdin, child.Stdout, o.Stdin
 	// Large frames cross a pipe in fewer hand-offs when it holds more:
 	// the child's pipes, and the client's when they are pipes, are grown
 	// to pipeSize (where the kernel allows; nothing else changes).

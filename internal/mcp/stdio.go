@@ -120,7 +120,7 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Dir = cfg.Dir
 	reap.OwnGroup(cmd)
-	child, err := pipes.Start(cmd, true)
+	child, err := pipes.Start(cmd, pipes.Stderr)
 	if errors.Is(err, pipes.ErrPipe) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}

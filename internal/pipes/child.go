@@ -23,13 +23,33 @@ type Child struct {
 	Stderr *os.File
 }
 
-// Start starts cmd with its standard input and output, and with stderr
+// Option is a choice Start makes about a command's pipes.
+type Option uint8
+
+const (
+	// Stderr makes a pipe for the command's standard error too; without
+	// it cmd.Stderr is left as the caller set it.
+	Stderr Option = 1 << iota
+	// BlockingStdin leaves this process's end of the command's standard
+	// input in blocking mode, written outside the runtime's poller, as a
+	// process writes a pipe it inherits. A relay that reads its own stdin
+	// blocking must write its child's this way too: a write that waits on
+	// the poller hands the thread that watches the poller to a goroutine
+	// which then blocks in that read, and nothing watches it until the
+	// runtime's monitor looks, up to 10 ms later (METHODOLOGY.md, "The
+	// large-request stall"). A blocking write cannot be cut short by
+	// Close; it ends when the command reads or exits.
+	BlockingStdin
+)
+
+// Start starts cmd with its standard input and output, and with Stderr
 // its standard error, on plain os.Pipe pipes: the command reads and
 // writes them directly, with no copying goroutine of os/exec in between.
 // The command's ends are closed here once it has started. On failure
 // every pipe is closed and the error is ErrPipe's, or cmd.Start's as it
 // came.
-func Start(cmd *exec.Cmd, stderr bool) (Child, error) {
+func Start(cmd *exec.Cmd, opts Option) (Child, error) {
+	stderr := opts&Stderr != 0
 	n := 2
 	if stderr {
 		n = 3
@@ -54,6 +74,9 @@ func Start(cmd *exec.Cmd, stderr bool) (Child, error) {
 			return Child{}, fmt.Errorf("%w: %w", ErrPipe, err)
 		}
 		ends[i] = [2]*os.File{r, w}
+	}
+	if opts&BlockingStdin != 0 {
+		ends[0][1].Fd() // Fd puts the file in blocking mode
 	}
 	cmd.Stdin, cmd.Stdout = ends[0][0], ends[1][1]
 	if stderr {

@@ -30,7 +30,10 @@ func RunPipes(ctx context.Context, argv, env []string, in io.Reader, out io.Writ
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Stderr = env, errOut
-	child, err := pipes.Start(cmd, false)
+	// Blocking on both sides of the client→server copy, as the proxy is:
+	// a relay that reads its stdin blocking but writes its child's through
+	// the poller waits up to 10 ms on a large request (pipes.BlockingStdin).
+	child, err := pipes.Start(cmd, pipes.BlockingStdin)
 	if err != nil {
 		return 0, fmt.Errorf("relay: start: %w", err)
 	}

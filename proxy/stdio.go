@@ -53,6 +53,10 @@ const pipeSize = 256 << 10
 // RunStdio spawns the server and relays until the server exits. It returns
 // the server's exit status (128+signal when it was killed by a signal).
 // The error is for the relay's own failures (the server could not start).
+// Stdin is read as given; a process's inherited stdin is read blocking,
+// and nothing interrupts such a read. So the client→server pump may still
+// be reading when RunStdio returns: it ends at Stdin's EOF or error, and
+// discards what it reads once the server is gone.
 func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	if len(o.Command) == 0 {
 		return 0, errors.New("proxy: no server command")

@@ -74,11 +74,11 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("proxy: start %s: %w", o.Command[0], err)
 	}
-	toChild, fromChild, stdin := child.Stdin, child.Stdout, o.Stdin
+	toChild, fromChild := child.Stdin, child.Stdout
 	// Large frames cross a pipe in fewer hand-offs when it holds more:
 	// the child's pipes, and the client's when they are pipes, are grown
 	// to pipeSize (where the kernel allows; nothing else changes).
-	for _, f := range []any{toChild, fromChild, stdin, o.Stdout} {
+	for _, f := range []any{toChild, fromChild, o.Stdin, o.Stdout} {
 		pipes.Grow(f, pipeSize)
 	}
 
@@ -109,7 +109,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		s.client.close()
 	}()
 	go func() {
-		s.pump(faults.ToServer, stdin, s.server, s.client)
+		s.pump(faults.ToServer, o.Stdin, s.server, s.client)
 		s.delays.Wait()
 		s.server.close()
 		// The client is gone: give the server time to exit on EOF.

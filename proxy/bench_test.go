@@ -658,16 +658,28 @@ func TestBenchTable(t *testing.T) {
 				fmt.Fprintf(&out, "| %s | %s | %s | %.1f | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %s | %s | %s |\n", tr.name, l.name(), mode, mean(thr[mode]),
 					mean(p50[mode]), mean(p99[mode]), added, mean(vsRelay[mode]), mean(p99[mode])/mean(p99["relay"]), ratio, cpuCol, cpuRatio, rssCol)
 			}
-			// Issue 17's targets, over the modes where no fault fires, and
-			// the live rule at probability 1.
-			lowThr, highP99, highRatio := math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, mode := range noFireModes {
-				lowThr = min(lowThr, mean(vsRelay[mode]))
-				highP99 = max(highP99, mean(p99[mode])/mean(p99["relay"]))
-				if rl > d {
-					highRatio = max(highRatio, (mean(p50[mode])-d)/(rl-d))
+			// Issue 17's targets: over the modes with no plan or a plan
+			// that cannot fire (targetModes), and the live rule at
+			// probability 1. The live rules that match nothing
+			// (unmatchedModes) are held to the same bar on a line of
+			// their own.
+			worst := func(set []string) (lowThr, highP99, highRatio, highRP float64) {
+				lowThr, highP99, highRatio, highRP = math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
+				rp := mean(p50["revproxy"]) - d
+				for _, mode := range set {
+					lowThr = min(lowThr, mean(vsRelay[mode]))
+					highP99 = max(highP99, mean(p99[mode])/mean(p99["relay"]))
+					if rl > d {
+						highRatio = max(highRatio, (mean(p50[mode])-d)/(rl-d))
+					}
+					if rp > 0 {
+						highRP = max(highRP, (mean(p50[mode])-d)/rp)
+					}
 				}
+				return
 			}
+			lowThr, highP99, highRatio, highRP := worst(targetModes)
+			uThr, uP99, uRatio, uRP := worst(unmatchedModes)
 			live := mean(vsRelay["proxy-s2c-p1"])
 			switch {
 			case tr.name == "stdio":
@@ -677,21 +689,25 @@ func TestBenchTable(t *testing.T) {
 					fmt.Fprintf(&verdicts, "; live rule at p=1 >= 0.6x: %s (%.2f)", verdict(live >= 0.6), live)
 				}
 				verdicts.WriteString("; " + memoryVerdict(l.size, modes, rss, mean, verdict) + "\n")
+				fmt.Fprintf(&verdicts, "  unmatched live rules: throughput %s (lowest %.2f); p99 %s (highest %.2f)\n",
+					verdict(uThr >= 0.95), uThr, verdict(uP99 <= 1.5), uP99)
 			case l.size == 1<<10 || l.size == 64<<10 || l.size == 1<<20:
 				fmt.Fprintf(&verdicts, "%s %s: added p50 <= 1.5x the relay's: %s (highest %.2f; the relay adds %.0f µs",
 					tr.name, l.name(), verdict(highRatio <= 1.5), highRatio, rl-d)
 				if rp := mean(p50["revproxy"]) - d; rp > 0 && rl > d {
-					highRP := math.Inf(-1)
-					for _, mode := range noFireModes {
-						highRP = max(highRP, (mean(p50[mode])-d)/rp)
-					}
 					fmt.Fprintf(&verdicts, "; net/http's ReverseProxy %.2f; these modes at most %.2f of its added p50", rp/(rl-d), highRP)
+				}
+				verdicts.WriteString(")\n")
+				fmt.Fprintf(&verdicts, "  unmatched live rules: %s (highest %.2f", verdict(uRatio <= 1.5), uRatio)
+				if !math.IsInf(uRP, -1) {
+					fmt.Fprintf(&verdicts, "; at most %.2f of ReverseProxy's added p50", uRP)
 				}
 				verdicts.WriteString(")\n")
 			}
 		}
 	}
-	t.Log(out.String() + "\nTargets, no fault firing (" + strings.Join(noFireModes, ", ") + "):\n" + verdicts.String())
+	t.Log(out.String() + "\nTargets, no plan or a plan that cannot fire (" + strings.Join(targetModes, ", ") +
+		"); unmatched live rules (" + strings.Join(unmatchedModes, ", ") + ") held to the same bar:\n" + verdicts.String())
 }
 
 // memoryVerdict judges issue 17's memory target at one load: the peak RSS
@@ -750,9 +766,14 @@ func TestBenchHarness(t *testing.T) {
 	}
 }
 
-// noFireModes are the modes in which no rule can fire: the subject of the
-// issue's targets.
-var noFireModes = []string{"proxy", "proxy-rules", "proxy-c2s-live", "proxy-s2c-live"}
+// targetModes are the modes of issue 17's throughput, p99 and added-p50
+// targets: no plan, and a plan whose only rule cannot fire.
+var targetModes = []string{"proxy", "proxy-rules"}
+
+// unmatchedModes carry a live rule that matches none of the benchmark's
+// traffic: the proxy cannot know that, so it accounts for every frame.
+// The table holds them to the same bar, on a line of their own.
+var unmatchedModes = []string{"proxy-c2s-live", "proxy-s2c-live"}
 
 // TestMemoryFlat: the proxy's heap does not grow with the number of frames
 // relayed (64 KiB frames, stored and decided client→server, streamed with

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -164,6 +165,39 @@ func (p Param) FormatDefault() string {
 	default:
 		return fmt.Sprint(v)
 	}
+}
+
+// MarshalJSON writes the catalogue entry as listings show it: the default
+// matcher by name, and every parameter (an empty list when there are none).
+func (s Spec) MarshalJSON() ([]byte, error) {
+	var kinds []string
+	for _, k := range s.Kinds {
+		kinds = append(kinds, k.String())
+	}
+	params := s.Params
+	if params == nil {
+		params = []Param{}
+	}
+	return json.Marshal(struct {
+		Name      string   `json:"name"`
+		Observed  string   `json:"observed"`
+		Direction string   `json:"direction"`
+		Kinds     []string `json:"kinds,omitempty"`
+		Methods   []string `json:"methods,omitempty"`
+		Params    []Param  `json:"params"`
+	}{s.Name, s.Observed, s.Direction.String(), kinds, s.Methods, params})
+}
+
+// MarshalJSON writes the parameter with its default as listings show it
+// (FormatDefault).
+func (p Param) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name    string    `json:"name"`
+		Type    ParamType `json:"type"`
+		Default string    `json:"default"`
+		Choices []string  `json:"choices,omitempty"`
+		Help    string    `json:"help"`
+	}{p.Name, p.Type, p.FormatDefault(), p.Choices, p.Help})
 }
 
 // Params are a rule's resolved fault parameters: every parameter of the

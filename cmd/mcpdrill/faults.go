@@ -47,41 +47,12 @@ func parseFaultsOptions(c *cli.Context) (*faultsOptions, error) {
 	return o, nil
 }
 
-// faultJSON is the JSON form of one catalogue entry.
-type faultJSON struct {
-	Name      string      `json:"name"`
-	Observed  string      `json:"observed"`
-	Direction string      `json:"direction"`
-	Kinds     []string    `json:"kinds,omitempty"`
-	Methods   []string    `json:"methods,omitempty"`
-	Params    []paramJSON `json:"params"`
-}
-
-type paramJSON struct {
-	Name    string   `json:"name"`
-	Type    string   `json:"type"`
-	Default string   `json:"default"`
-	Choices []string `json:"choices,omitempty"`
-	Help    string   `json:"help"`
-}
-
 // runFaults prints the catalogue, or one fault's parameters.
 func runFaults(c *cli.Context, o *faultsOptions) error {
 	w := c.App.Writer
 	cat := faults.Catalogue()
 	if o.json {
-		out := make([]faultJSON, 0, len(cat))
-		for _, s := range cat {
-			fj := faultJSON{Name: s.Name, Observed: s.Observed, Direction: s.Direction.String(), Methods: s.Methods, Params: []paramJSON{}}
-			for _, k := range s.Kinds {
-				fj.Kinds = append(fj.Kinds, k.String())
-			}
-			for _, p := range s.Params {
-				fj.Params = append(fj.Params, paramJSON{Name: p.Name, Type: string(p.Type), Default: p.FormatDefault(), Choices: p.Choices, Help: p.Help})
-			}
-			out = append(out, fj)
-		}
-		return writeJSON(w, out)
+		return writeJSON(w, cat)
 	}
 	if s := o.one; s != nil {
 		fmt.Fprintf(w, "%s: %s\n\ndefault target: %s\n", s.Name, s.Observed, target(*s))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -54,46 +55,49 @@ func runFaults(c *cli.Context, o *faultsOptions) error {
 	if o.json {
 		return writeJSON(w, cat)
 	}
+	width := outputWidth(w)
 	if s := o.one; s != nil {
-		fmt.Fprintf(w, "%s: %s\n\ndefault target: %s\n", s.Name, s.Observed, target(*s))
+		fmt.Fprintf(w, "%s\n\ndefault target: %s\n", wrap(s.Name+": "+s.Observed, width), target(*s))
 		if len(s.Params) == 0 {
 			fmt.Fprintln(w, "no parameters")
 			return nil
 		}
-		t := newTable(w, "param", "type", "default", "meaning")
+		g := newGrid(gridColumn{name: "param"}, gridColumn{name: "type"}, gridColumn{name: "default", label: true}, gridColumn{name: "meaning", long: true})
 		for _, p := range s.Params {
 			help := p.Help
 			if len(p.Choices) > 0 {
 				help += " (" + strings.Join(p.Choices, ", ") + ")"
 			}
-			if err := t.Append(p.Name, string(p.Type), p.FormatDefault(), help); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			g.add(p.Name, string(p.Type), p.FormatDefault(), help)
 		}
-		if err := t.Render(); err != nil {
-			return exitErr(exitInternal, err)
-		}
-		return nil
+		return g.render(w, width)
 	}
-	t := newTable(w, "fault", "default target", "params (default)")
+	g := newGrid(gridColumn{name: "fault"}, gridColumn{name: "default target"}, gridColumn{name: "params (default)", long: true, label: true})
 	for _, s := range cat {
 		var ps []string
 		for _, p := range s.Params {
 			ps = append(ps, fmt.Sprintf("%s=%s", p.Name, p.FormatDefault()))
 		}
-		if err := t.Append(s.Name, target(s), strings.Join(ps, " ")); err != nil {
-			return exitErr(exitInternal, err)
+		g.add(s.Name, target(s), strings.Join(ps, " "))
+	}
+	if err := g.render(w, width); err != nil {
+		return err
+	}
+	// Each fault's name, then what the client observes, wrapped in a
+	// column of its own.
+	const indent = "                " // two spaces, the name, one space
+	var b strings.Builder
+	b.WriteString("\nWhat the client observes:\n")
+	for _, s := range cat {
+		lines := wrapText(s.Observed, max(width-len(indent), minLong))
+		fmt.Fprintf(&b, "  %-13s %s\n", s.Name, lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString(indent + l + "\n")
 		}
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
-	}
-	fmt.Fprintln(w, "\nWhat the client observes:")
-	for _, s := range cat {
-		fmt.Fprintf(w, "  %-13s %s\n", s.Name, s.Observed)
-	}
-	fmt.Fprintln(w, "\nDetails: mcpdrill faults NAME")
-	return nil
+	b.WriteString("\nDetails: mcpdrill faults NAME\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // target renders a fault's default matcher.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,23 @@ func TestDriftTablesFitWidth(t *testing.T) {
 		name := fmt.Sprintf("drift-check-%d.txt", width)
 		checkFits(t, name, b.String(), width)
 		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
+	}
+}
+
+// TestFaultListingsFitWidth renders `mcpdrill faults` and one fault's
+// parameters (the longest help) at 80 and 200 columns.
+func TestFaultListingsFitWidth(t *testing.T) {
+	for _, width := range renderWidths {
+		t.Setenv("COLUMNS", strconv.Itoa(width))
+		for _, args := range [][]string{{"faults"}, {"faults", "malformed"}} {
+			code, out, errOut := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errOut)
+			}
+			name := fmt.Sprintf("%s-%d.txt", strings.Join(args, "-"), width)
+			checkFits(t, name, out, width)
+			testutil.Golden(t, filepath.Join("render", name), []byte(out))
+		}
 	}
 }
 

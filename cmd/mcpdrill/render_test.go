@@ -75,17 +75,19 @@ func TestDriftTablesFitWidth(t *testing.T) {
 	}
 }
 
-// TestFaultListingsFitWidth renders `mcpdrill faults` and one fault's
-// parameters (the longest help) at 80 and 200 columns.
-func TestFaultListingsFitWidth(t *testing.T) {
+// TestListingsFitWidth renders the catalogues at 80 and 200 columns: the
+// faults and one fault's parameters (the longest help), the testbed's
+// profiles, the rules and one rule (TestRulesRequirements does a
+// revision's requirements).
+func TestListingsFitWidth(t *testing.T) {
 	for _, width := range renderWidths {
 		t.Setenv("COLUMNS", strconv.Itoa(width))
-		for _, args := range [][]string{{"faults"}, {"faults", "malformed"}} {
+		for _, args := range [][]string{{"faults"}, {"faults", "malformed"}, {"testbed", "--list"}, {"rules"}, {"rules", "BRK-IN-BECAME-REQUIRED"}} {
 			code, out, errOut := runCLI(t, args...)
 			if code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, errOut)
 			}
-			name := fmt.Sprintf("%s-%d.txt", strings.Join(args, "-"), width)
+			name := fmt.Sprintf("%s-%d.txt", strings.Join(strings.FieldsFunc(strings.Join(args, " "), func(r rune) bool { return r == ' ' || r == '-' }), "-"), width)
 			checkFits(t, name, out, width)
 			testutil.Golden(t, filepath.Join("render", name), []byte(out))
 		}

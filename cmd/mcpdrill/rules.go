@@ -98,43 +98,45 @@ func allRules() (report.Catalogue, error) {
 // runRules prints the catalogue, a rule or a revision's requirements.
 func runRules(c *cli.Context, o *rulesOptions) error {
 	w := c.App.Writer
+	width := outputWidth(w)
 	switch {
 	case o.rev != "":
-		return writeRequirements(w, o.rev, o.reqs, o.json)
+		return writeRequirements(w, o.rev, o.reqs, o.json, width)
 	case o.rule == nil && o.json:
 		return writeJSON(w, o.cat)
 	case o.rule == nil:
-		return renderRules(w, o.cat)
+		return renderRules(w, o.cat, width)
 	case o.json:
 		return writeJSON(w, o.rule)
 	}
 	r, p := o.rule, newPainter(w)
-	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), r.Title, wrap(r.Detail, 96))
+	text := min(width, 96) // prose reads best in lines of at most 96
+	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), wrap(r.Title, text), wrap(r.Detail, text))
 	return nil
 }
 
-func renderRules(w io.Writer, cat report.Catalogue) error {
+// renderRules writes the catalogue fitted to width.
+func renderRules(w io.Writer, cat report.Catalogue, width int) error {
 	p := newPainter(w)
-	t := newTable(w, "id", "severity", "title")
+	g := newGrid(gridColumn{name: "id"}, gridColumn{name: "severity"}, gridColumn{name: "title", long: true})
 	for _, r := range cat {
-		if err := t.Append(r.ID, p.severity(r.Severity), r.Title); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(r.ID, p.severity(r.Severity), r.Title)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "%d rules; mcpdrill rules ID explains one\n", len(cat))
 	return nil
 }
 
 // writeRequirements writes the requirements of revision rev, as JSON or
-// as a table.
-func writeRequirements(w io.Writer, rev string, reqs []scan.Requirement, asJSON bool) error {
+// as a table fitted to width.
+func writeRequirements(w io.Writer, rev string, reqs []scan.Requirement, asJSON bool, width int) error {
 	if asJSON {
 		return writeJSON(w, reqs)
 	}
-	t := newTable(w, "id", "level", "section", "graded by / reason", "requirement")
+	g := newGrid(gridColumn{name: "id"}, gridColumn{name: "level"}, gridColumn{name: "section"},
+		gridColumn{name: "graded by / reason", long: true, label: true}, gridColumn{name: "requirement", long: true, label: true})
 	counts := map[string]int{}
 	graded := 0
 	for _, q := range reqs {
@@ -145,18 +147,16 @@ func writeRequirements(w io.Writer, rev string, reqs []scan.Requirement, asJSON 
 		} else {
 			graded++
 		}
-		if err := t.Append(q.ID, q.Level, q.Section, by, q.Summary); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(q.ID, q.Level, q.Section, by, q.Summary)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, width); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "%d requirements for %s: %d graded", len(reqs), rev, graded)
+	sum := fmt.Sprintf("%d requirements for %s: %d graded", len(reqs), rev, graded)
 	for _, reason := range []string{scan.UngradedNotImplemented, scan.UngradedNeedsInvoke, scan.UngradedClientFeature, scan.UngradedNotObservable} {
-		fmt.Fprintf(w, ", %d %s", counts[reason], reason)
+		sum += fmt.Sprintf(", %d %s", counts[reason], reason)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrap(sum, width))
 	return nil
 }
 

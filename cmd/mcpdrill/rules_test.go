@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,16 +14,24 @@ import (
 )
 
 // TestRulesRequirements pins "mcpdrill rules --requirements REV" for the
-// revisions the issue names, and checks the JSON form lists the same table.
+// revisions the issue names, at 200 columns and fitted to 80, and checks
+// the JSON form lists the same table.
 func TestRulesRequirements(t *testing.T) {
-	t.Setenv("COLUMNS", "200")
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
-		code, out, _ := runCLI(t, "rules", "--requirements", rev)
-		if code != exitOK {
-			t.Fatalf("%s: exit %d: %s", rev, code, out)
+		for _, width := range renderWidths {
+			t.Setenv("COLUMNS", strconv.Itoa(width))
+			code, out, _ := runCLI(t, "rules", "--requirements", rev)
+			if code != exitOK {
+				t.Fatalf("%s: exit %d: %s", rev, code, out)
+			}
+			name := "requirements-" + rev + ".txt"
+			if width != 200 {
+				name = fmt.Sprintf("requirements-%s-%d.txt", rev, width)
+			}
+			checkFits(t, name, out, width)
+			testutil.Golden(t, filepath.Join("rules", name), []byte(out))
 		}
-		testutil.Golden(t, filepath.Join("rules", "requirements-"+rev+".txt"), []byte(out))
-		code, out, _ = runCLI(t, "rules", "--requirements", rev, "--json")
+		code, out, _ := runCLI(t, "rules", "--requirements", rev, "--json")
 		var reqs []scan.Requirement
 		if err := json.Unmarshal([]byte(out), &reqs); code != exitOK || err != nil {
 			t.Fatalf("%s --json: exit %d, %v", rev, code, err)

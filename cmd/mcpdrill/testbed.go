@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -94,10 +95,7 @@ func parseTestbedOptions(c *cli.Context) (*testbedOptions, error) {
 // (stdio) or a signal.
 func runTestbed(c *cli.Context, t *testbedOptions) error {
 	if t.list {
-		if err := testbed.WriteList(c.App.Writer); err != nil {
-			return exitErr(exitInternal, err)
-		}
-		return nil
+		return renderProfiles(c.App.Writer, outputWidth(c.App.Writer))
 	}
 	o := t.server
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
@@ -142,4 +140,29 @@ func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h h
 	case err := <-errc:
 		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))
 	}
+}
+
+// renderProfiles writes the testbed's profiles fitted to width: each one's
+// name, kind, the revisions it speaks and what a scan of it should find.
+func renderProfiles(w io.Writer, width int) error {
+	g := newGrid(gridColumn{name: "profile"}, gridColumn{name: "kind"}, gridColumn{name: "revisions"}, gridColumn{name: "summary", long: true})
+	for _, p := range testbed.Profiles() {
+		kind := "fixture"
+		if p.Hostile {
+			kind = "hostile"
+		}
+		g.add(p.Name, kind, revRange(p.Revisions), p.Summary)
+	}
+	return g.render(w, width)
+}
+
+// revRange renders newest-first revisions as oldest..newest.
+func revRange(revs []string) string {
+	switch len(revs) {
+	case 0:
+		return "-"
+	case 1:
+		return revs[0]
+	}
+	return revs[len(revs)-1] + ".." + revs[0]
 }

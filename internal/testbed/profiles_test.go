@@ -5,21 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"io"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func TestListGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteList(&b); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Golden(t, "list.golden", b.Bytes())
-}
 
 func TestProfilesCatalogue(t *testing.T) {
 	ps := Profiles()

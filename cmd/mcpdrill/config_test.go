@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,17 +198,27 @@ func TestScanConfigAuto(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
 		args   []string
+		width  int // 0: the default
 	}{
-		{"configs.golden", []string{"configs", "--workspace", ws}},
-		{"configs-all.golden", []string{"configs", "--workspace", ws, "--all"}},
-		{"configs-json.golden", []string{"configs", "--workspace", ws, "--json"}},
+		{"configs.golden", []string{"configs", "--workspace", ws}, 0},
+		{"configs-all.golden", []string{"configs", "--workspace", ws, "--all"}, 0},
+		{"configs-all-80.golden", []string{"configs", "--workspace", ws, "--all"}, 80},
+		{"configs-json.golden", []string{"configs", "--workspace", ws, "--json"}, 0},
 	} {
+		t.Setenv("COLUMNS", "")
+		if tc.width > 0 {
+			t.Setenv("COLUMNS", strconv.Itoa(tc.width))
+		}
 		code, out, errOut := runCLI(t, tc.args...)
 		if code != exitOK {
 			t.Fatalf("%q: exit %d: %s", tc.args, code, errOut)
 		}
+		if tc.width > 0 {
+			checkFits(t, tc.golden, out, tc.width)
+		}
 		testutil.Golden(t, filepath.Join("configs", tc.golden), []byte(strings.ReplaceAll(out, home, "$HOME")))
 	}
+	t.Setenv("COLUMNS", "")
 
 	code, out, errOut := runCLI(t, "scan", "--json", "--fail-on", "never", "--no-second-connection", "--config", "auto", "--workspace", ws,
 		"--input", "api-key="+configPlanted["input in args, env, header"])

@@ -117,23 +117,17 @@ func renderConfigs(w io.Writer, entries []configEntry, home string) error {
 		fmt.Fprintln(w, "No MCP client configuration found (--all lists where mcpdrill looked).")
 		return nil
 	}
-	t := newTable(w, "client", "scope", "file", "server", "transport")
+	g := newGrid(gridColumn{name: "client"}, gridColumn{name: "scope"}, gridColumn{name: "file", long: true, label: true},
+		gridColumn{name: "server"}, gridColumn{name: "transport"})
 	for _, e := range entries {
 		path := shortPath(e.Path, home)
 		switch {
 		case !e.Found:
-			err := t.Append(e.Client, e.Scope, path, "-", "(not found)")
-			if err != nil {
-				return exitErr(exitInternal, err)
-			}
+			g.add(e.Client, e.Scope, path, "-", "(not found)")
 		case e.Error != "":
-			if err := t.Append(e.Client, e.Scope, path, "-", "(unreadable: see below)"); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			g.add(e.Client, e.Scope, path, "-", "(unreadable: see below)")
 		case len(e.Servers) == 0:
-			if err := t.Append(e.Client, e.Scope, path, "-", "(no servers)"); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			g.add(e.Client, e.Scope, path, "-", "(no servers)")
 		}
 		for _, s := range e.Servers {
 			tr := s.Transport
@@ -143,13 +137,11 @@ func renderConfigs(w io.Writer, entries []configEntry, home string) error {
 			if s.Disabled {
 				tr += ", disabled"
 			}
-			if err := t.Append(e.Client, e.Scope, path, s.Name, tr); err != nil {
-				return exitErr(exitInternal, err)
-			}
+			g.add(e.Client, e.Scope, path, s.Name, tr)
 		}
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, outputWidth(w)); err != nil {
+		return err
 	}
 	for _, e := range entries {
 		if e.Error != "" {

@@ -358,7 +358,9 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 		return nil
 	}
 	p := newPainter(w)
-	t := newTable(w, "server", "status", "tools", "baseline", "last seen", "drift at")
+	g := newGrid(gridColumn{name: "server"}, gridColumn{name: "status"}, gridColumn{name: "tools"},
+		gridColumn{name: "baseline", long: true, label: true}, gridColumn{name: "last seen", long: true, label: true},
+		gridColumn{name: "drift at", long: true, label: true})
 	for _, r := range rows {
 		status := r.Status
 		switch {
@@ -371,12 +373,10 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 		if r.DriftAt != nil {
 			drifted = r.DriftAt.UTC().Format(time.RFC3339)
 		}
-		if err := t.Append(r.Server, status, fmt.Sprint(r.Tools), shortFP(r.Baseline), shortFP(r.LastSeen), drifted); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(r.Server, status, fmt.Sprint(r.Tools), shortFP(r.Baseline), shortFP(r.LastSeen), drifted)
 	}
-	if err := t.Render(); err != nil {
-		return exitErr(exitInternal, err)
+	if err := g.render(w, outputWidth(w)); err != nil {
+		return err
 	}
 	for _, r := range rows {
 		if r.Explanation != "" {
@@ -423,19 +423,17 @@ func runGuardDiff(c *cli.Context, o *guardOptions) error {
 		if len(rep.Changes) == 0 {
 			fmt.Fprintln(w, "No differences: the sets are the same.")
 		} else {
-			tb := newTable(w, "tool", "change", "severity", "message")
+			g := newGrid(gridColumn{name: "tool"}, gridColumn{name: "change"}, gridColumn{name: "severity"}, gridColumn{name: "message", long: true})
 			p := newPainter(w)
 			for _, ch := range rep.Changes {
 				msg := ch.Message
 				if ch.Pointer != "" && !strings.Contains(msg, ch.Pointer) {
 					msg = ch.Pointer + ": " + msg
 				}
-				if err := tb.Append(ch.Tool, string(ch.Kind), p.severity(ch.Severity), msg); err != nil {
-					return exitErr(exitInternal, err)
-				}
+				g.add(ch.Tool, string(ch.Kind), p.severity(ch.Severity), msg)
 			}
-			if err := tb.Render(); err != nil {
-				return exitErr(exitInternal, err)
+			if err := g.render(w, outputWidth(w)); err != nil {
+				return err
 			}
 			printDescriptionChanges(w, base, cur, rep.Changes)
 			fmt.Fprintf(w, "%d change(s). To accept them: %s\n", len(rep.Changes), guardCommandLine(o.hint, "approve", "--fingerprint", rep.Current, server))
@@ -513,14 +511,13 @@ func runGuardAudit(c *cli.Context, o *guardOptions) error {
 		fmt.Fprintf(w, "No audit events in %s.\n", filepath.Join(o.store.Dir(), guard.AuditFile))
 		return nil
 	}
-	t := newTable(w, "time", "actor", "server", "action", "status", "old", "new")
+	g := newGrid(gridColumn{name: "time"}, gridColumn{name: "actor"}, gridColumn{name: "server"}, gridColumn{name: "action"},
+		gridColumn{name: "status"}, gridColumn{name: "old", long: true, label: true}, gridColumn{name: "new", long: true, label: true})
 	for _, e := range evs {
-		if err := t.Append(e.Time.UTC().Format(time.RFC3339), e.Actor, e.Server, string(e.Action),
-			e.From+" → "+e.To, shortFP(e.OldFingerprint), shortFP(e.NewFingerprint)); err != nil {
-			return exitErr(exitInternal, err)
-		}
+		g.add(e.Time.UTC().Format(time.RFC3339), e.Actor, e.Server, string(e.Action),
+			e.From+" → "+e.To, shortFP(e.OldFingerprint), shortFP(e.NewFingerprint))
 	}
-	return t.Render()
+	return g.render(w, outputWidth(w))
 }
 
 // wrapGuardFlags are wrap's guard-mode flags.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
@@ -120,6 +122,19 @@ func TestGuardCLI(t *testing.T) {
 	if code, out, _ := runCLI(t, "guard", "diff", "--dir", dir, "weather"); code != exitFindings || !strings.Contains(out, "CHG-TOOL-REMOVED") || !strings.Contains(out, "--fingerprint "+st.Servers[0].LastSeen+" weather") {
 		t.Fatalf("diff: %d\n%s", code, out)
 	}
+	// In a narrow terminal the tables become records that fit; only a
+	// line that carries a whole fingerprint, or the prose that says which
+	// command to run next, may be wider.
+	t.Setenv("COLUMNS", "80")
+	for _, args := range [][]string{{"status"}, {"diff", "weather"}, {"audit"}} {
+		_, out, errOut := runCLI(t, append(append([]string{"guard"}, args...), "--dir", dir)...)
+		for _, line := range strings.Split(out+errOut, "\n") {
+			if twwidth.Width(line) > 80 && !strings.Contains(line, "sha256:") && !strings.HasPrefix(line, "mcpdrill guard:") {
+				t.Errorf("guard %s at 80 columns: a line of %d:\n%s", args[0], twwidth.Width(line), line)
+			}
+		}
+	}
+	t.Setenv("COLUMNS", "")
 	if code, _, errOut := runCLI(t, "guard", "approve", "--dir", dir, "weather", "--nope"); code != exitUsage || !strings.Contains(errOut, "not defined") {
 		t.Fatalf("unknown flag after SERVER: %d %s", code, errOut)
 	}

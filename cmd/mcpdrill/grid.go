@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 )
 
@@ -106,6 +107,18 @@ func (g *grid) render(w io.Writer, width int) error {
 		return exitErr(exitInternal, err)
 	}
 	return nil
+}
+
+// newTable returns a table writing to w with the given header; only a
+// grid renders one, so that every table is fitted to its width.
+func newTable(w io.Writer, header ...string) *tablewriter.Table {
+	t := tablewriter.NewWriter(w)
+	h := make([]any, len(header))
+	for i, s := range header {
+		h[i] = s
+	}
+	t.Header(h...)
+	return t
 }
 
 // minLong is the narrowest a long column is made.

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 
 	"github.com/fatih/color"
-	"github.com/olekukonko/tablewriter"
 
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -49,17 +48,6 @@ func (p painter) severity(s report.Severity) string {
 		return p.paint(string(s), color.FgYellow)
 	}
 	return p.paint(string(s), color.FgCyan)
-}
-
-// newTable returns a table writing to w with the given header.
-func newTable(w io.Writer, header ...string) *tablewriter.Table {
-	t := tablewriter.NewWriter(w)
-	h := make([]any, len(header))
-	for i, s := range header {
-		h[i] = s
-	}
-	t.Header(h...)
-	return t
 }
 
 // writeJSON writes v as indented JSON with a trailing newline.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ func TestRulesRequirements(t *testing.T) {
 			}
 			name := "requirements-" + rev + ".txt"
 			if width != 200 {
-				name = fmt.Sprintf("requirements-%s-%d.txt", rev, width)
+				name = "requirements-" + rev + "-" + strconv.Itoa(width) + ".txt"
 			}
 			checkFits(t, name, out, width)
 			testutil.Golden(t, filepath.Join("rules", name), []byte(out))

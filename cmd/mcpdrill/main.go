@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -100,7 +101,74 @@ func appOf(cmds []*cli.Command) *cli.App {
 		}
 		refuseNegativeDurations(c)
 	}
+	cli.HelpPrinter = printHelp
 	return app
+}
+
+// helpWidth is the widest help text is made: prose reads best in lines of
+// at most about 100 columns, however wide the terminal.
+const helpWidth = 100
+
+// flagIndent is where urfave/cli's help template starts an option's line.
+const flagIndent = 3
+
+// printHelp is urfave/cli's help printer with its text fitted to the
+// output's width (outputWidth, at most helpWidth), as tables are. An
+// option's usage wraps within its column: every line of it has the tab
+// that aligns the column.
+func printHelp(w io.Writer, templ string, data any) {
+	width := min(outputWidth(w), helpWidth)
+	names := 0 // the widest option name: the usage column starts after it
+	if d, ok := data.(interface{ VisibleFlags() []cli.Flag }); ok {
+		for _, f := range d.VisibleFlags() {
+			name, _, _ := strings.Cut(f.String(), "\t")
+			names = max(names, len(name))
+		}
+	}
+	column := max(width-flagIndent-names-2, minLong) // 2: the tab's padding
+	cli.HelpPrinterCustom(w, templ, data, map[string]any{
+		"wrap": func(s string, offset int) string {
+			if name, usage, ok := strings.Cut(s, "\t"); ok && !strings.Contains(s, "\n") {
+				return name + "\t" + strings.Join(wrapText(usage, column), "\n"+strings.Repeat(" ", flagIndent)+"\t")
+			}
+			return reflow(s, offset, width)
+		},
+	})
+}
+
+// reflow fits help text that starts at column offset into width: the lines
+// of a paragraph (up to a blank or an indented line) are joined and
+// wrapped, and continue at offset; an indented line (an item of a list, an
+// example) is kept as it is, as is anything that already fits.
+func reflow(s string, offset, width int) string {
+	avail := max(width-offset, minLong)
+	if !strings.Contains(s, "\n") && len(s) <= avail {
+		return s
+	}
+	pad := strings.Repeat(" ", offset)
+	var out, para []string
+	flush := func() {
+		if len(para) > 0 {
+			out = append(out, wrapText(strings.Join(para, " "), avail)...)
+			para = nil
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		switch {
+		case line == "" || line[0] == ' ':
+			flush()
+			out = append(out, line)
+		default:
+			para = append(para, line)
+		}
+	}
+	flush()
+	for i := 1; i < len(out); i++ {
+		if out[i] != "" {
+			out[i] = pad + out[i]
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // refuseNegativeDurations makes every duration flag of c and its

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
@@ -134,6 +136,50 @@ func TestWrapText(t *testing.T) {
 			t.Errorf("wrapText(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
 		}
 	}
+}
+
+// Help text: a paragraph's lines are joined and wrapped, continuing at the
+// offset; blank and indented lines stay as they are; what fits is untouched.
+func TestReflow(t *testing.T) {
+	for _, c := range []struct {
+		in            string
+		offset, width int
+		want          string
+	}{
+		{"fits\tas is", 3, 40, "fits\tas is"},
+		{"one two three\nfour five", 3, 15, "one two three\n   four five"},
+		{"a paragraph\nthat goes on\n\n  0  ok\n  1  findings at or above the gate\nlast", 2, 20,
+			"a paragraph that\n  goes on\n\n    0  ok\n    1  findings at or above the gate\n  last"},
+		{"word", 90, 100, "word"},
+	} {
+		if got := reflow(c.in, c.offset, c.width); got != c.want {
+			t.Errorf("reflow(%q, %d, %d) =\n%s\nwant\n%s", c.in, c.offset, c.width, got, c.want)
+		}
+	}
+	// Every help text fits 80 columns but for its indented lines (lists,
+	// examples, exit codes), which keep theirs.
+	t.Setenv("COLUMNS", "80")
+	var walk func(path []string, cmds []*cli.Command)
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, cmd := range cmds {
+			if cmd.Hidden || cmd.Name == "help" {
+				continue
+			}
+			p := append(slices.Clone(path), cmd.Name)
+			_, out, _ := runCLI(t, append(p, "--help")...)
+			section := ""
+			for _, line := range strings.Split(out, "\n") {
+				if line != "" && line[0] != ' ' {
+					section = line
+				}
+				if section == "DESCRIPTION:" && strings.HasPrefix(line, "   ") && !strings.HasPrefix(line, "    ") && twwidth.Width(line) > 80 {
+					t.Errorf("%s --help: a description line of %d columns:\n%s", strings.Join(p, " "), twwidth.Width(line), line)
+				}
+			}
+			walk(p, cmd.Subcommands)
+		}
+	}
+	walk(nil, newApp().Commands)
 }
 
 // Output that is not a terminal is fitted to $COLUMNS, else to 200.

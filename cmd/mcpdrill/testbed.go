@@ -26,7 +26,7 @@ func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command 
 		ArgsUsage: " ",
 		Usage:     "run mcpdrill's built-in MCP server, well-behaved or misbehaving on purpose",
 		Description: "Serves a named profile over stdio (default) or HTTP (--http). Profiles range from a\n" +
-			"conformant dual-era server (good) to hostile ones (hang, flood, hugeline, crash, ...).\n" +
+			"conformant dual-era server (good) to hostile ones (hang, flood, hugeline, crash, ...).\n\n" +
 			"Try: mcpdrill testbed --list; mcpdrill scan -- mcpdrill testbed --profile sloppy-errors",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Value: "good", Usage: "profile `NAME` (see --list)"},

@@ -33,11 +33,11 @@ func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
 		Name:      "wrap",
 		ArgsUsage: "[-- SERVER COMMAND...]",
 		Usage:     "put a seeded fault-injection proxy between an MCP client and a server",
-		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n" +
-			"HTTP:  `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
-			"       at the listen address (same path as the upstream's).\n" +
+		Description: "stdio: use `mcpdrill wrap [flags] -- server argv...` as the server command in the client's config.\n\n" +
+			"HTTP: `mcpdrill wrap --listen 127.0.0.1:7070 --upstream http://127.0.0.1:3000/mcp` and point the client\n" +
+			"at the listen address (same path as the upstream's).\n\n" +
 			"Bridge: `mcpdrill wrap --listen 127.0.0.1:7070 -- server argv...` serves a stdio server as Streamable\n" +
-			"       HTTP on /mcp (one server process per session), so URL-only clients can test it.\n\n" +
+			"HTTP on /mcp (one server process per session), so URL-only clients can test it.\n\n" +
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
 			"traffic give the same faults on the same messages; --log appends the session's plan, then each fault,\n" +
 			"as JSON lines, and --plan LOG decides the same faults again (the log's last session, or the last one\n" +

@@ -272,3 +272,21 @@ func wrapText(s string, width int) []string {
 	}
 	return lines
 }
+
+// writeItems writes items joined by " · ", as many to a line as fit width;
+// a line that continues another starts with two spaces.
+func writeItems(b *strings.Builder, width int, items ...string) {
+	line := ""
+	for _, it := range items {
+		switch {
+		case line == "":
+			line = it
+		case twwidth.Width(line)+3+twwidth.Width(it) <= width:
+			line += " · " + it
+		default:
+			b.WriteString(line + "\n")
+			line = "  " + it
+		}
+	}
+	b.WriteString(line + "\n")
+}

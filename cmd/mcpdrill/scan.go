@@ -308,15 +308,17 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	}
 
 	s := r.Scores
-	fmt.Fprintf(w, "tools %d · declared %d · enforceable %d · partial %d · vacuous %d · invalid %d\n", s.Tools, s.Declared, s.Enforceable, s.Partial, s.Vacuous, s.Invalid)
-	fmt.Fprintf(w, "output coverage %s · enforceable %s of tools (%s of declared) · rejects at least one %s · leaf rate %s\n",
-		pct(s.OutputCoverage), pct(s.EnforceableRate), pct(s.EnforceableOfDeclared), pct(s.RejectsAnyRate), pct(s.LeafRate))
-	fmt.Fprintf(w, "error handling %s · error conformance %s · spec conformance %s\n",
-		pct(s.ErrorHandling), pct(s.ErrorConformance), pct(s.SpecConformance))
+	var b strings.Builder
+	writeItems(&b, width, fmt.Sprintf("tools %d", s.Tools), fmt.Sprintf("declared %d", s.Declared), fmt.Sprintf("enforceable %d", s.Enforceable),
+		fmt.Sprintf("partial %d", s.Partial), fmt.Sprintf("vacuous %d", s.Vacuous), fmt.Sprintf("invalid %d", s.Invalid))
+	writeItems(&b, width, "output coverage "+pct(s.OutputCoverage), fmt.Sprintf("enforceable %s of tools (%s of declared)", pct(s.EnforceableRate), pct(s.EnforceableOfDeclared)),
+		"rejects at least one "+pct(s.RejectsAnyRate), "leaf rate "+pct(s.LeafRate))
+	writeItems(&b, width, "error handling "+pct(s.ErrorHandling), "error conformance "+pct(s.ErrorConformance), "spec conformance "+pct(s.SpecConformance))
 	if rc := r.Requirements; rc != nil {
-		fmt.Fprintf(w, "requirements %s\n", rc)
+		writeWrapped(&b, fmt.Sprintf("requirements %s", rc), "", "  ", width)
 	}
-	fmt.Fprintln(w)
+	b.WriteString("\n")
+	io.WriteString(w, b.String())
 	renderPosture(w, r.AuthPosture)
 	if err := renderInvocation(w, r.Invocation, width); err != nil {
 		return err

@@ -15,8 +15,8 @@ func completionCommand(run func(*cli.Context, *completionOptions) error) *cli.Co
 		ArgsUsage: "bash|zsh|fish",
 		Usage:     "print a shell completion script for bash, zsh or fish",
 		Description: "Completes commands, subcommands and flags. Load it in the shell's start-up file:\n" +
-			"  bash: source <(mcpdrill completion bash)             (in ~/.bashrc)\n" +
-			"  zsh:  source <(mcpdrill completion zsh)              (in ~/.zshrc, after compinit)\n" +
+			"  bash: source <(mcpdrill completion bash)   (in ~/.bashrc)\n" +
+			"  zsh:  source <(mcpdrill completion zsh)    (in ~/.zshrc, after compinit)\n" +
 			"  fish: mcpdrill completion fish > ~/.config/fish/completions/mcpdrill.fish\n" +
 			"bash and zsh ask mcpdrill for the candidates each time; fish's script lists them, so write it again\n" +
 			"after an upgrade.",

@@ -43,13 +43,17 @@ func usageErr(format string, a ...any) error {
 // exitCodesHelp is the EXIT CODES block of a command with --fail-on.
 var exitCodesHelp = exitCodes("findings at or above --fail-on (default: error)", true)
 
+// exitTextWidth is how wide an exit code's meaning is made: with help's
+// indentation it fits 80 columns.
+const exitTextWidth = 68
+
 // exitCodes returns a command's EXIT CODES help block: 0; 1 meaning one,
 // unless one is empty (the command never exits 1); 2; 3 when the command
 // reaches a server; 4.
 func exitCodes(one string, reaches bool) string {
 	b := "EXIT CODES:\n   0  ok\n"
 	if one != "" {
-		b += "   1  " + one + "\n"
+		b += "   1  " + strings.Join(wrapText(one, exitTextWidth), "\n      ") + "\n"
 	}
 	b += "   2  usage error\n"
 	if reaches {
@@ -62,7 +66,8 @@ func exitCodes(one string, reaches bool) string {
 // where each applies.
 const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    0  ok
-   1  findings: at or above --fail-on (scan, drift, study run), a withheld server or a changed tool set (guard)
+   1  findings: at or above --fail-on (scan, drift, study run),
+      a withheld server or a changed tool set (guard)
    2  usage error
    3  target unreachable or protocol refused
    4  internal error

@@ -22,13 +22,15 @@ func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cl
 		ArgsUsage: "SERVERS.json",
 		Description: "Each entry with a \"package\" (and neither \"excluded\" nor \"disabled\") is installed by its registry\n" +
 			"(\"registry\", or inferred: a module path whose first element has a dot is Go, else npm):\n" +
-			"  npm   npm ci --ignore-scripts in the project directory holding the command's node_modules, from\n" +
-			"        its committed package-lock.json (entries of one project share one install; a project\n" +
-			"        installed from the same lockfile before is reused unless --force);\n" +
+			"  npm   npm ci --ignore-scripts in the project directory holding the\n" +
+			"        command's node_modules, from its committed package-lock.json\n" +
+			"        (entries of one project share one install; a project installed from\n" +
+			"        the same lockfile before is reused unless --force);\n" +
 			"  go    go install MODULE/PKG@VERSION into the command's directory (GOBIN);\n" +
-			"  pypi  a venv per server (the command is VENV/bin/SCRIPT) and pip install of NAME==VERSION, or of\n" +
-			"        the requirements.txt beside the venv with --require-hashes when there is one; with\n" +
-			"        --find-links DIR from that directory alone (--no-index), the offline path;\n" +
+			"  pypi  a venv per server (the command is VENV/bin/SCRIPT) and pip install\n" +
+			"        of NAME==VERSION, or of the requirements.txt beside the venv with\n" +
+			"        --require-hashes when there is one; with --find-links DIR from that\n" +
+			"        directory alone (--no-index), the offline path;\n" +
 			"  oci   docker pull IMAGE.\n" +
 			"Every install runs with a scratch HOME and working directory, an environment with no credentials\n" +
 			"(PATH, locale, certificates, proxies and Go's module settings only), the package managers' caches\n" +

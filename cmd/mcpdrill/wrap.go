@@ -332,8 +332,8 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 // wrapExitCodesHelp is wrap's EXIT CODES block: once the server runs, its
 // status is wrap's.
 const wrapExitCodesHelp = `EXIT CODES:
-   stdio: the server's own exit status once it has started (128+N when a signal N ended it; a
-   status other than 0 is announced on stderr), or
+   stdio: the server's own exit status once it has started (128+N when a
+   signal N ended it; a status other than 0 is announced on stderr), or
    2  usage error (nothing was started)
    3  the server could not be started
    HTTP: 0 after SIGINT or SIGTERM, 2 usage error, 4 internal error`

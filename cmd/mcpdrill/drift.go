@@ -502,7 +502,7 @@ func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)
-	renderPosture(w, rep.AuthPosture)
+	renderPosture(w, rep.AuthPosture, width)
 	if inv, ok := rep.Invocation.(*scan.Invocation); ok {
 		if err := renderInvocation(w, inv, width); err != nil {
 			return err

@@ -273,19 +273,19 @@ func wrapText(s string, width int) []string {
 	return lines
 }
 
-// writeItems writes items joined by " · ", as many to a line as fit width;
-// a line that continues another starts with two spaces.
-func writeItems(b *strings.Builder, width int, items ...string) {
-	line := ""
-	for _, it := range items {
+// writeItems writes items joined by " · ", as many to a line as fit width:
+// the first line after indent, the others after more.
+func writeItems(b *strings.Builder, width int, indent, more string, items ...string) {
+	line := indent
+	for i, it := range items {
 		switch {
-		case line == "":
-			line = it
+		case i == 0:
+			line += it
 		case twwidth.Width(line)+3+twwidth.Width(it) <= width:
 			line += " · " + it
 		default:
 			b.WriteString(line + "\n")
-			line = "  " + it
+			line = more + it
 		}
 	}
 	b.WriteString(line + "\n")

@@ -106,12 +106,14 @@ func pct(f *float64) string {
 	return fmt.Sprintf("%.1f%%", *f*100)
 }
 
-// renderPosture prints the authentication posture (names only, never values).
-func renderPosture(w io.Writer, p *tgt.Posture) {
+// renderPosture prints the authentication posture (names only, never
+// values), fitted to width.
+func renderPosture(w io.Writer, p *tgt.Posture, width int) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "auth posture: %s · %s\n", p.Verdict, p.Target)
+	var b strings.Builder
+	writeItems(&b, width, "", "  ", "auth posture: "+p.Verdict, fmt.Sprint(p.Target))
 	presented := "no credentials configured"
 	if p.AuthorizationPresented {
 		presented = "headers configured: " + strings.Join(p.HeaderNames, ", ")
@@ -124,21 +126,22 @@ func renderPosture(w io.Writer, p *tgt.Posture) {
 	if an.Tools != nil {
 		line += fmt.Sprintf(", %d tool(s)", *an.Tools)
 	}
-	fmt.Fprintf(w, "  %s · %s\n", presented, line)
+	writeItems(&b, width, "  ", "    ", presented, line)
 	if ch := p.Challenge; ch != nil {
-		fmt.Fprintf(w, "  challenge: present %v, schemes %s, resource_metadata %v\n", ch.Present, orDash(strings.Join(ch.Schemes, " ")), ch.ResourceMetadata)
+		writeWrapped(&b, fmt.Sprintf("challenge: present %v, schemes %s, resource_metadata %v", ch.Present, orDash(strings.Join(ch.Schemes, " ")), ch.ResourceMetadata), "  ", "    ", width)
 	}
 	if md := p.ResourceMetadata; md != nil {
-		fmt.Fprintf(w, "  protected-resource metadata: found %v %s, %d authorization server(s)\n", md.Found, md.Source, md.AuthorizationServers)
+		writeWrapped(&b, fmt.Sprintf("protected-resource metadata: found %v %s, %d authorization server(s)", md.Found, md.Source, md.AuthorizationServers), "  ", "    ", width)
 	}
 	if o := p.Origin; o != nil {
-		fmt.Fprintf(w, "  foreign Origin: %s", o.Outcome)
+		origin := "foreign Origin: " + o.Outcome
 		if o.HTTPStatus != 0 {
-			fmt.Fprintf(w, " (HTTP %d)", o.HTTPStatus)
+			origin += fmt.Sprintf(" (HTTP %d)", o.HTTPStatus)
 		}
-		fmt.Fprintln(w)
+		writeWrapped(&b, origin, "  ", "    ", width)
 	}
-	fmt.Fprintln(w)
+	b.WriteString("\n")
+	io.WriteString(w, b.String())
 }
 
 // renderInvocation prints the invocation plan and, when executed, outcomes,

@@ -309,17 +309,17 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 
 	s := r.Scores
 	var b strings.Builder
-	writeItems(&b, width, fmt.Sprintf("tools %d", s.Tools), fmt.Sprintf("declared %d", s.Declared), fmt.Sprintf("enforceable %d", s.Enforceable),
+	writeItems(&b, width, "", "  ", fmt.Sprintf("tools %d", s.Tools), fmt.Sprintf("declared %d", s.Declared), fmt.Sprintf("enforceable %d", s.Enforceable),
 		fmt.Sprintf("partial %d", s.Partial), fmt.Sprintf("vacuous %d", s.Vacuous), fmt.Sprintf("invalid %d", s.Invalid))
-	writeItems(&b, width, "output coverage "+pct(s.OutputCoverage), fmt.Sprintf("enforceable %s of tools (%s of declared)", pct(s.EnforceableRate), pct(s.EnforceableOfDeclared)),
+	writeItems(&b, width, "", "  ", "output coverage "+pct(s.OutputCoverage), fmt.Sprintf("enforceable %s of tools (%s of declared)", pct(s.EnforceableRate), pct(s.EnforceableOfDeclared)),
 		"rejects at least one "+pct(s.RejectsAnyRate), "leaf rate "+pct(s.LeafRate))
-	writeItems(&b, width, "error handling "+pct(s.ErrorHandling), "error conformance "+pct(s.ErrorConformance), "spec conformance "+pct(s.SpecConformance))
+	writeItems(&b, width, "", "  ", "error handling "+pct(s.ErrorHandling), "error conformance "+pct(s.ErrorConformance), "spec conformance "+pct(s.SpecConformance))
 	if rc := r.Requirements; rc != nil {
 		writeWrapped(&b, fmt.Sprintf("requirements %s", rc), "", "  ", width)
 	}
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
-	renderPosture(w, r.AuthPosture)
+	renderPosture(w, r.AuthPosture, width)
 	if err := renderInvocation(w, r.Invocation, width); err != nil {
 		return err
 	}

@@ -498,7 +498,7 @@ func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 		if name == "" {
 			name = "(unnamed server)"
 		}
-		fmt.Fprintf(w, "server %s %s, protocol %s (%s era, %s), %d list page(s)\n", name, t.Version, t.Revision, t.Era, t.Transport, t.Pages)
+		fmt.Fprintln(w, wrap(fmt.Sprintf("server %s %s, protocol %s (%s era, %s), %d list page(s)", name, t.Version, t.Revision, t.Era, t.Transport, t.Pages), width))
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)

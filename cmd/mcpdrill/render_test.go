@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -33,6 +34,21 @@ func checkFits(t *testing.T, name, out string, width int) {
 	}
 }
 
+// fitsAtWidths renders at each of renderWidths, checks that the output
+// fits and compares it with testdata/render/STEM-WIDTH.txt.
+func fitsAtWidths(t *testing.T, stem string, render func(w io.Writer, width int) error) {
+	t.Helper()
+	for _, width := range renderWidths {
+		var b bytes.Buffer
+		if err := render(&b, width); err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("%s-%d.txt", stem, width)
+		checkFits(t, name, b.String(), width)
+		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
+	}
+}
+
 // TestScanTablesFitWidth renders a scan report with long tool names,
 // messages, expectations and pointers at 80 and 200 columns, its score
 // lines included.
@@ -41,15 +57,7 @@ func TestScanTablesFitWidth(t *testing.T) {
 	if err := json.Unmarshal(mustRead(t, "testdata/render/scan.json"), &rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, width := range renderWidths {
-		var b bytes.Buffer
-		if err := renderScan(&b, &rep, width); err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("scan-%d.txt", width)
-		checkFits(t, name, b.String(), width)
-		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
-	}
+	fitsAtWidths(t, "scan", func(w io.Writer, width int) error { return renderScan(w, &rep, width) })
 }
 
 // TestDriftTablesFitWidth renders the drift check of the CI fixtures.
@@ -59,15 +67,7 @@ func TestDriftTablesFitWidth(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
-	for _, width := range renderWidths {
-		var b bytes.Buffer
-		if err := renderDrift(&b, &rep, width); err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("drift-check-%d.txt", width)
-		checkFits(t, name, b.String(), width)
-		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
-	}
+	fitsAtWidths(t, "drift-check", func(w io.Writer, width int) error { return renderDrift(w, &rep, width) })
 }
 
 // TestListingsFitWidth renders the catalogues at 80 and 200 columns: the
@@ -75,17 +75,17 @@ func TestDriftTablesFitWidth(t *testing.T) {
 // profiles, the rules and one rule (TestRulesRequirements does a
 // revision's requirements).
 func TestListingsFitWidth(t *testing.T) {
-	for _, width := range renderWidths {
-		t.Setenv("COLUMNS", strconv.Itoa(width))
-		for _, args := range [][]string{{"faults"}, {"faults", "malformed"}, {"testbed", "--list"}, {"rules"}, {"rules", "BRK-IN-BECAME-REQUIRED"}} {
+	for _, args := range [][]string{{"faults"}, {"faults", "malformed"}, {"testbed", "--list"}, {"rules"}, {"rules", "BRK-IN-BECAME-REQUIRED"}} {
+		stem := strings.Join(strings.FieldsFunc(strings.Join(args, " "), func(r rune) bool { return r == ' ' || r == '-' }), "-")
+		fitsAtWidths(t, stem, func(w io.Writer, width int) error {
+			t.Setenv("COLUMNS", strconv.Itoa(width))
 			code, out, errOut := runCLI(t, args...)
 			if code != 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, errOut)
+				return fmt.Errorf("%v: exit %d: %s", args, code, errOut)
 			}
-			name := fmt.Sprintf("%s-%d.txt", strings.Join(strings.FieldsFunc(strings.Join(args, " "), func(r rune) bool { return r == ' ' || r == '-' }), "-"), width)
-			checkFits(t, name, out, width)
-			testutil.Golden(t, filepath.Join("render", name), []byte(out))
-		}
+			_, err := io.WriteString(w, out)
+			return err
+		})
 	}
 }
 

@@ -663,9 +663,9 @@ func TestBenchTable(t *testing.T) {
 			// probability 1. The live rules that match nothing
 			// (unmatchedModes) are held to the same bar on a line of
 			// their own.
+			rp := mean(p50["revproxy"]) - d // ReverseProxy's added p50 (HTTP)
 			worst := func(set []string) (lowThr, highP99, highRatio, highRP float64) {
 				lowThr, highP99, highRatio, highRP = math.Inf(1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
-				rp := mean(p50["revproxy"]) - d
 				for _, mode := range set {
 					lowThr = min(lowThr, mean(vsRelay[mode]))
 					highP99 = max(highP99, mean(p99[mode])/mean(p99["relay"]))
@@ -694,7 +694,7 @@ func TestBenchTable(t *testing.T) {
 			case l.size == 1<<10 || l.size == 64<<10 || l.size == 1<<20:
 				fmt.Fprintf(&verdicts, "%s %s: added p50 <= 1.5x the relay's: %s (highest %.2f; the relay adds %.0f µs",
 					tr.name, l.name(), verdict(highRatio <= 1.5), highRatio, rl-d)
-				if rp := mean(p50["revproxy"]) - d; rp > 0 && rl > d {
+				if rp > 0 && rl > d {
 					fmt.Fprintf(&verdicts, "; net/http's ReverseProxy %.2f; these modes at most %.2f of its added p50", rp/(rl-d), highRP)
 				}
 				verdicts.WriteString(")\n")

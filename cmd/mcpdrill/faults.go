@@ -85,15 +85,10 @@ func runFaults(c *cli.Context, o *faultsOptions) error {
 	}
 	// Each fault's name, then what the client observes, wrapped in a
 	// column of its own.
-	const indent = "                " // two spaces, the name, one space
 	var b strings.Builder
 	b.WriteString("\nWhat the client observes:\n")
 	for _, s := range cat {
-		lines := wrapText(s.Observed, max(width-len(indent), minLong))
-		fmt.Fprintf(&b, "  %-13s %s\n", s.Name, lines[0])
-		for _, l := range lines[1:] {
-			b.WriteString(indent + l + "\n")
-		}
+		writeWrapped(&b, s.Observed, fmt.Sprintf("  %-13s ", s.Name), strings.Repeat(" ", 16), width)
 	}
 	b.WriteString("\nDetails: mcpdrill faults NAME\n")
 	_, err := io.WriteString(w, b.String())

@@ -106,23 +106,26 @@ func appOf(cmds []*cli.Command) *cli.App {
 		}
 		refuseNegativeDurations(c)
 	}
+	// urfave/cli prints help through a package variable: every app of
+	// this binary fits its help to the output.
 	cli.HelpPrinter = printHelp
 	return app
 }
 
-// helpWidth is the widest help text is made: prose reads best in lines of
-// at most about 100 columns, however wide the terminal.
-const helpWidth = 100
+// proseWidth is the widest help text and other prose are made: prose
+// reads best in lines of at most about 100 columns, however wide the
+// terminal.
+const proseWidth = 100
 
 // flagIndent is where urfave/cli's help template starts an option's line.
 const flagIndent = 3
 
 // printHelp is urfave/cli's help printer with its text fitted to the
-// output's width (outputWidth, at most helpWidth), as tables are. An
+// output's width (outputWidth, at most proseWidth), as tables are. An
 // option's usage wraps within its column: every line of it has the tab
 // that aligns the column.
 func printHelp(w io.Writer, templ string, data any) {
-	width := min(outputWidth(w), helpWidth)
+	width := min(outputWidth(w), proseWidth)
 	names := 0 // the widest option name: the usage column starts after it
 	if d, ok := data.(interface{ VisibleFlags() []cli.Flag }); ok {
 		for _, f := range d.VisibleFlags() {

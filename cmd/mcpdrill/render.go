@@ -155,7 +155,7 @@ func renderInvocation(w io.Writer, inv *scan.Invocation, width int) error {
 		state = "executed"
 	}
 	var head strings.Builder
-	writeWrapped(&head, fmt.Sprintf("tool invocation: %s · seed %d · %s · resolved against %s tools", state, inv.Seed, inv.Target, inv.ResolvedAgainst), "", "  ", width)
+	writeItems(&head, width, "", "  ", "tool invocation: "+state, fmt.Sprintf("seed %d", inv.Seed), fmt.Sprint(inv.Target), "resolved against "+inv.ResolvedAgainst+" tools")
 	io.WriteString(w, head.String())
 	g := newGrid(gridColumn{name: "tool"}, gridColumn{name: "arguments", long: true, label: true},
 		gridColumn{name: "outcome"}, gridColumn{name: "detail", long: true})

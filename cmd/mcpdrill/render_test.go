@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ func checkFits(t *testing.T, name, out string, width int) {
 }
 
 // fitsAtWidths renders at each of renderWidths, checks that the output
-// fits and compares it with testdata/render/STEM-WIDTH.txt.
+// fits and compares it with the golden file testdata/STEM-WIDTH.txt.
 func fitsAtWidths(t *testing.T, stem string, render func(w io.Writer, width int) error) {
 	t.Helper()
 	for _, width := range renderWidths {
@@ -45,7 +44,7 @@ func fitsAtWidths(t *testing.T, stem string, render func(w io.Writer, width int)
 		}
 		name := fmt.Sprintf("%s-%d.txt", stem, width)
 		checkFits(t, name, b.String(), width)
-		testutil.Golden(t, filepath.Join("render", name), b.Bytes())
+		testutil.Golden(t, name, b.Bytes())
 	}
 }
 
@@ -57,7 +56,7 @@ func TestScanTablesFitWidth(t *testing.T) {
 	if err := json.Unmarshal(mustRead(t, "testdata/render/scan.json"), &rep); err != nil {
 		t.Fatal(err)
 	}
-	fitsAtWidths(t, "scan", func(w io.Writer, width int) error { return renderScan(w, &rep, width) })
+	fitsAtWidths(t, "render/scan", func(w io.Writer, width int) error { return renderScan(w, &rep, width) })
 }
 
 // TestDriftTablesFitWidth renders the drift check of the CI fixtures.
@@ -67,7 +66,7 @@ func TestDriftTablesFitWidth(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
-	fitsAtWidths(t, "drift-check", func(w io.Writer, width int) error { return renderDrift(w, &rep, width) })
+	fitsAtWidths(t, "render/drift-check", func(w io.Writer, width int) error { return renderDrift(w, &rep, width) })
 }
 
 // TestListingsFitWidth renders the catalogues at 80 and 200 columns: the
@@ -77,7 +76,7 @@ func TestDriftTablesFitWidth(t *testing.T) {
 func TestListingsFitWidth(t *testing.T) {
 	for _, args := range [][]string{{"faults"}, {"faults", "malformed"}, {"testbed", "--list"}, {"rules"}, {"rules", "BRK-IN-BECAME-REQUIRED"}} {
 		stem := strings.Join(strings.FieldsFunc(strings.Join(args, " "), func(r rune) bool { return r == ' ' || r == '-' }), "-")
-		fitsAtWidths(t, stem, func(w io.Writer, width int) error {
+		fitsAtWidths(t, "render/"+stem, func(w io.Writer, width int) error {
 			t.Setenv("COLUMNS", strconv.Itoa(width))
 			code, out, errOut := runCLI(t, args...)
 			if code != 0 {

@@ -110,7 +110,7 @@ func runRules(c *cli.Context, o *rulesOptions) error {
 		return writeJSON(w, o.rule)
 	}
 	r, p := o.rule, newPainter(w)
-	text := min(width, 96) // prose reads best in lines of at most 96
+	text := min(width, proseWidth)
 	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), wrap(r.Title, text), wrap(r.Detail, text))
 	return nil
 }

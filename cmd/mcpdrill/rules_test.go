@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -17,19 +17,15 @@ import (
 // the JSON form lists the same table.
 func TestRulesRequirements(t *testing.T) {
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
-		for _, width := range renderWidths {
+		fitsAtWidths(t, "rules/requirements-"+rev, func(w io.Writer, width int) error {
 			t.Setenv("COLUMNS", strconv.Itoa(width))
 			code, out, _ := runCLI(t, "rules", "--requirements", rev)
 			if code != exitOK {
-				t.Fatalf("%s: exit %d: %s", rev, code, out)
+				return fmt.Errorf("%s: exit %d: %s", rev, code, out)
 			}
-			name := "requirements-" + rev + ".txt"
-			if width != 200 {
-				name = "requirements-" + rev + "-" + strconv.Itoa(width) + ".txt"
-			}
-			checkFits(t, name, out, width)
-			testutil.Golden(t, filepath.Join("rules", name), []byte(out))
-		}
+			_, err := io.WriteString(w, out)
+			return err
+		})
 		code, out, _ := runCLI(t, "rules", "--requirements", rev, "--json")
 		var reqs []scan.Requirement
 		if err := json.Unmarshal([]byte(out), &reqs); code != exitOK || err != nil {

@@ -433,21 +433,51 @@ func Release(r *Record, actor string, now time.Time) (Record, *Event, error) {
 	return next, event(r, next, ActionRelease, actor, now, fpOf(r.Baseline), fpOf(r.LastSeen)), nil
 }
 
-// Hint words the operator's command for a verb ("diff", "approve",
-// "status", …) applied to args (the server, then any more), as a line the
-// user can paste. The caller supplies it: the CLI owns its command names
-// and flags (the guard store's directory among them).
-type Hint func(verb string, args ...string) string
+// Command is an operator command the guard suggests: a verb ("status",
+// "diff", "approve", "quarantine", "release") applied to a server. An
+// approve carries the fingerprint of the tool set the operator is asked
+// to review, so that the command approves that set and no other: a set
+// that changed since fails the approval instead of being taken unseen.
+type Command struct {
+	Verb   string
+	Server string
+	// Fingerprint is the set an approve is for ("" for other verbs).
+	Fingerprint string
+}
+
+// Hint words an operator command as a line the user can paste. The caller
+// supplies it: the CLI owns its command names and flags (the guard store's
+// directory among them).
+type Hint func(Command) string
+
+// ApproveCommand is the approve command a refusal suggests for r: the
+// approval of its last-seen set, by fingerprint. There is none (ok false)
+// unless r is changed or pending with a set seen: a verified server has
+// nothing to approve, a quarantined one is released first.
+func ApproveCommand(r *Record) (c Command, ok bool) {
+	if r == nil || r.LastSeen == nil || (r.Status != StatusChanged && r.Status != StatusPending) {
+		return Command{}, false
+	}
+	return Command{Verb: "approve", Server: r.Server, Fingerprint: r.LastSeen.Fingerprint}, true
+}
 
 // Explain is the refusal text for a server whose tools are not served: it
 // names the status and, worded by hint, the commands to review it.
 func Explain(hint Hint, server string, r *Record) string {
-	cmd := func(verb string) string { return "`" + hint(verb, server) + "`" }
+	cmd := func(verb string) string { return "`" + hint(Command{Verb: verb, Server: server}) + "`" }
+	approve, canApprove := ApproveCommand(r)
 	switch StatusOf(r) {
 	case StatusChanged:
-		return fmt.Sprintf("mcpdrill guard: server %q is changed: its tool set drifted from the approved baseline, so its tools are withheld; review with %s, then %s (or %s)", server, cmd("diff"), cmd("approve"), cmd("quarantine"))
+		then := cmd("quarantine")
+		if canApprove {
+			then = "`" + hint(approve) + "` (or " + then + ")"
+		}
+		return fmt.Sprintf("mcpdrill guard: server %q is changed: its tool set drifted from the approved baseline, so its tools are withheld; review with %s, then %s", server, cmd("diff"), then)
 	case StatusPending:
-		return fmt.Sprintf("mcpdrill guard: server %q is pending: it has no approved baseline (strict posture), so its tools are withheld; review with %s, then %s", server, cmd("diff"), cmd("approve"))
+		if !canApprove {
+			return fmt.Sprintf("mcpdrill guard: server %q is pending: it has no approved baseline and no tool set seen yet, so its tools are withheld until a proxy lists them; check with %s", server, cmd("status"))
+		}
+		return fmt.Sprintf("mcpdrill guard: server %q is pending: it has no approved baseline (strict posture), so its tools are withheld; review with %s, then %s", server, cmd("diff"), "`"+hint(approve)+"`")
 	case StatusQuarantined:
 		return fmt.Sprintf("mcpdrill guard: server %q is quarantined by an operator, so its tools are withheld; review with %s and lift it with %s", server, cmd("status"), cmd("release"))
 	case StatusVerified:

@@ -239,13 +239,15 @@ func TestOperatorTransitions(t *testing.T) {
 
 func TestExplainNamesStatusAndCommands(t *testing.T) {
 	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
-	hint := func(verb string, args ...string) string { return "HINT " + verb + " " + strings.Join(args, " ") }
+	hint := func(c Command) string { return strings.Join(strings.Fields("HINT "+c.Verb+" "+c.Fingerprint+" "+c.Server), " ") }
 	for _, tc := range []struct {
 		r    *Record
 		want []string
 	}{
-		{rec(StatusChanged, &a, &b), []string{"changed", "`HINT diff srv`", "`HINT approve srv`", "`HINT quarantine srv`"}},
-		{rec(StatusPending, nil, &a), []string{"pending", "`HINT diff srv`", "`HINT approve srv`"}},
+		// approve names the last-seen set by its fingerprint (F14, issue 35).
+		{rec(StatusChanged, &a, &b), []string{"changed", "`HINT diff srv`", "`HINT approve " + b.Fingerprint + " srv`", "`HINT quarantine srv`"}},
+		{rec(StatusPending, nil, &a), []string{"pending", "`HINT diff srv`", "`HINT approve " + a.Fingerprint + " srv`"}},
+		{rec(StatusPending, nil, nil), []string{"pending", "no tool set seen yet", "`HINT status srv`"}},
 		{rec(StatusQuarantined, &a, &a), []string{"quarantined", "`HINT status srv`", "`HINT release srv`"}},
 		{nil, []string{"no baseline", "`HINT status srv`"}},
 	} {
@@ -254,6 +256,31 @@ func TestExplainNamesStatusAndCommands(t *testing.T) {
 			if !strings.Contains(msg, w) {
 				t.Errorf("Explain(%s) = %q, lacks %q", StatusOf(tc.r), msg, w)
 			}
+		}
+		if strings.Contains(msg, "HINT approve srv") {
+			t.Errorf("Explain(%s) = %q suggests an approve without a fingerprint", StatusOf(tc.r), msg)
+		}
+	}
+}
+
+// TestApproveCommand: a refusal suggests approving only a set that was
+// seen, by its fingerprint, and only while there is something to approve.
+func TestApproveCommand(t *testing.T) {
+	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
+	for _, tc := range []struct {
+		r    *Record
+		want string // the fingerprint; "" for no command
+	}{
+		{rec(StatusChanged, &a, &b), b.Fingerprint},
+		{rec(StatusPending, nil, &a), a.Fingerprint},
+		{rec(StatusPending, nil, nil), ""},
+		{rec(StatusVerified, &a, &a), ""},
+		{rec(StatusQuarantined, &a, &b), ""},
+		{nil, ""},
+	} {
+		c, ok := ApproveCommand(tc.r)
+		if ok != (tc.want != "") || c.Fingerprint != tc.want || ok && (c.Verb != "approve" || c.Server != "srv") {
+			t.Errorf("ApproveCommand(%s) = %+v, %v; want fingerprint %q", StatusOf(tc.r), c, ok, tc.want)
 		}
 	}
 }

@@ -225,8 +225,12 @@ type guardRig struct {
 }
 
 // testHint words suggested commands as the CLI does for the default store.
-func testHint(verb string, args ...string) string {
-	return strings.Join(append([]string{"mcpdrill", "guard", verb}, args...), " ")
+func testHint(c guard.Command) string {
+	s := "mcpdrill guard " + c.Verb + " "
+	if c.Fingerprint != "" {
+		s += "--fingerprint " + c.Fingerprint + " "
+	}
+	return s + c.Server
 }
 
 func newGuard(t *testing.T, st *guard.Store, posture guard.Posture, recheck time.Duration) *intercept.Guard {
@@ -394,7 +398,7 @@ func runDriftLifecycle(t *testing.T, r *guardRig) {
 		t.Fatalf("changed record %+v", rec)
 	}
 	requireWithheld(t, r.peer, "changed")
-	requireRefused(t, callEcho(t, r.peer), "changed", "mcpdrill guard diff drifting", "mcpdrill guard approve drifting")
+	requireRefused(t, callEcho(t, r.peer), "changed", "mcpdrill guard diff drifting", "mcpdrill guard approve --fingerprint "+rec.LastSeen.Fingerprint+" drifting")
 	if r.stdio != nil {
 		if n := r.stdio.notifications(); !slices.Contains(n, "notifications/tools/list_changed") {
 			t.Errorf("client notifications %v", n)

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,10 +31,13 @@ import (
 // adds "hidden_delete_all"; a call answers "ran <tool>", so a test sees
 // what the server executed. Modes: batch (every answer is a one-element
 // batch), pad (a list past the first `after` carries a description of
-// pad bytes, to go over the frame cap).
+// pad bytes, to go over the frame cap). When ran names a file, every
+// tools/call the server receives, with an id or without, is appended to
+// it, one line each: what reached the server, whether or not it answers.
 type hostile struct {
 	after, pad int
 	batch      bool
+	ran        string
 	mu         sync.Mutex
 	lists      int
 }
@@ -39,13 +45,16 @@ type hostile struct {
 func hostileFromEnv() *hostile {
 	after, _ := strconv.Atoi(os.Getenv("MCPDRILL_HOSTILE_AFTER"))
 	pad, _ := strconv.Atoi(os.Getenv("MCPDRILL_HOSTILE_PAD"))
-	return &hostile{after: after, pad: pad, batch: os.Getenv("MCPDRILL_HOSTILE_BATCH") != ""}
+	return &hostile{after: after, pad: pad, batch: os.Getenv("MCPDRILL_HOSTILE_BATCH") != "", ran: os.Getenv("MCPDRILL_HOSTILE_RAN")}
 }
 
 func (h *hostile) env() []string {
 	env := []string{fmt.Sprintf("MCPDRILL_HOSTILE_AFTER=%d", h.after), fmt.Sprintf("MCPDRILL_HOSTILE_PAD=%d", h.pad)}
 	if h.batch {
 		env = append(env, "MCPDRILL_HOSTILE_BATCH=1")
+	}
+	if h.ran != "" {
+		env = append(env, "MCPDRILL_HOSTILE_RAN="+h.ran)
 	}
 	return env
 }
@@ -86,7 +95,13 @@ func (h *hostile) one(frame []byte) []byte {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(frame, &m) != nil || len(m.ID) == 0 {
+	if json.Unmarshal(frame, &m) != nil {
+		return nil
+	}
+	if m.Method == "tools/call" && h.ran != "" {
+		h.record(m.Params.Name, m.ID)
+	}
+	if len(m.ID) == 0 {
 		return nil
 	}
 	var res any
@@ -112,6 +127,21 @@ func (h *hostile) one(frame []byte) []byte {
 	}
 	b, _ := jsonrpc.NewResult(m.ID, res)
 	return b
+}
+
+// record appends a tools/call the server received to h.ran.
+func (h *hostile) record(tool string, id json.RawMessage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f, err := os.OpenFile(h.ran, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if id == nil {
+		id = json.RawMessage("absent")
+	}
+	fmt.Fprintf(f, "tools/call %q id %s\n", tool, id)
 }
 
 // serveStdio answers line by line.
@@ -200,6 +230,20 @@ type hostileRig struct {
 	store *guard.Store
 	g     *intercept.Guard
 	peer  rawPeer
+	ran   string // the server's log of the tools/calls it received
+}
+
+// calls returns the tools/calls the server received so far, one line each.
+func (r *hostileRig) calls(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(r.ran)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
 // hostileRigs starts a guarded proxy in front of h over stdio, over HTTP
@@ -220,16 +264,18 @@ func hostileRigs(t *testing.T, h *hostile, posture guard.Posture, maxFrame int) 
 	httpRig := func(sse bool) func(t *testing.T) *hostileRig {
 		return func(t *testing.T) *hostileRig {
 			st, g := mk(t)
-			up := httptest.NewServer((&hostile{after: h.after, pad: h.pad, batch: h.batch}).handler(sse))
+			ran := filepath.Join(t.TempDir(), "ran")
+			up := httptest.NewServer((&hostile{after: h.after, pad: h.pad, batch: h.batch, ran: ran}).handler(sse))
 			t.Cleanup(up.Close)
 			px := startHTTPProxy(t, up.URL+"/mcp", Config{Guard: g, MaxFrame: maxFrame})
-			return &hostileRig{store: st, g: g, peer: &rawHTTP{url: px.URL + "/mcp"}}
+			return &hostileRig{store: st, g: g, peer: &rawHTTP{url: px.URL + "/mcp"}, ran: ran}
 		}
 	}
 	return map[string]func(t *testing.T) *hostileRig{
 		"stdio": func(t *testing.T) *hostileRig {
 			st, g := mk(t)
-			argv, env := self("hostile", h.env()...)
+			ran := filepath.Join(t.TempDir(), "ran")
+			argv, env := self("hostile", (&hostile{after: h.after, pad: h.pad, batch: h.batch, ran: ran}).env()...)
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			exited := make(chan struct{})
@@ -262,7 +308,7 @@ func hostileRigs(t *testing.T, h *hostile, posture guard.Posture, maxFrame int) 
 				for range lines {
 				}
 			})
-			return &hostileRig{store: st, g: g, peer: &rawStdio{w: inW, lines: lines}}
+			return &hostileRig{store: st, g: g, peer: &rawStdio{w: inW, lines: lines}, ran: ran}
 		},
 		"http-json": httpRig(false),
 		"http-sse":  httpRig(true),

@@ -188,9 +188,16 @@ func hintFor(d string) string {
 }
 
 // guardHint words the operator commands the guard suggests as this CLI's
-// guard subcommands for the store in dir.
+// guard subcommands for the store in dir: an approve names its set with
+// --fingerprint, so that it approves what the user was shown.
 func guardHint(dir string) guard.Hint {
-	return func(verb string, args ...string) string { return guardCommandLine(dir, verb, args...) }
+	return func(c guard.Command) string {
+		var args []string
+		if c.Fingerprint != "" {
+			args = append(args, "--fingerprint", c.Fingerprint)
+		}
+		return guardCommandLine(dir, c.Verb, append(args, c.Server)...)
+	}
 }
 
 // guardCommandLine is the shell command line of `mcpdrill guard VERB` for
@@ -591,6 +598,16 @@ func (o *wrapGuardOptions) start(errw io.Writer) (*intercept.Guard, error) {
 	}
 	fmt.Fprintf(errw, "mcpdrill wrap: guard on, server %q, posture %s, store %s\n", o.id, o.posture, st.Dir())
 	return g, nil
+}
+
+// stopGuard closes g and says how many tool calls without an id it
+// dropped: a withheld call with no id cannot be answered, so the client
+// never hears of it, and the operator learns of it here.
+func stopGuard(g *intercept.Guard, errw io.Writer) {
+	g.Close()
+	if n := g.Dropped(); n > 0 {
+		fmt.Fprintf(errw, "mcpdrill wrap: guard: %d tools/call without an id withheld and dropped (with no id, a refusal cannot be answered)\n", n)
+	}
 }
 
 // printDescriptionChanges shows the old and new text of every changed tool

@@ -194,7 +194,7 @@ func runWrap(c *cli.Context, o *wrapOptions) error {
 		if err != nil {
 			return err
 		}
-		defer g.Close()
+		defer stopGuard(g, c.App.ErrWriter)
 		cfg.Guard = g
 	}
 	ctx, stop := context.WithCancel(c.Context)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/faults"
-	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
@@ -62,11 +61,14 @@ func (g *Guard) unexaminable(f *faults.Frame, id json.RawMessage, why string, co
 	g.o.Logf("guard %s: a %s frame was not forwarded: %s", g.o.Server, dirNoun(f.Dir), why)
 	if f.Dir == faults.ToServer {
 		if id == nil && f.Kind == faults.KindNotification {
+			if invokesTool(f.Method) {
+				g.dropCall("it could not be examined: " + why)
+			}
 			return nil, faults.Action{Kind: faults.Drop}, true
 		}
 		r, _ := g.o.Store.Get(g.o.Server)
 		msg := fmt.Sprintf("mcpdrill guard: server %q: a request was refused: %s", g.o.Server, why)
-		return nil, faults.Action{Kind: faults.Drop, Reply: g.refusal(id, guard.StatusOf(r), msg)}, true
+		return nil, faults.Action{Kind: faults.Drop, Reply: g.refusal(id, r, msg)}, true
 	}
 	if id == nil {
 		return nil, faults.Action{Kind: faults.Drop}, true
@@ -84,7 +86,7 @@ func (g *Guard) unexaminable(f *faults.Frame, id json.RawMessage, why string, co
 		return nil, faults.Action{Kind: faults.Replace, Bytes: g.withheld(stub, r, msg)}, true
 	}
 	text := fmt.Sprintf("mcpdrill guard: server %q: %s, so it was withheld", g.o.Server, msg)
-	return nil, faults.Action{Kind: faults.Replace, Bytes: g.refusal(id, guard.StatusOf(r), text)}, true
+	return nil, faults.Action{Kind: faults.Replace, Bytes: g.refusal(id, r, text)}, true
 }
 
 func dirNoun(d faults.Direction) string {
@@ -158,11 +160,14 @@ func (g *Guard) batch(f *faults.Frame, correlate func(*faults.Frame)) ([]byte, f
 			case j.reply != nil:
 				replies = append(replies, j.reply)
 			case j.out != nil:
+				msg := fmt.Sprintf("mcpdrill guard: server %q: refused with the rest of its batch, in which the guard refused another element", g.o.Server)
 				pk, _ := jsonrpc.PeekFrame(elems[i])
-				if pk.Kind == jsonrpc.KindRequest {
+				switch {
+				case pk.Kind == jsonrpc.KindRequest:
 					r, _ := g.o.Store.Get(g.o.Server)
-					msg := fmt.Sprintf("mcpdrill guard: server %q: refused with the rest of its batch, in which another request was refused", g.o.Server)
-					replies = append(replies, g.refusal(pk.ID, guard.StatusOf(r), msg))
+					replies = append(replies, g.refusal(pk.ID, r, msg))
+				case invokesTool(pk.Method):
+					g.dropCall(msg) // a call without an id: not answered
 				}
 			}
 		}

@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
@@ -84,6 +86,7 @@ type Guard struct {
 	lister    *mcp.Client // the guard's own listings, over peers
 	waiters   map[string]chan answer
 	cursorReq map[string]bool // client tools/list ids → carried a cursor
+	dropped   atomic.Uint64   // withheld tool calls without an id (Dropped)
 
 	// the relay's peers, set once by the relay that owns the guard (Attach)
 	send     func([]byte)     // stdio: write a frame to the server
@@ -115,7 +118,9 @@ func New(o Options) (*Guard, error) {
 		o.Posture = guard.PostureDiscovery
 	}
 	if o.Hint == nil {
-		o.Hint = func(verb string, args ...string) string { return strings.Join(append([]string{verb}, args...), " ") }
+		o.Hint = func(c guard.Command) string {
+			return strings.Join(slices.DeleteFunc([]string{c.Verb, c.Server, c.Fingerprint}, func(s string) bool { return s == "" }), " ")
+		}
 	}
 	if _, err := guard.ParsePosture(string(o.Posture)); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -214,7 +219,11 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 		g.ready = true
 		g.mu.Unlock()
 	}
-	if f.Kind != faults.KindRequest || (f.Method != "tools/list" && f.Method != "tools/call") {
+	// A frame is judged by its method, never by its id: a receiver may run
+	// a call that carries none (absent or null), so a tool call without an
+	// id is judged as one with.
+	call := invokesTool(f.Method)
+	if !call && (f.Kind != faults.KindRequest || f.Method != "tools/list") {
 		return nil, faults.Action{}, false
 	}
 	var req struct {
@@ -228,7 +237,7 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 	if len(req.Params.Meta) > 0 && !bytes.Equal(req.Params.Meta, []byte("null")) {
 		g.meta = append(json.RawMessage(nil), req.Params.Meta...)
 	}
-	if f.Method == "tools/list" {
+	if !call {
 		if k := jsonrpc.IDKey(f.ID); k != "" {
 			if len(g.cursorReq) >= maxCursorReqs {
 				clear(g.cursorReq)
@@ -243,10 +252,37 @@ func (g *Guard) fromClient(f *faults.Frame) ([]byte, faults.Action, bool) {
 		return nil, faults.Action{}, false
 	}
 	g.mu.Unlock()
-	if msg, status := g.callAllowed(f.Tool); msg != "" {
-		return nil, faults.Action{Kind: faults.Drop, Reply: g.refusal(f.ID, status, msg)}, true
+	msg, r := g.callAllowed(f.Tool)
+	switch {
+	case msg == "":
+		return nil, faults.Action{}, false
+	case f.ID == nil:
+		// No id to answer under: the call is dropped, and counted.
+		g.dropCall(msg)
+		return nil, faults.Action{Kind: faults.Drop}, true
 	}
-	return nil, faults.Action{}, false
+	return nil, faults.Action{Kind: faults.Drop, Reply: g.refusal(f.ID, r, msg)}, true
+}
+
+// invokesTool reports whether a client method runs one of the server's
+// tools. In every MCP revision up to 2026-07-28 that is tools/call alone:
+// a task-augmented call and an input-required retry are tools/call too,
+// and the tasks methods only read or cancel what a call started.
+func invokesTool(method string) bool { return method == "tools/call" }
+
+// Dropped is the number of tool calls without an id (no "id", or "id":
+// null) the guard withheld: with no id to answer under, a withheld call is
+// dropped, logged and counted here.
+func (g *Guard) Dropped() uint64 { return g.dropped.Load() }
+
+// dropCall counts a withheld tool call that has no id, and logs it: each
+// of the first few, then one line at every power of two, so that a client
+// sending them by the million cannot flood the log.
+func (g *Guard) dropCall(why string) {
+	n := g.dropped.Add(1)
+	if n <= 4 || n&(n-1) == 0 {
+		g.o.Logf("guard %s: a tools/call without an id was dropped, since it cannot be answered (%d so far): %s", g.o.Server, n, why)
+	}
 }
 
 // firstListing pins the whole tool set before a client's first listing of
@@ -265,8 +301,9 @@ func (g *Guard) firstListing() {
 	}
 }
 
-// callAllowed decides a tools/call; a non-empty message refuses it.
-func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
+// callAllowed decides a tools/call; a non-empty message refuses it. r is
+// the server's record as the decision read it (nil: none, or unreadable).
+func (g *Guard) callAllowed(tool string) (msg string, r *guard.Record) {
 	g.mu.Lock()
 	confirmed := g.confirmed
 	g.mu.Unlock()
@@ -283,33 +320,40 @@ func (g *Guard) callAllowed(tool string) (msg string, status guard.Status) {
 			if err != nil {
 				why += " (" + err.Error() + ")"
 			}
-			return fmt.Sprintf("mcpdrill guard: server %q: %s, so calls are refused until a tools/list succeeds; check with `%s`", g.o.Server, why, g.hint("status")), guard.StatusOf(r)
+			return fmt.Sprintf("mcpdrill guard: server %q: %s, so calls are refused until a tools/list succeeds; check with `%s`", g.o.Server, why, g.hint("status")), r
 		}
 	}
 	r, err := g.o.Store.Get(g.o.Server)
 	if err != nil {
-		return fmt.Sprintf("mcpdrill guard: server %q: the guard store cannot be read (%v), so calls are refused", g.o.Server, err), guard.StatusNone
+		return fmt.Sprintf("mcpdrill guard: server %q: the guard store cannot be read (%v), so calls are refused", g.o.Server, err), nil
 	}
 	if !r.Serves() {
-		return guard.Explain(g.o.Hint, g.o.Server, r), guard.StatusOf(r)
+		return guard.Explain(g.o.Hint, g.o.Server, r), r
 	}
 	if tool == "" {
-		return fmt.Sprintf("mcpdrill guard: server %q: the call names no tool the guard can read (params.name must be a string), so it is refused", g.o.Server), r.Status
+		return fmt.Sprintf("mcpdrill guard: server %q: the call names no tool the guard can read (params.name must be a string), so it is refused", g.o.Server), r
 	}
 	if !r.Baseline.Has(tool) {
-		return fmt.Sprintf("mcpdrill guard: server %q: tool %q is not in the approved tool set; review with `%s`", g.o.Server, tool, g.hint("diff")), r.Status
+		return fmt.Sprintf("mcpdrill guard: server %q: tool %q is not in the approved tool set; review with `%s`", g.o.Server, tool, g.hint("diff")), r
 	}
-	return "", r.Status
+	return "", r
 }
 
 // hint is the guard command verb for this server, as a user types it.
-func (g *Guard) hint(verb string) string { return g.o.Hint(verb, g.o.Server) }
+func (g *Guard) hint(verb string) string {
+	return g.o.Hint(guard.Command{Verb: verb, Server: g.o.Server})
+}
 
-func (g *Guard) refusal(id []byte, status guard.Status, msg string) []byte {
-	data, _ := json.Marshal(map[string]string{
-		"server": g.o.Server, "status": status.String(),
-		"review": g.hint("diff"), "approve": g.hint("approve"),
-	})
+// refusal is the error answer, under id, to a request the guard refuses;
+// r is the server's record (nil: none). Its data names the server, its
+// status, the command to review it and, when there is a set to approve,
+// the command that approves it by fingerprint.
+func (g *Guard) refusal(id []byte, r *guard.Record, msg string) []byte {
+	info := map[string]string{"server": g.o.Server, "status": guard.StatusOf(r).String(), "review": g.hint("diff")}
+	if c, ok := guard.ApproveCommand(r); ok {
+		info["approve"] = g.o.Hint(c)
+	}
+	data, _ := json.Marshal(info)
 	b, err := jsonrpc.NewErrorResponse(json.RawMessage(id), &jsonrpc.Error{Code: CodeWithheld, Message: msg, Data: data})
 	if err != nil {
 		b, _ = jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: CodeWithheld, Message: msg})

@@ -8,31 +8,50 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // TestGuardHintsNameTheStore: with a store other than the default, the
-// commands a refusal suggests name it, quoted for a shell.
+// commands a refusal suggests name it, quoted for a shell; the approve it
+// suggests names the fingerprint of the set to review (F14, issue 35).
 func TestGuardHintsNameTheStore(t *testing.T) {
 	st, _ := guard.Open(t.TempDir())
-	g, err := New(Options{Store: st, Server: "drifting", Hint: func(verb string, args ...string) string {
-		return "mcpdrill guard " + verb + " --dir '/srv/pins dir' " + strings.Join(args, " ")
+	g, err := New(Options{Store: st, Server: "drifting", Hint: func(c guard.Command) string {
+		s := "mcpdrill guard " + c.Verb + " --dir '/srv/pins dir' "
+		if c.Fingerprint != "" {
+			s += "--fingerprint " + c.Fingerprint + " "
+		}
+		return s + c.Server
 	}, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if _, _, err := st.Quarantine("drifting", "", "alice", time.Now()); err != nil {
-		t.Fatal(err)
-	}
 	g.mu.Lock()
 	g.confirmed = true // as after a listing: the store's status decides
 	g.mu.Unlock()
-	msg, _ := g.callAllowed("echo")
-	b := g.refusal([]byte("1"), guard.StatusQuarantined, msg)
-	for _, want := range []string{`mcpdrill guard release --dir '/srv/pins dir' drifting`, `"approve":"mcpdrill guard approve --dir '/srv/pins dir' drifting"`} {
-		if !strings.Contains(string(b), want) {
+	one := guard.NewToolSet([]mcp.Tool{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}})
+	two := guard.NewToolSet([]mcp.Tool{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "rm", InputSchema: json.RawMessage(`{"type":"object"}`)}})
+	for _, ts := range []guard.ToolSet{one, two} {
+		if _, _, err := st.Observe("drifting", ts, guard.PostureDiscovery, "test", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg, r := g.callAllowed("echo")
+	b := string(g.refusal([]byte("1"), r, msg))
+	approve := "mcpdrill guard approve --dir '/srv/pins dir' --fingerprint " + two.Fingerprint + " drifting"
+	for _, want := range []string{"`" + approve + "`", `"approve":"` + approve + `"`, `"review":"mcpdrill guard diff --dir '/srv/pins dir' drifting"`} {
+		if !strings.Contains(b, want) {
 			t.Errorf("refusal %s does not hold %s", b, want)
 		}
+	}
+	if _, _, err := st.Quarantine("drifting", "", "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	msg, r = g.callAllowed("echo")
+	b = string(g.refusal([]byte("1"), r, msg))
+	if !strings.Contains(b, `mcpdrill guard release --dir '/srv/pins dir' drifting`) || strings.Contains(b, `"approve"`) {
+		t.Errorf("refusal of a quarantined server %s: want release, and no approve", b)
 	}
 }
 

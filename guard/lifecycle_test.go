@@ -239,7 +239,9 @@ func TestOperatorTransitions(t *testing.T) {
 
 func TestExplainNamesStatusAndCommands(t *testing.T) {
 	a, b := mustSet(t, toolsA), mustSet(t, toolsB)
-	hint := func(c Command) string { return strings.Join(strings.Fields("HINT "+c.Verb+" "+c.Fingerprint+" "+c.Server), " ") }
+	hint := func(c Command) string {
+		return strings.Join(strings.Fields("HINT "+c.Verb+" "+c.Fingerprint+" "+c.Server), " ")
+	}
 	for _, tc := range []struct {
 		r    *Record
 		want []string

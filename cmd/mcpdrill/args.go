@@ -10,9 +10,16 @@ import (
 // stops parsing at the first positional one), so that both
 // `study run -o r.json servers.json` and `study run servers.json -o r.json`
 // (or `drift MANIFEST --url U`) work; it returns the positional arguments,
-// those after "--" last and taken as they are.
+// those after "--" last and taken as they are. When urfave/cli itself took
+// a "--" (one before every positional argument), all of them are taken as
+// they are: `guard quarantine -- -x` names the server -x, which is then
+// refused as an id, and never reads as a flag. A help flag among them
+// shows the command's help and stops the command (exit 0) before it acts.
 func interspersed(c *cli.Context) ([]string, error) {
 	in := c.Args().Slice()
+	if dashed(c) {
+		return in, nil
+	}
 	var pos []string
 	for i := 0; i < len(in); i++ {
 		a := in[i]
@@ -36,6 +43,10 @@ func interspersed(c *cli.Context) ([]string, error) {
 		if def == nil {
 			return nil, usageErr("flag provided but not defined: -%s", name)
 		}
+		if def == cli.HelpFlag {
+			_ = cli.ShowSubcommandHelp(c)
+			return nil, exitErr(exitOK, nil)
+		}
 		if _, isBool := def.(*cli.BoolFlag); isBool {
 			if !hasValue {
 				value = "true"
@@ -52,4 +63,18 @@ func interspersed(c *cli.Context) ([]string, error) {
 		}
 	}
 	return pos, nil
+}
+
+// dashed reports whether urfave/cli ended c's flags at a "--" right before
+// c's positional arguments (and took it away). The parent command's
+// arguments hold c's own as they were typed: c's name, its flags, then
+// the rest.
+func dashed(c *cli.Context) bool {
+	lin := c.Lineage()
+	if len(lin) < 2 {
+		return false
+	}
+	raw, n := lin[1].Args().Slice(), c.Args().Len()
+	i := len(raw) - n - 1
+	return i >= 1 && raw[i] == "--"
 }

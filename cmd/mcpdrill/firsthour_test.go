@@ -215,7 +215,7 @@ func TestGuardHintsNameTheStore(t *testing.T) {
 	}{
 		{"--dir given", "", []string{"guard", "status", "--dir", dir}, "`mcpdrill guard diff --dir " + quoted + " srv`"},
 		{"the environment names it", dir, []string{"guard", "status"}, "`mcpdrill guard diff srv`"},
-		{"the environment names another", filepath.Join(t.TempDir(), "other"), []string{"guard", "status", "--dir", dir}, "`mcpdrill guard approve --dir " + quoted + " srv`"},
+		{"the environment names another", filepath.Join(t.TempDir(), "other"), []string{"guard", "status", "--dir", dir}, "`mcpdrill guard approve --dir " + quoted + " --fingerprint " + set.Fingerprint + " srv`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(guardDirEnv, tc.env)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
@@ -356,5 +357,81 @@ func TestGuardCommandLine(t *testing.T) {
 		if got := guardCommandLine(tc.dir, tc.verb, tc.args...); got != tc.want {
 			t.Errorf("guardCommandLine(%q, %q, %q) = %q, want %q", tc.dir, tc.verb, tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestGuardServerIDIsNeverHelp (F9, issue 35): a server id that is also a
+// help topic (h, help) names the server in every guard subcommand, after
+// the flags, after --, or before them; a help flag after SERVER shows help
+// and acts on nothing; an id that looks like a flag is refused, not taken
+// as one, and nothing is written.
+func TestGuardServerIDIsNeverHelp(t *testing.T) {
+	for _, id := range []string{"h", "help"} {
+		t.Run(id, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := guard.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := func(tools ...string) guard.ToolSet {
+				var ts []mcp.Tool
+				for _, n := range tools {
+					ts = append(ts, mcp.Tool{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)})
+				}
+				return guard.NewToolSet(ts)
+			}
+			for _, ts := range []guard.ToolSet{seen("echo"), seen("echo", "rm")} {
+				if _, _, err := st.Observe(id, ts, guard.PostureDiscovery, "test", time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fp := seen("echo", "rm").Fingerprint
+			steps := []struct {
+				args   []string
+				code   int
+				status guard.Status // the record's status after the step
+				outHas string
+			}{
+				{[]string{"status", "--dir", dir, id}, exitFindings, guard.StatusChanged, id},
+				{[]string{"diff", id, "--dir", dir}, exitFindings, guard.StatusChanged, "CHG-TOOL-ADDED"},
+				{[]string{"approve", "--dir", dir, "--fingerprint", fp, "--", id}, exitOK, guard.StatusVerified, id + ": changed → verified"},
+				{[]string{"quarantine", "--dir", dir, id}, exitOK, guard.StatusQuarantined, id + ": verified → quarantined"},
+				{[]string{"release", id, "--dir", dir}, exitOK, guard.StatusVerified, id + ": quarantined → verified"},
+				{[]string{"quarantine", "--dir", dir, "--", id}, exitOK, guard.StatusQuarantined, id + ": verified → quarantined"},
+				{[]string{"audit", "--dir", dir, id}, exitOK, guard.StatusQuarantined, "quarantine"},
+			}
+			for _, s := range steps {
+				code, out, errOut := runCLI(t, append([]string{"guard"}, s.args...)...)
+				if code != s.code || strings.Contains(out, "USAGE:") || !strings.Contains(out, s.outHas) {
+					t.Fatalf("guard %s: exit %d, want %d, output lacking %q:\n%s%s", strings.Join(s.args, " "), code, s.code, s.outHas, out, errOut)
+				}
+				if r, err := st.Get(id); err != nil || guard.StatusOf(r) != s.status {
+					t.Fatalf("guard %s: status %s, want %s (%v)", strings.Join(s.args, " "), guard.StatusOf(r), s.status, err)
+				}
+			}
+		})
+	}
+	// A help flag after SERVER shows help and does nothing else.
+	dir := t.TempDir()
+	for _, help := range []string{"--help", "-h"} {
+		code, out, errOut := runCLI(t, "guard", "quarantine", "--dir", dir, "srv", help)
+		if code != exitOK || !strings.Contains(out, "USAGE:") {
+			t.Errorf("guard quarantine srv %s: exit %d, want help:\n%s%s", help, code, out, errOut)
+		}
+	}
+	// Ids that look like flags, after --: refused, nothing written.
+	for _, id := range []string{"-x", "--fingerprint", "-h"} {
+		code, out, errOut := runCLI(t, "guard", "quarantine", "--dir", dir, "--", id)
+		if code != exitUsage || strings.Contains(out, "USAGE:") || !strings.Contains(errOut, "invalid server id") {
+			t.Errorf("guard quarantine -- %s: exit %d, want %d and the id refused:\n%s%s", id, code, exitUsage, out, errOut)
+		}
+	}
+	if ents, err := os.ReadDir(dir); err != nil || slices.ContainsFunc(ents, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".json") }) {
+		t.Errorf("a refused or help command wrote a record: %v %v", ents, err)
+	}
+	// Every command's positional arguments, not only guard's: a server
+	// command named h is a command, not a help topic.
+	if code, out, _ := runCLI(t, "scan", "--", "h"); code == exitOK || strings.Contains(out, "USAGE:") {
+		t.Errorf("scan -- h: exit %d:\n%s", code, out)
 	}
 }

@@ -105,6 +105,7 @@ func appOf(cmds []*cli.Command) *cli.App {
 			c.OnUsageError = app.OnUsageError
 		}
 		refuseNegativeDurations(c)
+		noHelpTopics(c)
 	}
 	// urfave/cli prints help through a package variable: every app of
 	// this binary fits its help to the output.
@@ -177,6 +178,23 @@ func reflow(s string, offset, width int) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// noHelpTopics takes urfave/cli's help subcommand ("help", alias "h") away
+// from every command of c's tree that has no subcommands: there it would
+// read a positional argument spelt h or help (a guard server id, a server
+// command, a file name) as a request for help, and act on nothing. Such a
+// command's help stays behind --help and -h, printed as before.
+func noHelpTopics(c *cli.Command) {
+	if len(c.Subcommands) == 0 {
+		c.HideHelpCommand = true
+		if c.CustomHelpTemplate == "" {
+			c.CustomHelpTemplate = cli.CommandHelpTemplate
+		}
+	}
+	for _, sub := range c.Subcommands {
+		noHelpTopics(sub)
+	}
 }
 
 // refuseNegativeDurations makes every duration flag of c and its

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
 )
 
@@ -212,20 +213,59 @@ func (s *Store) Get(server string) (*Record, error) {
 	return s.read(server)
 }
 
-func (s *Store) read(server string) (*Record, error) {
-	p := s.path(server)
+// maxStoreFile bounds a store file the store reads: the input-size limit
+// of every file mcpdrill reads. A record is never written past it, since
+// it could not be read back.
+var maxStoreFile int64 = inputfile.MaxSize
+
+// errNotRegular reports a store file that is not a regular file (a device,
+// a pipe, a directory): a reader could wait on it, or read without end.
+var errNotRegular = errors.New("not a regular file")
+
+// openStoreFile opens a store file for reading: nil (and no error) when it
+// does not exist; an error when it is not a regular file. It looks before
+// it opens, so that a pipe is never opened (that would wait for a writer).
+func openStoreFile(p string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
+	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err == nil {
+		if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
+			err = errNotRegular
+		}
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return f, fi, nil
+}
+
+func (s *Store) read(server string) (*Record, error) {
+	p := s.path(server)
+	f, fi, err := openStoreFile(p)
+	switch {
+	case errors.Is(err, errNotRegular):
+		return nil, fmt.Errorf("%w %w (fix or remove it; it is never reset to first use)", ErrCorrupt, err)
+	case err != nil:
+		return nil, fmt.Errorf("guard: read %w", err)
+	case f == nil:
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("guard: read %s: %w", p, err)
-	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("guard: read %s: %w", p, err)
-	}
 	key := keyOf(fi)
 	s.mu.Lock()
 	c, ok := s.cache[server]
@@ -233,9 +273,12 @@ func (s *Store) read(server string) (*Record, error) {
 	if ok && c.key == key {
 		return copyRecord(c.rec), nil
 	}
-	b, err := io.ReadAll(f)
+	b, err := inputfile.ReadOpen(f, maxStoreFile)
+	if errors.Is(err, inputfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w (fix or remove it; it is never reset to first use)", ErrCorrupt, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("guard: read %s: %w", p, err)
+		return nil, fmt.Errorf("guard: %w", err)
 	}
 	r, err := DecodeRecord(b)
 	if err != nil {
@@ -299,6 +342,10 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 	if ev == nil && cur != nil && sameRecord(cur, &next) {
 		return cur, nil, nil
 	}
+	b, err := encodeRecord(&next)
+	if err != nil {
+		return cur, nil, err
+	}
 	// The audit line goes first: a store that stops between the two
 	// writes leaves a line whose record was not written, which the next
 	// writer's reconcile answers with a rollback line, rather than a
@@ -308,7 +355,7 @@ func (s *Store) Update(server string, fn UpdateFunc) (*Record, *Event, error) {
 			return cur, nil, err
 		}
 	}
-	if err := s.writeRecord(&next); err != nil {
+	if err := s.writeRecord(next.Server, b); err != nil {
 		return cur, nil, err
 	}
 	return &next, ev, nil
@@ -333,6 +380,9 @@ func (s *Store) reconcile(now time.Time) error {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w", p, errNotRegular) // lines written to it would be lost
+	}
 	if err != nil {
 		return fmt.Errorf("guard: audit log: %w", err)
 	}
@@ -430,15 +480,24 @@ func sameRecord(a, b *Record) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
-func (s *Store) writeRecord(r *Record) error {
+// encodeRecord is r's file; one the store could not read back (over the
+// store file limit) is refused.
+func encodeRecord(r *Record) ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("guard: encode record: %w", err)
+		return nil, fmt.Errorf("guard: encode record: %w", err)
 	}
-	b = append(b, '\n')
+	if int64(len(b)) >= maxStoreFile {
+		return nil, fmt.Errorf("guard: the record of %q would be over the %s store file limit (%d bytes), so it is not written", r.Server, inputfile.Size(maxStoreFile), len(b)+1)
+	}
+	return append(b, '\n'), nil
+}
+
+// writeRecord replaces server's record file with b.
+func (s *Store) writeRecord(server string, b []byte) error {
 	// The record is replaced atomically (temporary file, sync, rename,
 	// sync of the directory), readable and writable by its owner only.
-	if err := outfile.Replace(s.path(r.Server), b, 0o600); err != nil {
+	if err := outfile.Replace(s.path(server), b, 0o600); err != nil {
 		return fmt.Errorf("guard: %w", err)
 	}
 	return nil
@@ -543,15 +602,22 @@ func (s *Store) Audit(server string) ([]Event, error) {
 
 // audit is Audit for a caller that holds the lock.
 func (s *Store) audit(server string) ([]Event, error) {
-	f, err := os.Open(filepath.Join(s.dir, AuditFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	f, _, err := openStoreFile(filepath.Join(s.dir, AuditFile))
+	if err != nil || f == nil {
+		if err != nil {
+			err = fmt.Errorf("guard: audit log: %w", err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	b, err := inputfile.ReadOpen(f, maxStoreFile)
+	if errors.Is(err, inputfile.ErrTooLarge) {
+		return nil, fmt.Errorf("guard: audit log: %w (move it aside to start a new one: the records keep their state)", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("guard: audit log: %w", err)
 	}
-	defer f.Close()
-	evs, err := ReadAudit(f)
+	evs, err := ReadAudit(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}

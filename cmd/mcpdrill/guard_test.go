@@ -435,3 +435,49 @@ func TestGuardServerIDIsNeverHelp(t *testing.T) {
 		t.Errorf("scan -- h: exit %d:\n%s", code, out)
 	}
 }
+
+// TestGuardStoreFilesBounded (F13, issue 35): a guard store file that is
+// /dev/zero or huge is an error naming it (exit 4, as for any store file
+// that cannot be read), for the guard commands and for wrap --guard; a
+// store directory that is a device is a usage error.
+func TestGuardStoreFilesBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, tc := range []struct {
+		name, file string
+		make       func(p string) error
+		want       string
+	}{
+		{"record is /dev/zero", "weather.json", func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file"},
+		{"huge record", "weather.json", func(p string) error { return os.WriteFile(p, nil, 0o600) }, "larger than the 64 MiB"},
+		{"audit log is /dev/zero", guard.AuditFile, func(p string) error { return os.Symlink("/dev/zero", p) }, "not a regular file"},
+		{"huge audit log", guard.AuditFile, func(p string) error { return os.WriteFile(p, nil, 0o600) }, "larger than the 64 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, tc.file)
+			if err := tc.make(p); err != nil {
+				t.Skip(err)
+			}
+			if strings.HasPrefix(tc.name, "huge") {
+				if err := os.Truncate(p, 100<<20); err != nil { // sparse
+					t.Fatal(err)
+				}
+			}
+			cmds := [][]string{{"guard", "audit", "--dir", dir}}
+			if tc.file != guard.AuditFile {
+				cmds = [][]string{{"guard", "status", "--dir", dir}, {"guard", "status", "--dir", dir, "weather"},
+					{"wrap", "--guard", dir, "--server-id", "weather", "--", "true"}}
+			}
+			for _, args := range cmds {
+				if code, _, errOut := runCLI(t, args...); code != exitInternal || !strings.Contains(errOut, p) || !strings.Contains(errOut, tc.want) {
+					t.Errorf("%s: exit %d, want %d and an error naming %s: %s\n%s", strings.Join(args, " "), code, exitInternal, p, tc.want, errOut)
+				}
+			}
+		})
+	}
+	if code, _, errOut := runCLI(t, "guard", "status", "--dir", "/dev/zero"); code != exitUsage || !strings.Contains(errOut, "not a guard store directory") {
+		t.Errorf("--dir /dev/zero: exit %d %s", code, errOut)
+	}
+}

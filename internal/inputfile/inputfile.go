@@ -26,7 +26,7 @@ type TooLargeError struct {
 
 // Error implements error.
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is larger than the %s input file limit", e.Path, size(e.Limit))
+	return fmt.Sprintf("%s is larger than the %s input file limit", e.Path, Size(e.Limit))
 }
 
 // Is makes a TooLargeError match ErrTooLarge.
@@ -44,6 +44,14 @@ func ReadLimit(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadOpen(f, limit)
+}
+
+// ReadOpen is ReadLimit for a file the caller has open (one it has
+// checked, or whose identity it keeps), read from its current offset;
+// errors name f.Name().
+func ReadOpen(f *os.File, limit int64) ([]byte, error) {
+	path := f.Name()
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, &TooLargeError{Path: path, Limit: limit}
 	}
@@ -57,8 +65,9 @@ func ReadLimit(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// size renders a byte count in the largest whole binary unit.
-func size(n int64) string {
+// Size renders a byte count as this package's errors do, in the largest
+// whole binary unit: "64 MiB", "4 KiB", "100-byte".
+func Size(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

@@ -132,9 +132,11 @@ func TestGuardFlagsParseIntoOptions(t *testing.T) {
 			{"actor and fingerprint", []string{"--dir", dir, "srv", "--actor", " me ", "--fingerprint", "sha256:ab"}, func(o *guardOptions) bool {
 				return in(o) && o.server == "srv" && o.actor == "me" && o.fingerprint == "sha256:ab"
 			}},
-			{"actor from USER", []string{"--dir", dir, "srv"}, func(o *guardOptions) bool { return o.actor == "tester" }},
-			{"no server", []string{"--dir", dir}, nil},
-			{"two servers", []string{"--dir", dir, "a", "b"}, nil},
+			{"actor from USER", []string{"--dir", dir, "srv", "--current"}, func(o *guardOptions) bool { return o.actor == "tester" && o.current }},
+			{"no server", []string{"--dir", dir, "--current"}, nil},
+			{"two servers", []string{"--dir", dir, "a", "b", "--current"}, nil},
+			{"no set named", []string{"--dir", dir, "srv"}, nil},
+			{"two sets named", []string{"--dir", dir, "srv", "--current", "--fingerprint", "sha256:ab"}, nil},
 		}},
 		{"quarantine", []parseCase[guardOptions]{
 			{"note", []string{"--dir", dir, "srv", "--note", "why"}, func(o *guardOptions) bool { return in(o) && o.note == "why" }},

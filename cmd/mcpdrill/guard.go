@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,10 +65,16 @@ func guardCommands(run func(*cli.Context, *guardOptions) error) []*cli.Command {
 		},
 		{
 			Name:      "approve",
-			ArgsUsage: "SERVER",
-			Usage:     "re-baseline SERVER to its last-seen tool set (status verified)",
-			Flags:     []cli.Flag{dir, actor, &cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FINGERPRINT` (as shown by diff)"}},
-			Action:    action(parseGuardOptions(false), run, runGuardApprove),
+			ArgsUsage: "--fingerprint FP SERVER | --current SERVER",
+			Usage:     "re-baseline SERVER to the tool set you reviewed (status verified)",
+			Description: "Approves SERVER's last-seen tool set, the one `guard diff SERVER` shows, and prints what it approved.\n" +
+				"--fingerprint names that set as diff, status and the proxy's refusals print it: if a proxy has seen\n" +
+				"another set since, nothing is approved. --current approves whatever set was seen last, reviewed or\n" +
+				"not. One of the two is required.",
+			Flags: []cli.Flag{dir, actor,
+				&cli.StringFlag{Name: "fingerprint", Usage: "approve only if the last-seen set still has this `FP` (as diff shows it)"},
+				&cli.BoolFlag{Name: "current", Usage: "approve whatever set was seen last, without naming it"}},
+			Action: action(parseGuardApproveOptions, run, runGuardApprove),
 		},
 		{
 			Name:      "quarantine",
@@ -105,6 +112,8 @@ type guardOptions struct {
 	actor string
 	// fingerprint is approve's --fingerprint, note quarantine's --note.
 	fingerprint, note string
+	// current is approve's --current: whatever set was seen last.
+	current bool
 	// live is diff's live server (nil: the last-seen set), deadline its
 	// whole-run limit.
 	live     *mcp.Config
@@ -118,6 +127,26 @@ func parseGuardOptions(optional bool) func(*cli.Context) (*guardOptions, error) 
 		o, _, err := parseGuardArgs(c, optional, false)
 		return o, err
 	}
+}
+
+// parseGuardApproveOptions is approve's parse: the set to approve is
+// named, by --fingerprint, or --current says to take whatever was seen
+// last; never neither, so that a set that changed after the user's review
+// is not approved unseen.
+func parseGuardApproveOptions(c *cli.Context) (*guardOptions, error) {
+	o, _, err := parseGuardArgs(c, false, false)
+	if err != nil {
+		return nil, err
+	}
+	o.current = c.Bool("current")
+	switch {
+	case o.current && o.fingerprint != "":
+		return nil, usageErr("approve: --fingerprint and --current exclude each other")
+	case !o.current && o.fingerprint == "":
+		return nil, usageErr("approve: say which tool set to approve: --fingerprint FP, as `%s` shows it, or --current for whatever set was seen last (it may have changed since it was reviewed)",
+			guardCommandLine(o.hint, "diff", o.server))
+	}
+	return o, nil
 }
 
 // parseGuardDiffOptions is diff's parse: SERVER, then the live server's
@@ -463,7 +492,9 @@ func operatorAction(c *cli.Context, o *guardOptions, act func(st *guard.Store, s
 	return r, nil
 }
 
-// runGuardApprove re-baselines SERVER to its last-seen set.
+// runGuardApprove re-baselines SERVER to its last-seen set, the one
+// --fingerprint names (or, with --current, whichever it is), and prints
+// the set it approved: its fingerprint and its tools' names.
 func runGuardApprove(c *cli.Context, o *guardOptions) error {
 	r, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
 		return st.Approve(server, o.fingerprint, actor, now)
@@ -471,8 +502,27 @@ func runGuardApprove(c *cli.Context, o *guardOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, " (baseline %s, %d tools)\n", r.Baseline.Fingerprint, len(r.Baseline.Tools))
+	w := c.App.Writer
+	names := r.Baseline.Names()
+	fmt.Fprintf(w, "\napproved %s, %d tool(s):\n", r.Baseline.Fingerprint, len(names))
+	for _, n := range names {
+		fmt.Fprintf(w, "  %s\n", serverText(n))
+	}
 	return nil
+}
+
+// serverText is how the guard commands print a string a server controls
+// (a tool name): as it is when it is plain, quoted with every control and
+// format character escaped otherwise, so that it can neither drive the
+// terminal nor start a line a CI log would act on.
+func serverText(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // runGuardQuarantine puts SERVER on hold.

@@ -349,7 +349,7 @@ func (r *readmeRun) run(t *testing.T, l readmeLine) {
 		if strings.Contains(line, "FP") {
 			fp = r.guardLastSeen(t)
 		}
-		line = strings.NewReplacer("[--fingerprint FP]", "--fingerprint "+fp, "[--note TEXT]", "--note 'README test'",
+		line = strings.NewReplacer("--fingerprint FP", "--fingerprint "+fp, "[--note TEXT]", "--note 'README test'",
 			"[SERVER]", readmeGuardServer, "SERVER", readmeGuardServer, "DIR", readmeGuardDir).Replace(line)
 	}
 	if strings.Contains(line, "today.json") {

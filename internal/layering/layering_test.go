@@ -30,11 +30,11 @@ var allowed = map[string][]string{
 	"internal/telemetry":     {"internal/jsonrpc"},
 	"faults":                 {"internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	"drift":                  {"internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"guard":                  {"drift", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"guard":                  {"drift", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":                {"drift", "faults", "guard", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"guard/intercept":                {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"scan":                           {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/mcptest/sdkserver":     {},

@@ -43,6 +43,9 @@ type Violation struct {
 	// Uncertain: the constraint (or this application of it) rests on
 	// sources that disagree or are silent.
 	Uncertain bool `json:"uncertain,omitempty"`
+	// RepairedBy names the client conversion that repairs this violation
+	// before the provider sees the schema ("" when none does).
+	RepairedBy string `json:"repaired_by,omitempty"`
 }
 
 // MaxViolations bounds the violations a verdict lists for each constraint
@@ -58,7 +61,13 @@ type Verdict struct {
 	Uncertain  bool        `json:"uncertain,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
 	Omitted    int         `json:"violations_omitted,omitempty"`
+	// AfterConversion is the outcome once the profile's conversions have
+	// repaired what they repair; set only when it differs from Outcome.
+	AfterConversion Outcome `json:"after_conversion,omitempty"`
 }
+
+// Converted is the outcome after the profile's conversions.
+func (v Verdict) Converted() Outcome { return cmp.Or(v.AfterConversion, v.Outcome) }
 
 // Broken lists, once each and in the profile's order, the constraints the
 // verdict's violations break.
@@ -172,10 +181,30 @@ func (p *Profile) grade(t *tool) Verdict {
 	slices.SortStableFunc(vs.list, func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(order[a.Constraint], order[b.Constraint]), cmp.Compare(a.Pointer, b.Pointer))
 	})
-	v := Verdict{Profile: p.ID, Outcome: Accepted}
-	var certainReject, uncertainReject, certainLoss, uncertainLoss bool
+	v := Verdict{Profile: p.ID}
+	v.Outcome, v.Uncertain = decide(vs.list, false)
+	if after, _ := decide(vs.list, true); after != v.Outcome {
+		v.AfterConversion = after
+	}
+	per := map[string]int{}
 	for _, x := range vs.list {
+		if per[x.Constraint]++; per[x.Constraint] > MaxViolations {
+			v.Omitted++
+			continue
+		}
+		v.Violations = append(v.Violations, x)
+	}
+	return v
+}
+
+// decide is the outcome of a list of violations, and whether every
+// violation deciding it is uncertain; repaired leaves out the violations a
+// conversion repairs.
+func decide(list []Violation, repaired bool) (Outcome, bool) {
+	var certainReject, uncertainReject, certainLoss, uncertainLoss bool
+	for _, x := range list {
 		switch {
+		case repaired && x.RepairedBy != "":
 		case x.Effect == EffectReject && !x.Uncertain:
 			certainReject = true
 		case x.Effect == EffectReject:
@@ -188,17 +217,9 @@ func (p *Profile) grade(t *tool) Verdict {
 	}
 	switch {
 	case certainReject || uncertainReject:
-		v.Outcome, v.Uncertain = Rejected, !certainReject
+		return Rejected, !certainReject
 	case certainLoss || uncertainLoss:
-		v.Outcome, v.Uncertain = AcceptedWithLoss, !certainLoss
+		return AcceptedWithLoss, !certainLoss
 	}
-	per := map[string]int{}
-	for _, x := range vs.list {
-		if per[x.Constraint]++; per[x.Constraint] > MaxViolations {
-			v.Omitted++
-			continue
-		}
-		v.Violations = append(v.Violations, x)
-	}
-	return v
+	return Accepted, false
 }

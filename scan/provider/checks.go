@@ -27,7 +27,13 @@ type violations struct {
 // add records a violation of c at pointer (relative to the tool).
 func (v *violations) add(c *Constraint, pointer, detail string, uncertain bool) {
 	v.list = append(v.list, Violation{Constraint: c.ID, Pointer: pointer, Effect: c.Effect,
-		Detail: detail, Uncertain: c.Uncertain || uncertain})
+		Detail: detail, Uncertain: c.Uncertain || uncertain, RepairedBy: c.RepairedBy})
+}
+
+// addUnrepairable records a violation no conversion repairs.
+func (v *violations) addUnrepairable(c *Constraint, pointer, detail string) {
+	v.add(c, pointer, detail, false)
+	v.list[len(v.list)-1].RepairedBy = ""
 }
 
 // checks are the constraint kinds a profile may name. Each one reads the
@@ -166,7 +172,9 @@ func typeKey(t *tool, c *Constraint, _ *Profile, v *violations) {
 			v.add(c, at(n.loc), "a boolean schema", false)
 			continue
 		}
-		if hasAny(n.obj, "type", "anyOf", "$ref") {
+		// oneOf is graded by a constraint of its own (and a converter
+		// turns it into anyOf).
+		if hasAny(n.obj, "type", "anyOf", "oneOf", "$ref") {
 			continue
 		}
 		// The examples seen are of {} and {"description": …}; a node that
@@ -217,7 +225,9 @@ func additionalPropertiesFalse(t *tool, c *Constraint, _ *Profile, v *violations
 		case !ok:
 			v.add(c, at(n.loc), "additionalProperties is absent", false)
 		case ap != false:
-			v.add(c, at(n.loc, "additionalProperties"), "additionalProperties is not false", false)
+			// A converter that closes objects refuses to close one the
+			// schema declares open.
+			v.addUnrepairable(c, at(n.loc, "additionalProperties"), "additionalProperties is not false")
 		}
 	}
 }

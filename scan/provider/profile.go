@@ -83,6 +83,11 @@ type Constraint struct {
 	// Note says which source was followed and why.
 	Uncertain bool   `json:"uncertain,omitempty"`
 	Note      string `json:"note,omitempty"`
+	// RepairedBy names the client conversion (one of the profile's
+	// Conversions) that repairs a violation of this constraint before the
+	// provider sees the schema; a check may find a violation it cannot
+	// repair (an object explicitly open, for additional-properties).
+	RepairedBy string `json:"repaired_by,omitempty"`
 }
 
 // Params configure a check; each check reads the fields it needs.
@@ -130,6 +135,15 @@ type Profile struct {
 
 	// names is Params.Pattern compiled, per constraint id.
 	names map[string]*regexp.Regexp
+}
+
+// Constraint returns the profile's constraint with that id.
+func (p *Profile) Constraint(id string) (Constraint, bool) {
+	i := slices.IndexFunc(p.Constraints, func(c Constraint) bool { return c.ID == id })
+	if i < 0 {
+		return Constraint{}, false
+	}
+	return p.Constraints[i], true
 }
 
 //go:embed profiles/*.json
@@ -277,6 +291,11 @@ func parseProfile(b []byte) (*Profile, error) {
 	}
 	if p.Read != latest {
 		return nil, fmt.Errorf("profile read date %q is not the latest source date %q", p.Read, latest)
+	}
+	for _, c := range p.Constraints {
+		if c.RepairedBy != "" && !slices.ContainsFunc(p.Conversions, func(cv Conversion) bool { return cv.Client == c.RepairedBy }) {
+			return nil, fmt.Errorf("constraint %s: repaired_by %q is not a conversion of the profile", c.ID, c.RepairedBy)
+		}
 	}
 	for _, cv := range p.Conversions {
 		if cv.Client == "" || cv.Does == "" || cv.Source.Ref == "" {

@@ -213,3 +213,28 @@ func FuzzAssess(f *testing.F) {
 		}
 	})
 }
+
+// TestAfterConversion: what the OpenAI Agents SDK's strict converter
+// repairs (a missing additionalProperties, optional properties, oneOf) is
+// accepted after conversion; an object declared open is not, nor a
+// format the converter leaves alone.
+func TestAfterConversion(t *testing.T) {
+	ps, _ := Lookup([]string{"openai-strict"})
+	for _, tt := range []struct {
+		schema string
+		after  Outcome
+	}{
+		{`{"type":"object","properties":{"q":{"type":"string"},"n":{"oneOf":[{"type":"string"},{"type":"integer"}]}},"required":["q"]}`, Accepted},
+		{`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":true}`, Rejected},
+		{`{"type":"object","properties":{"u":{"type":"string","format":"uri"}}}`, Rejected},
+		{`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`, Accepted},
+	} {
+		v := Assess(context.Background(), Tool{Name: "t", InputSchema: json.RawMessage(tt.schema)}, ps, jsonschema.Budget{})[0]
+		if v.Converted() != tt.after {
+			t.Errorf("%s: %s after conversion, want %s (%+v)", tt.schema, v.Converted(), tt.after, v)
+		}
+		if v.AfterConversion == v.Outcome {
+			t.Errorf("%s: after_conversion repeats the outcome", tt.schema)
+		}
+	}
+}

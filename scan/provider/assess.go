@@ -223,3 +223,20 @@ func decide(list []Violation, repaired bool) (Outcome, bool) {
 	}
 	return Accepted, false
 }
+
+// Compact keeps the first violation of each constraint broken and counts
+// the others in Omitted: the verdict as a study row keeps it.
+func (v Verdict) Compact() Verdict {
+	c := v
+	c.Violations = nil
+	seen := map[string]bool{}
+	for _, x := range v.Violations {
+		if seen[x.Constraint] {
+			c.Omitted++
+			continue
+		}
+		seen[x.Constraint] = true
+		c.Violations = append(c.Violations, x)
+	}
+	return c
+}

@@ -44,8 +44,10 @@ type Violation struct {
 	// sources that disagree or are silent.
 	Uncertain bool `json:"uncertain,omitempty"`
 	// RepairedBy names the client conversion that repairs this violation
-	// before the provider sees the schema ("" when none does).
+	// before the provider sees the schema ("" when none does), and Repair
+	// how: "fix", or "strip" (the keyword removed: a loss).
 	RepairedBy string `json:"repaired_by,omitempty"`
+	Repair     string `json:"repair,omitempty"`
 }
 
 // MaxViolations bounds the violations a verdict lists for each constraint
@@ -204,6 +206,8 @@ func decide(list []Violation, repaired bool) (Outcome, bool) {
 	var certainReject, uncertainReject, certainLoss, uncertainLoss bool
 	for _, x := range list {
 		switch {
+		case repaired && x.RepairedBy != "" && x.Repair == RepairStrip:
+			certainLoss = true
 		case repaired && x.RepairedBy != "":
 		case x.Effect == EffectReject && !x.Uncertain:
 			certainReject = true

@@ -27,13 +27,13 @@ type violations struct {
 // add records a violation of c at pointer (relative to the tool).
 func (v *violations) add(c *Constraint, pointer, detail string, uncertain bool) {
 	v.list = append(v.list, Violation{Constraint: c.ID, Pointer: pointer, Effect: c.Effect,
-		Detail: detail, Uncertain: c.Uncertain || uncertain, RepairedBy: c.RepairedBy})
+		Detail: detail, Uncertain: c.Uncertain || uncertain, RepairedBy: c.RepairedBy, Repair: c.Repair})
 }
 
 // addUnrepairable records a violation no conversion repairs.
 func (v *violations) addUnrepairable(c *Constraint, pointer, detail string) {
 	v.add(c, pointer, detail, false)
-	v.list[len(v.list)-1].RepairedBy = ""
+	v.list[len(v.list)-1].RepairedBy, v.list[len(v.list)-1].Repair = "", ""
 }
 
 // checks are the constraint kinds a profile may name. Each one reads the

@@ -42,6 +42,12 @@ const (
 	EffectLoss Effect = "loss"
 )
 
+// Repairs a client conversion makes (Constraint.Repair).
+const (
+	RepairFix   = "fix"
+	RepairStrip = "strip"
+)
+
 // Basis says what a constraint rests on.
 type Basis string
 
@@ -88,6 +94,10 @@ type Constraint struct {
 	// provider sees the schema; a check may find a violation it cannot
 	// repair (an object explicitly open, for additional-properties).
 	RepairedBy string `json:"repaired_by,omitempty"`
+	// Repair says what that conversion does: "fix" (the schema then
+	// meets the constraint) or "strip" (it removes the keyword, so the
+	// model is no longer held to it: a loss).
+	Repair string `json:"repair,omitempty"`
 }
 
 // Params configure a check; each check reads the fields it needs.
@@ -295,6 +305,9 @@ func parseProfile(b []byte) (*Profile, error) {
 	for _, c := range p.Constraints {
 		if c.RepairedBy != "" && !slices.ContainsFunc(p.Conversions, func(cv Conversion) bool { return cv.Client == c.RepairedBy }) {
 			return nil, fmt.Errorf("constraint %s: repaired_by %q is not a conversion of the profile", c.ID, c.RepairedBy)
+		}
+		if (c.RepairedBy != "") != (c.Repair == RepairFix || c.Repair == RepairStrip) {
+			return nil, fmt.Errorf("constraint %s: repaired_by needs repair fix or strip, and repair needs repaired_by", c.ID)
 		}
 	}
 	for _, cv := range p.Conversions {

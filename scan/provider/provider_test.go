@@ -238,3 +238,14 @@ func TestAfterConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterConversionStrips: what Anthropic's SDK moves into descriptions
+// is a loss after conversion, not an acceptance.
+func TestAfterConversionStrips(t *testing.T) {
+	ps, _ := Lookup([]string{"anthropic-strict"})
+	v := Assess(context.Background(), Tool{Name: "t", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)}, ps, jsonschema.Budget{})[0]
+	if v.Outcome != Rejected || v.Converted() != AcceptedWithLoss {
+		t.Fatalf("%s, after conversion %s; want rejected, accepted_with_loss", v.Outcome, v.Converted())
+	}
+}

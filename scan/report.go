@@ -8,6 +8,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan/provider"
 )
 
 // SchemaVersion is the version of the scan JSON document. It changes when a
@@ -29,6 +30,10 @@ type Report struct {
 	// AuthPosture is what the run established about who the server talks
 	// to; recorded on every HTTP run, absent on stdio.
 	AuthPosture *target.Posture `json:"auth_posture,omitempty"`
+	// Providers is, per provider profile (scan/provider), how many of the
+	// tools it accepts, with the date its sources were read; absent when
+	// no tool was listed.
+	Providers []ProviderSummary `json:"providers,omitempty"`
 	// Invocation is the opt-in tool invocation: its plan, and its results
 	// when executed; absent unless tools were named.
 	Invocation *Invocation `json:"invocation,omitempty"`
@@ -126,6 +131,9 @@ type ToolReport struct {
 	// verdict: "budget" (the schema needs more than the synthesis budget),
 	// "deadline" (the scan's deadline ended it), "canceled".
 	StoppedBy string `json:"stopped_by,omitempty"`
+	// Providers is every provider profile's verdict on the tool's
+	// definition (its name and inputSchema), in profile order.
+	Providers []provider.Verdict `json:"providers,omitempty"`
 }
 
 // Verdict classifies how a server answered a probe.

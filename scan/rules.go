@@ -79,7 +79,7 @@ const (
 
 // Catalogue documents every rule the scanner can emit.
 func Catalogue() report.Catalogue {
-	return append(append(baseRules(), authRules()...), invokeRules()...)
+	return append(append(append(baseRules(), authRules()...), invokeRules()...), providerRules()...)
 }
 
 func baseRules() report.Catalogue {

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/internal/telemetry"
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan/provider"
 )
 
 // Options tune a scan. The zero value is a full scan.
@@ -48,6 +49,10 @@ type Options struct {
 	ProbeAnyTool bool
 	// Invoke configures the opt-in tool invocation (see InvokeOptions).
 	Invoke InvokeOptions
+	// Providers names the provider profiles (scan/provider ids, or "all")
+	// whose verdicts become findings (MCP-PROV-*); every profile's verdicts
+	// are in the report whatever it names.
+	Providers []string
 	// Tracer records one span per MCP call (HTTP or stdio) and stamps findings
 	// with the ids of the call that established them; nil records nothing.
 	// The caller flushes it after Run.
@@ -86,6 +91,11 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 	if err := s.planInvocation(); err != nil {
 		return nil, err
 	}
+	profiles, err := provider.Lookup(o.Providers)
+	if err != nil {
+		return nil, err
+	}
+	s.selectedProfiles = profiles
 	s.run(ctx)
 	s.finish()
 	total := o.Now().Sub(start)
@@ -113,6 +123,8 @@ type scanner struct {
 	toolPage  map[string]int
 	// primary is the call that established the listing outcome.
 	primary telemetry.Call
+	// selectedProfiles are the provider profiles Options.Providers names.
+	selectedProfiles []*provider.Profile
 	// startup is how long the first session took to open; shutdownMS how
 	// long its stdio server took to end (nil over HTTP).
 	startup    time.Duration
@@ -206,6 +218,7 @@ func (s *scanner) run(ctx context.Context) {
 
 	second := s.startSecondConnection(ctx)
 	s.contracts(ctx)
+	s.providers(ctx)
 	s.conformance(ctx)
 	s.probes(ctx)
 	second()

@@ -50,6 +50,9 @@ type Aggregates struct {
 	SeedProbes SeedProbes `json:"seed_probes"`
 	// VersionDrift summarises the version pairs (rows' version_drift).
 	VersionDrift DriftAggregates `json:"version_drift"`
+	// Providers is, per provider profile, the share of the counted
+	// servers and of their tools it accepts (providers.go).
+	Providers []ProviderShare `json:"providers"`
 }
 
 // GroupFigures are the tool-weighted figures of one group of servers (an
@@ -273,6 +276,7 @@ func Aggregate(rows []Row) Aggregates {
 		VersionDrift:     aggregateDrift(rows),
 	}
 	var pool toolPool
+	var prov providerPool
 	sdkPools, fwPools := map[string]*toolPool{}, map[string]*toolPool{}
 	sw := &a.ServerWeighted
 	var swShares [numShares]mean
@@ -352,6 +356,7 @@ func Aggregate(rows []Row) Aggregates {
 			}
 		}
 		pool.add(r)
+		prov.add(r)
 		addToGroup(sdkPools, r.ObservedSDK(), r)
 		addToGroup(fwPools, r.ObservedFramework(), r)
 		none, vac, part, enf, inv := tiers(r)
@@ -410,5 +415,6 @@ func Aggregate(rows []Row) Aggregates {
 	sw.ErrorConformance = swConf.value()
 	sw.SpecConformance = swSpec.value()
 	slices.SortFunc(a.SDKDisagreements, func(x, y SDKDisagreement) int { return cmp.Compare(x.Name, y.Name) })
+	a.Providers = prov.figures()
 	return a
 }

@@ -116,6 +116,8 @@ type pageProbe struct {
 
 type pageTool struct {
 	Name, Contract, Leaf, Reason string
+	// Providers are the tool's provider verdicts (providers.go).
+	Providers []pageVerdict
 }
 
 type chart struct {
@@ -360,7 +362,7 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 		pr.Probes = append(pr.Probes, pp)
 	}
 	for _, t := range row.Tools {
-		pt := pageTool{Name: t.Name, Contract: string(t.OutputContract), Leaf: "–", Reason: t.Reason}
+		pt := pageTool{Name: t.Name, Contract: string(t.OutputContract), Leaf: "–", Reason: t.Reason, Providers: pageVerdicts(t.Providers)}
 		if t.LeafRate != nil && t.Leaves > 0 {
 			pt.Leaf = fmt.Sprintf("%d/%d", t.LeavesRejected, t.Leaves)
 		}
@@ -532,8 +534,8 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 {{- end}}
 {{- if .Tools}}
 <h4>Output contracts</h4>
-<table class="tools"><thead><tr><th>tool</th><th>output contract</th><th>leaf rate</th><th>reason</th></tr></thead><tbody>
-{{range .Tools}}<tr><td>{{.Name}}</td><td>{{.Contract}}</td><td>{{.Leaf}}</td><td class="msg">{{.Reason}}</td></tr>
+<table class="tools"><thead><tr><th>tool</th><th>output contract</th><th>leaf rate</th><th>reason</th><th>providers</th></tr></thead><tbody>
+{{range .Tools}}<tr><td>{{.Name}}</td><td>{{.Contract}}</td><td>{{.Leaf}}</td><td class="msg">{{.Reason}}</td><td class="msg">{{range $i, $v := .Providers}}{{if $i}} · {{end}}<span title="{{$v.Title}}">{{$v.Profile}} {{$v.Mark}}</span>{{end}}</td></tr>
 {{end}}</tbody></table>
 {{- end}}
 {{- if or .Checks .ChecksPassed}}

@@ -111,6 +111,7 @@ func Markdown(w io.Writer, r *Results) error {
 		sw.WithoutSchemas, sw.Servers, sw.WithVacuous, sw.WithPartial, sw.WithEnforceable, tw.Wrapped)
 
 	writeSeedComparison(&b, r)
+	writeProviders(&b, r)
 	writeSDKs(&b, r)
 	b.WriteString("## Error handling\n\n")
 	fmt.Fprintf(&b, "%d of %d servers refused every probe visibly (JSON-RPC error, isError or HTTP error); %d of %d answered every probe as their protocol revision asks. Mean error handling %s, mean error conformance %s.\n\n",

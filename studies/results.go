@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/scan/provider"
 )
 
 // SchemaVersion is the version of results.json. It changes when a field is
@@ -177,6 +178,9 @@ type Tool struct {
 	LeavesRejected int           `json:"leaves_rejected,omitempty"`
 	Wrapped        bool          `json:"wrapped,omitempty"`
 	Reason         string        `json:"reason,omitempty"`
+	// Providers are the scan's provider verdicts on the tool's definition
+	// (scan's tools[].providers), one violation of each constraint kept.
+	Providers []provider.Verdict `json:"providers,omitempty"`
 }
 
 // Probe is one error probe's verdict.
@@ -257,7 +261,7 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	row.Tools = []Tool{}
 	for _, t := range r.Tools {
 		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: t.OutputContract, LeafRate: t.LeafRate,
-			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason)})
+			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason), Providers: rowVerdicts(t.Providers)})
 	}
 	slices.SortFunc(row.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
 	row.startup = r.StartupFailure

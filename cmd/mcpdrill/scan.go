@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/scan/provider"
 )
 
 // scanCommand is the `mcpdrill scan` command. run does the work once the
@@ -38,6 +39,7 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
 			&cli.BoolFlag{Name: "probe-any-tool", Usage: "let the argument probes call a tool annotated destructive or with a destructive-looking name (by default they never do)"},
+			&cli.StringFlag{Name: "providers", Usage: "report as findings (MCP-PROV-*, gated by --fail-on) whether these model provider `PROFILES` accept each tool: " + strings.Join(provider.IDs(), ", ") + " or all (comma-separated); every profile's verdicts are in the JSON whatever is named"},
 		)...),
 		Action: action(parseScanOptions, run, runScan),
 	}
@@ -72,7 +74,17 @@ func parseScanOptions(c *cli.Context) (*scanOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	var profiles []string
+	for _, p := range strings.Split(c.String("providers"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			profiles = append(profiles, p)
+		}
+	}
+	if _, err := provider.Lookup(profiles); err != nil {
+		return nil, usageErr("--providers: %v", err)
+	}
 	o := &scanOptions{out: out, sarifFile: c.String("sarif-file"), scan: scan.Options{
+		Providers:            profiles,
 		Deadline:             c.Duration("deadline"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		SkipOriginCheck:      c.Bool("no-origin-check"),
@@ -179,6 +191,7 @@ func scanChecks(r *scan.Report) []report.Check {
 		}
 		cs = append(cs, c)
 	}
+	cs = append(cs, providerChecks(r)...)
 	for _, t := range r.Tools {
 		cs = append(cs, report.Check{Class: "tools", Name: t.Name, Claims: claimTool(t.Name)})
 	}
@@ -317,6 +330,7 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	if rc := r.Requirements; rc != nil {
 		writeWrapped(&b, fmt.Sprintf("requirements %s", rc), "", "  ", width)
 	}
+	writeProviders(&b, r.Providers, width)
 	b.WriteString("\n")
 	io.WriteString(w, b.String())
 	renderPosture(w, r.AuthPosture, width)

@@ -272,20 +272,50 @@ func isHex(s string) bool {
 // JSON Schema but cannot be checked here; they are accepted and not
 // asserted, and listed by Schema.UnassertedPatterns.
 func ecmaOnlySyntax(s string) bool {
-	for _, tok := range []string{"(?=", "(?!", "(?<=", "(?<!", `\k<`} {
-		if strings.Contains(s, tok) {
-			return true
-		}
-	}
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '\\' {
-			if c := s[i+1]; c >= '1' && c <= '9' {
-				return true
+	f := PatternFeaturesOf(s)
+	return f.Lookaround || f.Backreference
+}
+
+// PatternFeatures says which regular-expression features a pattern uses
+// that some engines lack.
+type PatternFeatures struct {
+	// Lookaround: (?=, (?!, (?<= or (?<!.
+	Lookaround bool
+	// Backreference: \1 to \9 or \k<name>.
+	Backreference bool
+	// WordBoundary: \b or \B outside a character class.
+	WordBoundary bool
+}
+
+// PatternFeaturesOf scans an ECMA-262 pattern (escapes and character
+// classes respected) for the features PatternFeatures names.
+func PatternFeaturesOf(s string) PatternFeatures {
+	var f PatternFeatures
+	class := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			switch n := s[i+1]; {
+			case n >= '1' && n <= '9':
+				f.Backreference = true
+			case n == 'k' && i+2 < len(s) && s[i+2] == '<':
+				f.Backreference = true
+			case (n == 'b' || n == 'B') && !class:
+				f.WordBoundary = true
 			}
 			i++
+		case class:
+			if c == ']' {
+				class = false
+			}
+		case c == '[':
+			class = true
+		case c == '(' && strings.HasPrefix(s[i:], "(?=") || strings.HasPrefix(s[i:], "(?!") ||
+			strings.HasPrefix(s[i:], "(?<=") || strings.HasPrefix(s[i:], "(?<!"):
+			f.Lookaround = true
 		}
 	}
-	return false
+	return f
 }
 
 // Doc returns the decoded schema document (do not modify it).

@@ -21,37 +21,46 @@ var (
 // forEachSubschema calls fn for every direct subschema of node with its
 // schema location (a JSON pointer into the document).
 func forEachSubschema(node map[string]any, loc string, fn func(sub any, loc string)) {
+	forEachMember(node, loc, func(sub any, loc, _, _ string) { fn(sub, loc) })
+}
+
+// forEachMember calls fn for every direct subschema of node with its schema
+// location, the keyword it sits under and its member (a property name or
+// array index; "" under a single-schema keyword). The order is fixed:
+// single-schema keywords, array keywords, map keywords (members sorted),
+// items, dependencies.
+func forEachMember(node map[string]any, loc string, fn func(sub any, loc, keyword, member string)) {
 	for _, k := range singleSchemaKeys {
 		if v, ok := node[k]; ok && isSchema(v) {
-			fn(v, jsonvalue.PointerAppend(loc, k))
+			fn(v, jsonvalue.PointerAppend(loc, k), k, "")
 		}
 	}
 	for _, k := range arraySchemaKeys {
 		if arr, ok := node[k].([]any); ok {
 			for i, v := range arr {
-				fn(v, jsonvalue.PointerAppend(loc, k)+"/"+itoa(i))
+				fn(v, jsonvalue.PointerAppend(loc, k)+"/"+itoa(i), k, itoa(i))
 			}
 		}
 	}
 	for _, k := range mapSchemaKeys {
 		if m, ok := node[k].(map[string]any); ok {
 			for _, name := range slices.Sorted(maps.Keys(m)) {
-				fn(m[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, k), name))
+				fn(m[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, k), name), k, name)
 			}
 		}
 	}
 	switch it := node["items"].(type) {
 	case []any:
 		for i, v := range it {
-			fn(v, jsonvalue.PointerAppend(loc, "items")+"/"+itoa(i))
+			fn(v, jsonvalue.PointerAppend(loc, "items")+"/"+itoa(i), "items", itoa(i))
 		}
 	case map[string]any, bool:
-		fn(it, jsonvalue.PointerAppend(loc, "items"))
+		fn(it, jsonvalue.PointerAppend(loc, "items"), "items", "")
 	}
 	if deps, ok := node["dependencies"].(map[string]any); ok {
 		for _, name := range slices.Sorted(maps.Keys(deps)) {
 			if isSchema(deps[name]) {
-				fn(deps[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, "dependencies"), name))
+				fn(deps[name], jsonvalue.PointerAppend(jsonvalue.PointerAppend(loc, "dependencies"), name), "dependencies", name)
 			}
 		}
 	}

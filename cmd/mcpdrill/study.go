@@ -70,7 +70,7 @@ func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Comman
 			&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 			&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
-		}, placeholderFlags()...),
+		}, placeholderFlags("")...),
 		Action: action(parseStudyRunOptions, run, runStudy),
 	}
 }

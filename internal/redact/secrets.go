@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -97,9 +98,10 @@ func (s *Secrets) URL(raw string) {
 			s.Add(p)
 		}
 	}
-	for k, vs := range u.Query() {
+	q := u.Query()
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		if SecretName(k) {
-			for _, v := range vs {
+			for _, v := range q[k] {
 				s.Add(v)
 			}
 		}

@@ -205,9 +205,13 @@ func TestAnnotationEscaping(t *testing.T) {
 	tests := []struct{ in, data, prop string }{
 		{"plain", "plain", "plain"},
 		{"100%", "100%25", "100%25"},
-		{"a\r\nb", "a%0D%0Ab", "a%0D%0Ab"},
+		{"a\nb", "a%0Ab", `a\nb`},
+		{"a\r\nb", `a\r%0Ab`, `a\r\nb`},
 		{"k: v, w", "k: v, w", "k%3A v%2C w"},
 		{"%0A", "%250A", "%250A"},
+		// What a server said is made safe first (safetext).
+		{"\x1b]52;c;x\x07 \u202e", `\x1b]52;c;x\a \u202e`, `\x1b]52;c;x\a \u202e`},
+		{"ok\n::add-mask::x", `ok%0A\x3a:add-mask::x`, `ok\n%3A%3Aadd-mask%3A%3Ax`},
 	}
 	for _, tc := range tests {
 		if got := escapeData(tc.in); got != tc.data {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // annotationLevel maps a severity to a GitHub workflow command.
@@ -18,15 +20,17 @@ func annotationLevel(s Severity) string {
 }
 
 // escapeData escapes a workflow command's message as the Actions runner
-// reads it back: %, CR and LF.
+// reads it back (%, CR and LF), after making its lines safe
+// (safetext.Block: no control character but the line feed reaches the
+// log, and the line feeds are written %0A).
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(safetext.Block(s))
 }
 
 // escapeProperty escapes a workflow command's property value: as a
 // message, and also ':' and ',', which end a value.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(safetext.Text(s))
 }
 
 // WriteAnnotations writes a run's results as GitHub Actions workflow

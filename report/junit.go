@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 type junitSuites struct {
@@ -108,7 +110,25 @@ next:
 
 // junitCase decides one test case from its check and the findings it
 // claimed (sorted, most serious first).
+//
+// Names and messages may hold what a server said: a name or a message is
+// made one safe line (safetext.Text) and a body safe lines (safetext.Block),
+// since test reporters print them in CI logs.
 func (o Output) junitCase(class string, c Check, rs []Result) junitCase {
+	jc := o.junitCaseText(class, c, rs)
+	jc.Name = safetext.Text(jc.Name)
+	jc.SystemOut = safetext.Block(jc.SystemOut)
+	if f := jc.Failure; f != nil {
+		f.Message, f.Text = safetext.Text(f.Message), safetext.Block(f.Text)
+	}
+	if s := jc.Skipped; s != nil {
+		s.Message = safetext.Text(s.Message)
+	}
+	return jc
+}
+
+// junitCaseText is junitCase before its text is made safe.
+func (o Output) junitCaseText(class string, c Check, rs []Result) junitCase {
 	jc := junitCase{Name: c.Name, Classname: class, Time: junitTime(c.Time)}
 	lines := make([]string, 0, len(rs)+1)
 	if c.Failed != "" {

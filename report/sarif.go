@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // SARIF 2.1.0 document, reduced to the members mcpdrill fills.
@@ -197,6 +198,23 @@ func sarifRuleOf(cat Catalogue, f Finding) sarifRule {
 		DefaultConfiguration: sarifDefaults{SARIFLevel(r.Severity)}}
 }
 
+// sarifMessage is a result's message as SARIF plain text: safe lines
+// (safetext.Block) with its square brackets escaped by a backslash (and a
+// backslash before one escaped too), since a viewer reads "[text](target)"
+// in a plain-text message as an embedded link (SARIF 2.1.0, §3.11.6).
+func sarifMessage(s string) string {
+	s = safetext.Block(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '[' || c == ']' || c == '\\' && i+1 < len(s) && (s[i+1] == '[' || s[i+1] == ']') {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
 func sarifResultOf(r Result, ruleIndex int) sarifResult {
 	line := max(r.Location.Line, 1)
 	loc := sarifLocation{PhysicalLocation: sarifPhysical{
@@ -208,9 +226,9 @@ func sarifResultOf(r Result, ruleIndex int) sarifResult {
 		if r.Pointer == "" {
 			kind = "function"
 		}
-		loc.LogicalLocations = []sarifLogical{{Name: r.Tool, FullyQualifiedName: r.Tool + r.Pointer, Kind: kind}}
+		loc.LogicalLocations = []sarifLogical{{Name: safetext.Text(r.Tool), FullyQualifiedName: safetext.Text(r.Tool + r.Pointer), Kind: kind}}
 	}
-	res := sarifResult{RuleID: r.Rule, RuleIndex: ruleIndex, Level: SARIFLevel(r.Severity), Message: sarifText{r.Text()},
+	res := sarifResult{RuleID: r.Rule, RuleIndex: ruleIndex, Level: SARIFLevel(r.Severity), Message: sarifText{sarifMessage(r.Text())},
 		Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(r)}}
 	props := map[string]any{}
 	if r.Subject != "" {

@@ -458,16 +458,17 @@ func (s *scanner) stderrLines(tail []string) []string {
 	return out
 }
 
-// secretValues are the values of the environment the scan gave the server:
-// a server may echo them.
+// secretValues are the secrets (redact.Secrets) of the environment and the
+// command line the scan gave the server: a server may echo them.
 func (s *scanner) secretValues() []string {
-	var vs []string
+	var sec redact.Secrets
 	for _, kv := range s.cfg.Env {
-		if _, v, ok := strings.Cut(kv, "="); ok {
-			vs = append(vs, v)
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			sec.Env(k, v)
 		}
 	}
-	return vs
+	sec.Argv(s.cfg.Command)
+	return sec.Values()
 }
 
 // said picks the line of a stderr tail that explains a failure: the last

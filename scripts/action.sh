@@ -14,7 +14,11 @@
 #   action.sh finish   exits with the code run recorded, after saying why on an error annotation
 #
 # Everything comes from the environment; action.yml maps the inputs into it and never writes an
-# input into the script text:
+# input into the script text. An input holding a line break or another control character is refused
+# (a line break in sarif-file would write a second line to GITHUB_OUTPUT, one in any input a second
+# log line the runner obeys); input text shown in a workflow command is escaped as the runner reads
+# it back (%, CR, LF), and "##[" (a command anywhere in a log line) is broken wherever input text is
+# printed:
 #   INPUT_COMMAND     scan, drift or "drift check" (default drift)
 #   INPUT_ARGS        the arguments after the command, split into words as xargs splits them:
 #                     white space separates, quotes ('…', "…") and backslashes group, nothing is
@@ -29,12 +33,49 @@ set -euo pipefail
 
 out=${GITHUB_OUTPUT:-/dev/null}
 
-# fail prints an error annotation and exits with status $1.
+# shown prints $1 for a log line: "##[" broken, so that no part of it is a workflow command.
+shown() {
+  printf '%s' "${1//'##['/#%23[}"
+}
+
+# fail prints an error annotation and exits with status $1; the message is escaped as the runner
+# reads a workflow command's data back (%, CR, LF).
 fail() {
   local code=$1
   shift
-  echo "::error title=mcpdrill::$*"
+  local msg
+  msg=$(shown "$*")
+  msg=${msg//'%'/%25}
+  msg=${msg//$'\r'/%0D}
+  msg=${msg//$'\n'/%0A}
+  echo "::error title=mcpdrill::$msg"
   exit "$code"
+}
+
+# refuse_controls fails when input $1 (its value $2) holds a line break or another control
+# character; $3, when set, is a character it may hold (args: a tab separates words).
+refuse_controls() {
+  local LC_ALL=C value=$2
+  if [[ -n ${3:-} ]]; then
+    value=${value//"$3"/}
+  fi
+  if [[ $value == *[[:cntrl:]]* ]]; then
+    fail 2 "$1: a line break or another control character is not allowed in this input"
+  fi
+}
+
+# own_flag prints the name of the action's own flag that $1 spells, in any form the CLI accepts
+# (one dash or more, with or without "=VALUE"), or nothing.
+own_flag() {
+  local name=$1
+  [[ $name == -* ]] || return 0
+  while [[ $name == -* ]]; do
+    name=${name#-}
+  done
+  name=${name%%=*}
+  case $name in
+    format | json | fail-on) printf '%s' "$name" ;;
+  esac
 }
 
 install_mcpdrill() {
@@ -53,6 +94,10 @@ install_mcpdrill() {
 }
 
 run_mcpdrill() {
+  refuse_controls command "${INPUT_COMMAND:-}"
+  refuse_controls args "${INPUT_ARGS:-}" $'\t'
+  refuse_controls sarif-file "${INPUT_SARIF_FILE:-}"
+  refuse_controls fail-on "${INPUT_FAIL_ON:-}"
   local -a cmd
   case ${INPUT_COMMAND:-drift} in
     scan) cmd=(scan) ;;
@@ -81,19 +126,21 @@ run_mcpdrill() {
     done < "$words"
     rm -f "$words"
   fi
-  # The action's own flags, before a server command's "--".
+  # The action's own flags, before a server command's "--", in every spelling the CLI accepts:
+  # -format, --format, --format=x, -fail-on=x, --json=false…
   # ${args[@]+…}: bash 3.2 (macOS) calls an empty array unbound under set -u.
+  local own
   for a in ${args[@]+"${args[@]}"}; do
-    case $a in
-      --) break ;;
-      --format | --format=* | --json | --json=* | --fail-on | --fail-on=*)
-        fail 2 "args: $a is the action's to set (the output is SARIF; use the fail-on input)" ;;
-    esac
+    [[ $a == -- ]] && break
+    own=$(own_flag "$a")
+    if [[ -n $own ]]; then
+      fail 2 "args: $a is the action's to set (--$own: the output is SARIF; use the fail-on input)"
+    fi
   done
 
   mkdir -p "$(dirname "$sarif")"
   # The arguments are not echoed: they may carry a header value.
-  echo "mcpdrill ${cmd[*]} --format sarif --fail-on $fail_on ... > $sarif"
+  echo "mcpdrill ${cmd[*]} --format sarif --fail-on $fail_on ... > $(shown "$sarif")"
   local code=0
   mcpdrill "${cmd[@]}" --format sarif --fail-on "$fail_on" ${args[@]+"${args[@]}"} > "$sarif" || code=$?
   {
@@ -114,6 +161,8 @@ run_mcpdrill() {
 }
 
 finish() {
+  refuse_controls sarif-file "${INPUT_SARIF_FILE:-}"
+  refuse_controls fail-on "${INPUT_FAIL_ON:-}"
   local code=${EXIT_CODE:-}
   case $code in
     0) exit 0 ;;

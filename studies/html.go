@@ -2,6 +2,7 @@ package studies
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
+	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -26,11 +29,46 @@ import (
 // run line (tool version, date, duration) and the stderr tails of failed
 // rows come from Meta; everything else is a function of the document
 // outside it, as Markdown is.
+//
+// What servers, registries and servers.json say is made safe first
+// (safetext.Block: no control or bidirectional character reaches the page;
+// the template escapes HTML): the page is built from a copy of the results
+// whose every string is, and the chart labels made of aggregate keys are.
 func HTML(w io.Writer, r *Results) error {
-	if err := pageTemplate.Execute(w, buildPage(r)); err != nil {
+	safe, err := safeCopy(r)
+	if err != nil {
+		return fmt.Errorf("writing scoreboard: %w", err)
+	}
+	p := buildPage(safe)
+	for _, v := range []any{&p.Charts, &p.Tiers, &p.GroupTiers} {
+		strwalk.Map(v, pageText)
+	}
+	if err := pageTemplate.Execute(w, p); err != nil {
 		return fmt.Errorf("writing scoreboard: %w", err)
 	}
 	return nil
+}
+
+// safeCopy is a deep copy of r (its JSON fields) with every string made
+// safe to show (pageText).
+func safeCopy(r *Results) (*Results, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var c Results
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, err
+	}
+	strwalk.Map(&c, pageText)
+	return &c, nil
+}
+
+// pageText is text as the page shows it: colour and cursor sequences (a
+// server's stderr is full of them) removed, then made safe
+// (safetext.Block).
+func pageText(s string) string {
+	return safetext.Block(terminalEscape.ReplaceAllString(s, ""))
 }
 
 type page struct {
@@ -380,11 +418,7 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 		pr.Checks = append(pr.Checks, c)
 	}
 	if row.Status == StatusFailed && len(sm.Stderr) > 0 {
-		lines := make([]string, len(sm.Stderr))
-		for i, l := range sm.Stderr {
-			lines[i] = terminalEscape.ReplaceAllString(l, "")
-		}
-		pr.Stderr = strings.Join(lines, "\n")
+		pr.Stderr = strings.Join(sm.Stderr, "\n")
 	}
 
 	switch row.Status {

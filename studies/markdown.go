@@ -2,11 +2,13 @@ package studies
 
 import (
 	"fmt"
-	"github.com/mcpdrill/mcpdrill/scan"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // pct formats a share in [0,1] as a percentage with one decimal; nil is "–".
@@ -26,11 +28,18 @@ func sortedCounts(m map[string]int) []string {
 	return out
 }
 
-// mdCell escapes a value for a Markdown table cell.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
+// mdCell makes a value inert Markdown for a table cell or a list item
+// (safetext.Markdown): what a server, a registry or servers.json says can
+// form no link, image, HTML or cell break.
+func mdCell(s string) string { return safetext.Markdown(s) }
+
+// mdCounts is sortedCounts with each key made inert (mdCell).
+func mdCounts(m map[string]int) []string {
+	out := sortedCounts(m)
+	for i, s := range out {
+		out[i] = mdCell(s)
+	}
+	return out
 }
 
 // tiers counts a row's tools per output-contract tier.
@@ -120,7 +129,7 @@ func Markdown(w io.Writer, r *Results) error {
 		b.WriteString("| probe | verdicts | conformant |\n|---|---|---|\n")
 		for _, n := range slices.Sorted(maps.Keys(a.Probes)) {
 			t := a.Probes[n]
-			fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", mdCell(n), strings.Join(sortedCounts(t.Verdicts), ", "), t.Conformant, t.Ran)
+			fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", mdCell(n), strings.Join(mdCounts(t.Verdicts), ", "), t.Conformant, t.Ran)
 		}
 		b.WriteString("\n")
 	}
@@ -128,12 +137,12 @@ func Markdown(w io.Writer, r *Results) error {
 	writeVersionDrift(&b, r)
 
 	b.WriteString("## Population\n\n")
-	fmt.Fprintf(&b, "- Negotiated revisions: %s\n", orNone(sortedCounts(a.Revisions)))
-	fmt.Fprintf(&b, "- Transports: %s\n", orNone(sortedCounts(a.Transports)))
-	fmt.Fprintf(&b, "- SDKs (as declared in servers.json): %s\n", orNone(sortedCounts(a.SDKs)))
-	fmt.Fprintf(&b, "- SDKs (observed, else declared): %s\n", orNone(sortedCounts(a.SDKsObserved)))
+	fmt.Fprintf(&b, "- Negotiated revisions: %s\n", orNone(mdCounts(a.Revisions)))
+	fmt.Fprintf(&b, "- Transports: %s\n", orNone(mdCounts(a.Transports)))
+	fmt.Fprintf(&b, "- SDKs (as declared in servers.json): %s\n", orNone(mdCounts(a.SDKs)))
+	fmt.Fprintf(&b, "- SDKs (observed, else declared): %s\n", orNone(mdCounts(a.SDKsObserved)))
 	if a.Failed > 0 {
-		fmt.Fprintf(&b, "- Failures: %s\n", orNone(sortedCounts(a.Failures)))
+		fmt.Fprintf(&b, "- Failures: %s\n", orNone(mdCounts(a.Failures)))
 	}
 	b.WriteString("\n## Servers\n\n")
 	b.WriteString("Probes in name order: j JSON-RPC error, t isError result, h HTTP error, A accepted, T timeout, i ignored (a dropped frame), C crash, s skipped; * not what the revision asks for.\n\n")
@@ -153,7 +162,7 @@ func Markdown(w io.Writer, r *Results) error {
 			leaf, errc, spec = row.Scores.LeafRate, row.Scores.ErrorConformance, row.Scores.SpecConformance
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d/%d | %s | %s | %s | %s |\n",
-			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), status, rev, len(row.Tools),
+			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), mdCell(status), mdCell(rev), len(row.Tools),
 			none, vac, part, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
 	}
 	var failed []Row
@@ -169,7 +178,7 @@ func Markdown(w io.Writer, r *Results) error {
 			if row.Failure != "" {
 				kind = row.Failure
 			}
-			fmt.Fprintf(&b, "- **%s** (%s): %s\n", mdCell(row.Name), kind, mdCell(row.Reason))
+			fmt.Fprintf(&b, "- **%s** (%s): %s\n", mdCell(row.Name), mdCell(kind), mdCell(row.Reason))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -258,7 +267,7 @@ func writeSeedComparison(b *strings.Builder, r *Results) {
 	var wrapping []string
 	for _, k := range slices.Sorted(maps.Keys(a.ByFramework)) {
 		if g := a.ByFramework[k]; g.Wrapped > 0 {
-			wrapping = append(wrapping, fmt.Sprintf("%s %d", k, g.Wrapped))
+			wrapping = append(wrapping, mdCell(fmt.Sprintf("%s %d", k, g.Wrapped)))
 		}
 	}
 	fmt.Fprintf(b, "SDK-wrapped tools by framework: %s.", orNone(wrapping))
@@ -315,10 +324,10 @@ func writeVersionDrift(b *strings.Builder, r *Results) {
 	b.WriteString("## Version drift\n\n")
 	fmt.Fprintf(b, "%s scanned at two releases (`previous_of`); %s compared with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
 		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change, %d of them in a minor or patch step (a semver violation; before 1.0 the leftmost non-zero component is the major one); %d removed %s; %d changed %s.\n\n",
-		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(sortedCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations,
+		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations,
 		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
 	if len(d.ByRule) > 0 {
-		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(sortedCounts(d.ByRule), ", "))
+		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(mdCounts(d.ByRule), ", "))
 	}
 	b.WriteString("| package | from → to | step | changes | tools removed | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|\n")
 	for _, row := range driftRows(r.Servers) {
@@ -327,7 +336,7 @@ func writeVersionDrift(b *strings.Builder, r *Results) {
 		if vd.SemverViolation {
 			viol = "**yes**"
 		}
-		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), vd.Step,
+		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Step),
 			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.DescriptionsChanged)), viol)
 	}
 	b.WriteString("\n")

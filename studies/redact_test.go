@@ -1,13 +1,15 @@
 package studies
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -45,52 +47,81 @@ func TestRowsHoldNoSecrets(t *testing.T) {
 	}
 }
 
-// TestRunMasksResolvedSecrets: what ${env:…}, ${input:…} and the entry's
-// environment resolved to is masked in what a row keeps of the server's
-// words, and an input without a value fails the row naming the input.
+// TestRunMasksResolvedSecrets: what the masking rule calls secret (an
+// ${env:} value under a secret-looking name, an ${input:}, an environment
+// value under a secret-looking name) is masked in everything a row keeps,
+// including what the server says of itself (serverInfo, tool names,
+// messages) and echoes of it cut short; what it does not (a path, a home
+// directory, a value whose name and place say nothing) is kept as it is;
+// an input without a value fails the row naming the input.
 func TestRunMasksResolvedSecrets(t *testing.T) {
+	const envSecret, inputSecret = "planted-env-TOKEN-1234", "planted-INPUT-5678"
 	spec, err := ParseSpec([]byte(`{
   "inputs": [{"type": "promptString", "id": "key", "description": "API key", "password": true}],
   "servers": {
-    "echo":   {"command": "srv", "args": ["${env:STUDY_PLANTED}", "${input:key}", "${workspaceFolder}"], "env": {"LITERAL": "planted-literal-env"}},
+    "echo":   {"command": "srv", "args": ["${env:STUDY_PLANTED_TOKEN}", "${input:key}", "${workspaceFolder}", "--root", "${env:FSROOT}", "${env:HOME}"],
+               "env": {"LITERAL_KEY": "planted-literal-env", "FSROOT": "/tmp", "PLAIN": "plain-value"}},
     "nokey":  {"command": "srv", "args": ["${input:other}"]}
   }}`), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server echoes what it was given: its command and environment on
+	// stderr, the environment secret less its last character as its name,
+	// the input as a tool name, both in a finding.
 	echo := func(_ context.Context, cfg mcp.Config, _ scan.Options) (*scan.Report, error) {
 		r := &scan.Report{Established: true}
 		r.Meta.Stderr = []string{strings.Join(cfg.Command, " "), strings.Join(cfg.Env, " ")}
+		r.Server = scan.Server{Name: envSecret[:len(envSecret)-1], Version: "v-" + inputSecret[2:]}
+		r.Tools = []scan.ToolReport{{Name: "t-" + inputSecret, Reason: "reads /tmp/data and /home/tester/.cfg"}}
+		r.Findings = []report.Finding{{Rule: "MCP-X", Severity: report.SeverityInfo, Tool: "t-" + inputSecret, Message: "said " + envSecret[1:] + " under /tmp/data"}}
 		return r, nil
 	}
 	res, err := Run(context.Background(), spec, Options{
 		Scan:      echo,
 		Workspace: "/ws",
-		Inputs:    map[string]string{"key": "planted-input"},
+		Inputs:    map[string]string{"key": inputSecret},
 		LookupEnv: func(k string) (string, bool) {
-			if k == "STUDY_PLANTED" {
-				return "planted-env", true
-			}
-			return "", false
+			v, ok := map[string]string{"STUDY_PLANTED_TOKEN": envSecret, "FSROOT": "/tmp", "HOME": "/home/tester"}[k]
+			return v, ok
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(res)
+	var docs bytes.Buffer
+	if err := Write(&docs, res); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := Pages(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"planted-env", "planted-input", "planted-literal-env"} {
-		if strings.Contains(string(b), s) {
-			t.Errorf("results hold %q:\n%s", s, b)
+	docs.Write(pages[SummaryFile])
+	docs.Write(pages[ScoreboardFile])
+	for _, r := range res.Servers {
+		for _, f := range r.Found() {
+			docs.WriteString(f.Message + f.Tool)
+		}
+	}
+	out := docs.String()
+	for _, s := range []string{envSecret, inputSecret, "planted-literal-env"} {
+		for i := 0; i+redact.EchoRun <= len(s); i++ {
+			if part := s[i : i+redact.EchoRun]; strings.Contains(out, part) {
+				t.Errorf("the results and pages hold %q, part of %q", part, s)
+			}
+		}
+	}
+	for _, s := range []string{"/tmp/data", "/home/tester/.cfg", "--root /tmp /home/tester", "FSROOT=/tmp", "PLAIN=plain-value"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the results lack %q: a value that is no secret was masked", s)
 		}
 	}
 	rows := map[string]Row{}
 	for _, r := range res.Servers {
 		rows[r.Name] = r
 	}
-	if got := res.Meta.Servers["echo"].Stderr; len(got) == 0 || got[0] != "srv REDACTED REDACTED /ws" {
+	if got := res.Meta.Servers["echo"].Stderr; len(got) == 0 || got[0] != "srv REDACTED REDACTED /ws --root /tmp /home/tester" {
 		t.Errorf("echo stderr %q", got)
 	}
 	if r := rows["nokey"]; r.Status != StatusFailed || r.Failure != FailConfig || r.Reason != `input "other" has no value` {

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 	"github.com/mcpdrill/mcpdrill/scan/provider"
@@ -133,6 +134,10 @@ type Row struct {
 	VersionDrift *VersionDrift `json:"version_drift,omitempty"`
 	// base is the scan's listing, kept for the version comparison.
 	base *baseline
+	// mask masks the secrets of the row's server (redact.Values) in what
+	// is derived from its scan later (the version comparison); nil for a
+	// row read from results.json.
+	mask func(string) string
 
 	// found holds the scan's findings themselves (messages cleaned as the
 	// reason is), or MCP-STUDY-NOT-SCANNED for a row that never reached the
@@ -302,6 +307,20 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	if row.Reason == "" {
 		row.Reason = "the scan did not establish the tool inventory"
 	}
+	return row
+}
+
+// maskRow masks the secrets of the row's server in every string the row
+// holds (server info, tool names, probe and check texts, findings,
+// reasons), so that a server that echoes one (in its name, a tool name, a
+// message) records none of it, and keeps mask for the version comparison.
+func maskRow(row Row, mask func(string) string) Row {
+	strwalk.Map(&row, mask)
+	strwalk.Map(&row.found, mask)
+	if row.startup != nil {
+		strwalk.Map(row.startup, mask)
+	}
+	row.mask = mask
 	return row
 }
 

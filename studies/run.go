@@ -264,15 +264,20 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 	if err := x.Err(); err != nil {
 		return failedRow(row, FailConfig, err.Error()), sm
 	}
-	// What a placeholder resolved to, and every environment and header
-	// value, is masked wherever the server's words are recorded; the
-	// study's own variables are not secret, and are named by the cleaner.
-	secrets := append(t.Secrets, x.Secrets()...)
-	for _, kv := range launchEnv {
-		_, v, _ := strings.Cut(kv, "=")
-		secrets = append(secrets, v)
+	// The secrets (redact.Secrets) of the entry, of its launch and of what
+	// placeholders read are masked wherever the server's words are
+	// recorded, in every field of the row; the study's own variables are
+	// not secret, and are named by the cleaner.
+	var sec redact.Secrets
+	for _, v := range append(t.Secrets, x.Secrets()...) {
+		sec.Add(v)
 	}
-	secrets = slices.DeleteFunc(secrets, func(v string) bool { return v == vars.Port || v == vars.SpecDir || v == vars.WorkDir })
+	for _, kv := range launchEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		sec.Env(k, v)
+	}
+	sec.Argv(launchArgv)
+	secrets := slices.DeleteFunc(sec.Values(), func(v string) bool { return v == vars.Port || v == vars.SpecDir || v == vars.WorkDir })
 	mask, clean := redact.Values(secrets), cleaner(vars)
 	cl := func(s string) string { return mask(clean(s)) }
 
@@ -320,7 +325,7 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 	if rep.Meta.Timing != nil {
 		sm.StartupMS = rep.Meta.Timing.StartupMS
 	}
-	return rowFromReport(row, rep, cl), sm
+	return maskRow(rowFromReport(row, rep, cl), mask), sm
 }
 
 // cleaner returns a function that replaces the run-dependent parts of a

@@ -92,11 +92,14 @@ func TestVarsTakePrecedence(t *testing.T) {
 	v := Vars{SpecDir: "/spec", WorkDir: "/work", Port: "1234"}
 	env := func(k string) (string, bool) { return "env-" + k, true }
 	x := clientconfig.NewExpander(clientconfig.Resolver{Vars: v.vars(), LookupEnv: env})
-	if got, want := x.Expand("${SPEC_DIR} ${WORK_DIR} ${PORT} ${USER}"), "/spec /work 1234 env-USER"; got != want {
+	if got, want := x.Expand("${SPEC_DIR} ${WORK_DIR} ${PORT} ${USER} ${API_TOKEN}"), "/spec /work 1234 env-USER env-API_TOKEN"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
-	if s := x.Secrets(); !slices.Equal(s, []string{"env-USER"}) {
-		t.Fatalf("secrets = %q: the study's own variables are not secret, the environment's are", s)
+	if s := x.Secrets(); !slices.Equal(s, []string{"env-API_TOKEN"}) {
+		t.Fatalf("secrets = %q: the study's own variables are not secret, the environment's are when their names say so", s)
+	}
+	if u := x.Used(); !slices.Equal(u, []string{"${USER}", "${API_TOKEN}"}) {
+		t.Fatalf("used = %q: the study's own variables come from no environment", u)
 	}
 	// Without a launch there is no port: ${PORT} is then an ordinary variable.
 	x = clientconfig.NewExpander(clientconfig.Resolver{Vars: Vars{}.vars(), LookupEnv: func(string) (string, bool) { return "", false }})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -96,6 +97,13 @@ func pairVersions(rows []Row, entries []Entry) {
 			continue
 		}
 		vd := gradeVersions(&rows[pi], &rows[ci], versions[e.Name], versions[e.PreviousOf])
+		// Tool names and messages come from both scans: both servers'
+		// secrets are masked in them.
+		for _, mask := range []func(string) string{rows[pi].mask, rows[ci].mask} {
+			if mask != nil {
+				strwalk.Map(&vd, mask)
+			}
+		}
 		rows[ci].VersionDrift = &vd
 	}
 }

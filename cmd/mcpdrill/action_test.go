@@ -383,3 +383,83 @@ func TestActionScript(t *testing.T) {
 		t.Errorf("a flag after --: exit %d, outputs %v\n%s", code, outputs, out)
 	}
 }
+
+// TestActionInputs: the action refuses a line break (or another control
+// character) in any input before anything runs or is written to
+// GITHUB_OUTPUT; it recognises its own flags in every spelling the CLI
+// accepts; input text it shows in a workflow command is escaped, and no
+// "##[" of an input reaches the log. A stub mcpdrill stands in for the
+// real one: nothing here needs a server.
+func TestActionInputs(t *testing.T) {
+	e := newActionEnv(t)
+	bin := filepath.Join(filepath.Dir(e.dir), "stub")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "mcpdrill"), []byte("#!/bin/sh\necho '{}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.path = bin + string(os.PathListSeparator) + e.path
+	// checkLog fails for a log line that is a workflow command other than
+	// the action's own error annotation, or that holds "##[".
+	checkLog := func(what, out string) {
+		t.Helper()
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "##[") {
+				t.Errorf("%s: a ##[ command in the log: %q", what, l)
+			}
+			if trimmed := strings.TrimLeft(l, " \t"); strings.HasPrefix(trimmed, "::") && !strings.HasPrefix(l, "::error title=mcpdrill::") {
+				t.Errorf("%s: a workflow command in the log: %q", what, l)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		in   map[string]string
+		want string
+	}{
+		{"a line break in sarif-file", map[string]string{"INPUT_ARGS": "x", "INPUT_SARIF_FILE": "out.sarif\nexit-code=0"}, "sarif-file: a line break"},
+		{"a carriage return in sarif-file", map[string]string{"INPUT_ARGS": "x", "INPUT_SARIF_FILE": "out.sarif\r"}, "sarif-file: a line break"},
+		{"a line break in command", map[string]string{"INPUT_ARGS": "x", "INPUT_COMMAND": "scan\n::add-mask::x"}, "command: a line break"},
+		{"a line break in args", map[string]string{"INPUT_ARGS": "x\n::set-output name=a::b"}, "args: a line break"},
+		{"an escape in args", map[string]string{"INPUT_ARGS": "x \x1b]52;c;x\x07"}, "args: a line break"},
+		{"a line break in fail-on", map[string]string{"INPUT_ARGS": "x", "INPUT_FAIL_ON": "error\n::error::x"}, "fail-on: a line break"},
+		{"-fail-on", map[string]string{"INPUT_ARGS": "tools.json -fail-on never -- srv"}, "args: -fail-on is the action's"},
+		{"--fail-on=never", map[string]string{"INPUT_ARGS": "tools.json --fail-on=never -- srv"}, "args: --fail-on=never is the action's"},
+		{"-fail-on=never", map[string]string{"INPUT_ARGS": "-fail-on=never tools.json"}, "args: -fail-on=never is the action's"},
+		{"---fail-on", map[string]string{"INPUT_ARGS": "tools.json ---fail-on never"}, "args: ---fail-on is the action's"},
+		{"-format", map[string]string{"INPUT_ARGS": "-format json tools.json"}, "args: -format is the action's"},
+		{"--format=json", map[string]string{"INPUT_ARGS": "--format=json tools.json"}, "args: --format=json is the action's"},
+		{"-json", map[string]string{"INPUT_ARGS": "-json tools.json"}, "args: -json is the action's"},
+		{"--json=false", map[string]string{"INPUT_ARGS": "--json=false tools.json"}, "args: --json=false is the action's"},
+		{"an escaped line break is shown escaped", map[string]string{"INPUT_ARGS": "x", "INPUT_COMMAND": "wr%0A::error::ap"}, `command: want scan, drift or drift check, got "wr%250A::error::ap"`},
+		{"##[ in command", map[string]string{"INPUT_ARGS": "x", "INPUT_COMMAND": "##[set-env name=A;]b"}, `command: want scan, drift or drift check, got "#%2523[set-env name=A;]b"`},
+	} {
+		code, out, outputs := e.step("run", c.in)
+		if code != 2 || !strings.Contains(out, "::error title=mcpdrill::"+c.want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s", c.name, code, c.want, out)
+		}
+		if len(outputs) > 0 {
+			t.Errorf("%s: refused, but GITHUB_OUTPUT holds %v", c.name, outputs)
+		}
+		if strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: want one log line, got\n%s", c.name, out)
+		}
+		checkLog(c.name, out)
+	}
+	// A sarif-file with "##[" runs, and the log shows it broken.
+	code, out, outputs := e.step("run", map[string]string{"INPUT_ARGS": "x", "INPUT_SARIF_FILE": "a##[set-env name=A;]b.sarif"})
+	if code != 0 || outputs["sarif-file"] != "a##[set-env name=A;]b.sarif" || outputs["exit-code"] != "0" || len(outputs) != 3 {
+		t.Errorf("##[ in sarif-file: exit %d, outputs %v\n%s", code, outputs, out)
+	}
+	checkLog("##[ in sarif-file", out)
+	// finish shows what run recorded escaped, and refuses a line break.
+	code, out, _ = e.step("finish", map[string]string{"EXIT_CODE": "1", "INPUT_SARIF_FILE": "x%0A::error::y##[z"})
+	if code != 1 || !strings.Contains(out, "x%250A::error::y#%2523[z") {
+		t.Errorf("finish: exit %d\n%s", code, out)
+	}
+	checkLog("finish", out)
+	if code, out, _ := e.step("finish", map[string]string{"EXIT_CODE": "1", "INPUT_SARIF_FILE": "x\n::add-mask::y"}); code != 2 || strings.Contains(out, "\n::add-mask") {
+		t.Errorf("finish with a line break: exit %d\n%s", code, out)
+	}
+}

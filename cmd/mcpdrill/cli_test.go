@@ -5,12 +5,17 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/hostile"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
 func TestMain(m *testing.M) {
 	// Re-executed as a stdio testbed server by testbed.ChildCommand.
 	if code, ok := testbed.ServeChild(); ok {
+		os.Exit(code)
+	}
+	// Re-executed as the hostile stdio server (TestHostileText).
+	if code, ok := hostile.ServeChild(); ok {
 		os.Exit(code)
 	}
 	// Tables are fitted to the default width, whatever terminal runs the

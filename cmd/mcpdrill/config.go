@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -28,17 +30,18 @@ const configAuto = "auto"
 // configurations (scan, drift).
 func configFlags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "take the servers from an MCP client configuration `FILE` (Claude Desktop, Cursor, VS Code, Claude Code), or \"auto\" for every one `mcpdrill configs` lists"},
+		&cli.StringFlag{Name: "config", Usage: "take the servers from an MCP client configuration `FILE` (Claude Desktop, Cursor, VS Code, Claude Code), or \"auto\" for your own (those in your home; a workspace's too with --workspace)"},
 		&cli.StringSliceFlag{Name: "server", Usage: "with --config, only the server `NAME` (repeatable)"},
-	}, placeholderFlags()...)
+		&cli.BoolFlag{Name: trustFlag, Usage: "let a --config file you did not write (a workspace's) start its commands and send your ${env:…} and ${input:…} values to its URLs"},
+	}, placeholderFlags(" With --config auto, DIR's workspace configurations are read too.")...)
 }
 
 // placeholderFlags give values to a configuration's placeholders (scan,
-// drift, study run).
-func placeholderFlags() []cli.Flag {
+// drift, study run); more ends --workspace's usage.
+func placeholderFlags(more string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "input", Usage: "`ID=VALUE` for ${input:ID} in the configuration (repeatable; values are never printed)"},
-		&cli.StringFlag{Name: "workspace", Usage: "`DIR` for ${workspaceFolder} (default: the repository holding the configuration, else its directory)"},
+		&cli.StringFlag{Name: "workspace", Usage: "`DIR` for ${workspaceFolder} (default: the repository holding the configuration, else its directory)." + more},
 	}
 }
 
@@ -71,7 +74,7 @@ func (t liveTarget) name() string {
 
 // label names a configuration's server for a heading.
 func (t liveTarget) label() string {
-	return fmt.Sprintf("server %q of %s", t.server, t.file)
+	return fmt.Sprintf("server %s of %s", safetext.Quote(t.server), safetext.Text(t.file))
 }
 
 // show makes a report's target the server as its configuration writes
@@ -100,7 +103,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []liveTarget{{cfg: cfg, secrets: configSecrets(cfg.Env, cfg.Headers)}}, nil
+		return []liveTarget{{cfg: cfg, secrets: targetSecrets(cfg)}}, nil
 	}
 	if c.String("url") != "" || len(command) > 0 {
 		return nil, usageErr("--config names the servers: give no --url or server command with it")
@@ -127,6 +130,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 	pick := c.StringSlice("server")
 	var out []liveTarget
 	var problems []string
+	var uses []untrustedUse
 	needsInput := false
 	for _, f := range files {
 		r := clientconfig.Resolver{Workspace: workspace, UserHome: home, Inputs: inputs, Declared: f.cfg.Inputs}
@@ -138,7 +142,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 			case len(pick) > 0 && !slices.Contains(pick, s.Name):
 				continue
 			case len(pick) == 0 && s.Disabled:
-				fmt.Fprintf(c.App.ErrWriter, "mcpdrill: server %q of %s is disabled: not used (name it with --server to use it)\n", s.Name, f.path)
+				fmt.Fprintf(c.App.ErrWriter, "mcpdrill: server %s of %s is disabled: not used (name it with --server to use it)\n", safetext.Quote(s.Name), safetext.Text(f.path))
 				continue
 			}
 			x := clientconfig.NewExpander(r)
@@ -148,6 +152,11 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 				needsInput = needsInput || (errors.As(err, &ue) && len(ue.Inputs) > 0)
 				problems = append(problems, fmt.Sprintf("server %q of %s: %v", s.Name, f.path, err))
 				continue
+			}
+			if !f.own {
+				if u, ok := untrustedUseOf(f.path, s, t); ok {
+					uses = append(uses, u)
+				}
 			}
 			lt := liveTarget{cfg: base, file: f.path, server: s.Name, argv: s.Argv(), url: s.URL, secrets: t.Secrets}
 			lt.cfg.Command, lt.cfg.Dir = t.Command, t.Dir
@@ -162,7 +171,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 				// The flags' --env come last: os/exec keeps the last of a repeated key.
 				lt.cfg.Env, lt.cfg.Headers = append(t.Env, base.Env...), nil
 			}
-			lt.secrets = append(lt.secrets, configSecrets(base.Env, base.Headers)...)
+			lt.secrets = append(lt.secrets, targetSecrets(base)...)
 			out = append(out, lt)
 		}
 	}
@@ -180,6 +189,9 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 	}
 	if len(out) == 0 {
 		return nil, usageErr("no server to use in %s", describeFiles(files))
+	}
+	if err := requireTrust(c, uses); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -204,43 +216,52 @@ func oneLiveTarget(c *cli.Context, command []string) (liveTarget, error) {
 type configFile struct {
 	path string
 	cfg  *clientconfig.Config
+	// own is true for one of the user's own client configurations (in the
+	// home or configuration directory): it needs no trust (trust.go).
+	own bool
 }
 
-// configFiles reads --config: one file, or every configuration found.
+// configFiles reads --config: one file, or every configuration found: the
+// user's own, and a workspace's only when --workspace names it.
 func configFiles(c *cli.Context, source string) ([]configFile, error) {
+	p, err := currentPlatform(c, false)
+	if err != nil {
+		return nil, err
+	}
 	if source != configAuto {
 		cfg, err := clientconfig.ReadFile(source, inputfile.Read)
 		if err != nil {
 			return nil, usageErr("--config: %v", err)
 		}
-		return []configFile{{path: source, cfg: cfg}}, nil
-	}
-	p, err := currentPlatform(c)
-	if err != nil {
-		return nil, err
+		return []configFile{{path: source, cfg: cfg, own: p.Own(source)}}, nil
 	}
 	var out []configFile
 	for _, f := range clientconfig.Discover(p, inputfile.Read) {
 		if f.Err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: skipping %s (%s): %v\n", f.Path, f.Client, f.Err)
+			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: skipping %s (%s): %s\n", safetext.Text(f.Path), f.Client, safetext.Text(f.Err.Error()))
 			continue
 		}
-		out = append(out, configFile{path: f.Path, cfg: f.Config})
+		out = append(out, configFile{path: f.Path, cfg: f.Config, own: f.Scope == "user"})
 	}
 	if len(out) == 0 {
-		return nil, usageErr("--config auto: no MCP client configuration found (`mcpdrill configs` says where it looks)")
+		return nil, usageErr("--config auto: no MCP client configuration of yours found (a workspace's is read only with --workspace DIR; `mcpdrill configs` says where it looks)")
 	}
 	return out, nil
 }
 
 // currentPlatform is where this machine's user keeps configurations; the
-// workspace is --workspace, else the repository holding the current
-// directory, else the current directory.
-func currentPlatform(c *cli.Context) (clientconfig.Platform, error) {
+// workspace is --workspace, else (when guess is set) the repository
+// holding the current directory, else the current directory. Without
+// guess and without --workspace there is none: a workspace's files are
+// read only when the user names it.
+func currentPlatform(c *cli.Context, guess bool) (clientconfig.Platform, error) {
 	var p clientconfig.Platform
 	p.Home, _ = os.UserHomeDir()
 	p.ConfigDir, _ = os.UserConfigDir()
 	ws := c.String("workspace")
+	if ws == "" && !guess {
+		return p, nil
+	}
 	if ws == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -303,18 +324,24 @@ func mergeHeaders(cfg, flags http.Header) http.Header {
 	return h
 }
 
-// configSecrets are the environment and header values of a target.
-func configSecrets(env []string, h http.Header) []string {
-	var out []string
-	for _, kv := range env {
-		if _, v, ok := strings.Cut(kv, "="); ok {
-			out = append(out, v)
+// targetSecrets are the secrets of what the target flags give a server
+// (--env, --header, --url, the command after --), as the masking rule says
+// (redact.Secrets).
+func targetSecrets(cfg mcp.Config) []string {
+	var s redact.Secrets
+	for _, kv := range cfg.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			s.Env(k, v)
 		}
 	}
-	for _, vs := range h {
-		out = append(out, vs...)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		for _, v := range cfg.Headers[k] {
+			s.Header(k, v)
+		}
 	}
-	return out
+	s.URL(cfg.URL)
+	s.Argv(cfg.Command)
+	return s.Values()
 }
 
 // maskOf masks the secrets of every target.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
@@ -69,7 +70,8 @@ func TestScanConfig(t *testing.T) {
 		t.Skip("starts servers")
 	}
 	configEnv(t)
-	scan := []string{"scan", "--json", "--fail-on", "never", "--no-second-connection"}
+	// The testdata configurations are this test's own: trusted.
+	scan := []string{"scan", "--json", "--fail-on", "never", "--no-second-connection", "--trust-workspace"}
 	desktop, vscode, claude := configPath("claude_desktop_config.json"), configPath("vscode_mcp.json"), configPath("claude_code.mcp.json")
 	tests := []struct {
 		name    string
@@ -127,7 +129,7 @@ func TestScanConfig(t *testing.T) {
 		}
 	})
 	t.Run("table", func(t *testing.T) {
-		code, out, errOut := runCLI(t, "scan", "--config", desktop, "--fail-on", "never", "--no-second-connection")
+		code, out, errOut := runCLI(t, "scan", "--trust-workspace", "--config", desktop, "--fail-on", "never", "--no-second-connection")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -138,7 +140,7 @@ func TestScanConfig(t *testing.T) {
 		}
 	})
 	t.Run("sarif at each server's entry", func(t *testing.T) {
-		code, out, errOut := runCLI(t, "scan", "--config", desktop, "--format", "sarif", "--fail-on", "never", "--no-second-connection")
+		code, out, errOut := runCLI(t, "scan", "--trust-workspace", "--config", desktop, "--format", "sarif", "--fail-on", "never", "--no-second-connection")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -220,7 +222,7 @@ func TestScanConfigAuto(t *testing.T) {
 	}
 	t.Setenv("COLUMNS", "")
 
-	code, out, errOut := runCLI(t, "scan", "--json", "--fail-on", "never", "--no-second-connection", "--config", "auto", "--workspace", ws,
+	code, out, errOut := runCLI(t, "scan", "--json", "--fail-on", "never", "--no-second-connection", "--config", "auto", "--workspace", ws, "--trust-workspace",
 		"--input", "api-key="+configPlanted["input in args, env, header"])
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -252,11 +254,11 @@ func TestDriftConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	desktop := configPath("claude_desktop_config.json")
-	code, _, errOut := runCLI(t, "drift", manifest, "--config", desktop)
+	code, _, errOut := runCLI(t, "drift", manifest, "--trust-workspace", "--config", desktop)
 	if code != exitUsage || !strings.Contains(errOut, "2 servers in --config (good, vacuous): name one with --server") {
 		t.Fatalf("two servers: exit %d: %s", code, errOut)
 	}
-	code, out, errOut := runCLI(t, "drift", manifest, "--config", desktop, "--server", "good", "--json", "--fail-on", "never")
+	code, out, errOut := runCLI(t, "drift", manifest, "--trust-workspace", "--config", desktop, "--server", "good", "--json", "--fail-on", "never")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -303,19 +305,20 @@ func TestConfigSecretsNeverPrinted(t *testing.T) {
 	}
 	for _, format := range []string{"table", "json", "sarif", "junit", "github"} {
 		for _, cfg := range []string{"claude_desktop_config.json", "vscode_mcp.json", "claude_code.mcp.json"} {
-			run("scan "+cfg+" "+format, "scan", "--config", configPath(cfg), "--input", input, "--format", format, "--fail-on", "never", "--no-second-connection")
+			run("scan "+cfg+" "+format, "scan", "--trust-workspace", "--config", configPath(cfg), "--input", input, "--format", format, "--fail-on", "never", "--no-second-connection")
 		}
-		run("scan broken "+format, "scan", "--config", broken, "--format", format)
+		run("scan broken "+format, "scan", "--trust-workspace", "--config", broken, "--format", format)
 		for _, server := range []string{"local", "remote"} {
-			run("drift "+server+" "+format, "drift", manifest, "--config", configPath("vscode_mcp.json"), "--server", server, "--input", input, "--format", format, "--fail-on", "never")
+			run("drift "+server+" "+format, "drift", manifest, "--trust-workspace", "--config", configPath("vscode_mcp.json"), "--server", server, "--input", input, "--format", format, "--fail-on", "never")
 		}
-		run("drift broken "+format, "drift", manifest, "--config", broken, "--format", format)
+		run("drift broken "+format, "drift", manifest, "--trust-workspace", "--config", broken, "--format", format)
 	}
 	results := filepath.Join(t.TempDir(), "results.json")
 	run("study run", "study", "run", configPath("vscode_mcp.json"), "--input", input, "-q", "-o", results, "--no-second-connection")
 	lc.checkFile("study results", results)
 	run("study run table", "study", "run", configPath("vscode_mcp.json"), "--input", input, "-q", "--format", "table", "--no-second-connection")
-	run("scan without the input", "scan", "--config", configPath("vscode_mcp.json"))
+	run("scan without the input", "scan", "--trust-workspace", "--config", configPath("vscode_mcp.json"))
+	run("scan untrusted", "scan", "--config", configPath("vscode_mcp.json"), "--input", input)
 	run("configs", "configs", "--workspace", filepath.Join("testdata", "configs"))
 	run("configs json", "configs", "--json", "--all")
 	if lc.seen < 50 {
@@ -359,5 +362,42 @@ func TestStudyConfigPlaceholders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfigMaskingIsPrecise: a configuration that gives its server a
+// path (FSROOT=/tmp, ${env:HOME}) masks no path in the output, the JSON
+// "config" field (a file under the temporary directory) included; a value
+// whose name says secret is still masked wherever it turns up.
+func TestConfigMaskingIsPrecise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	configEnv(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"good": {
+		"command": "${env:MCPDRILL_TEST_SELF}", "args": ["-test.run=^$", "--root", "${env:HOME}"],
+		"env": {"MCPDRILL_TESTBED_CHILD": "{\"Profile\":\"good\"}", "FSROOT": "/tmp", "HOME_DIR": "${env:HOME}", "LOG_LEVEL": "info"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "scan", "--trust-workspace", "--config", cfg, "--json", "--fail-on", "never", "--no-second-connection")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "REDACTED") {
+		t.Errorf("nothing here is secret, yet the output masks something:\n%s", out)
+	}
+	var doc []configScan
+	mustJSON(t, out, &doc)
+	if len(doc) != 1 || doc[0].Config != cfg || !doc[0].Report.Established {
+		t.Errorf("config %q, want %q", doc[0].Config, cfg)
+	}
+	// A value whose name says secret is masked, an echo of it less its
+	// last character too; the path beside it is not.
+	lt := liveTarget{secrets: targetSecrets(mcp.Config{Env: []string{"SERVICE_TOKEN=tok-9f8e7d6c5b4a", "FSROOT=/tmp"}})}
+	if got := maskOf([]liveTarget{lt})("SERVICE_TOKEN=tok-9f8e7d6c5b4 in /tmp/x"); got != "SERVICE_TOKEN=REDACTED in /tmp/x" {
+		t.Errorf("masked %q", got)
 	}
 }

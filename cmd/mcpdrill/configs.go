@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // configsCommand is the `mcpdrill configs` command; run (nil:
@@ -23,7 +24,8 @@ func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command 
 			".cursor/mcp.json) and VS Code (user mcp.json and settings.json, .vscode/mcp.json) keep their MCP\n" +
 			"servers on this OS, for the user and for the workspace (--workspace, default the repository holding\n" +
 			"the current directory), and lists each file found with its servers: name and transport only, never\n" +
-			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans them all.\n\n" +
+			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans the\n" +
+			"user's; a workspace's only with --workspace DIR and --trust-workspace (see scan --help).\n\n" +
 			exitCodes("", false),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workspace", Usage: "look for workspace configurations in `DIR`"},
@@ -46,7 +48,7 @@ func parseConfigsOptions(c *cli.Context) (*configsOptions, error) {
 	if err := noArguments(c); err != nil {
 		return nil, err
 	}
-	p, err := currentPlatform(c)
+	p, err := currentPlatform(c, true)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +147,7 @@ func renderConfigs(w io.Writer, entries []configEntry, home string) error {
 	}
 	for _, e := range entries {
 		if e.Error != "" {
-			fmt.Fprintf(w, "%s: %s\n", shortPath(e.Path, home), e.Error)
+			fmt.Fprintf(w, "%s: %s\n", safetext.Text(shortPath(e.Path, home)), safetext.Text(e.Error))
 		}
 	}
 	return nil

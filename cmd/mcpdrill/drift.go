@@ -20,6 +20,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
@@ -274,7 +275,7 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 		return connectError(err)
 	}
 	for _, u := range obs.Unreadable {
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), u.Reason)
+		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), safetext.Text(u.Reason))
 	}
 	if o.output == "-" {
 		return writeJSON(c.App.Writer, capt)
@@ -492,13 +493,13 @@ func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPl
 // renderDrift prints a drift report, its tables fitted to width.
 func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 	p := newPainter(w)
-	fmt.Fprintf(w, "%s %s vs %s\n", p.paint("mcpdrill "+rep.Command, 1), rep.Baseline, rep.Live)
+	fmt.Fprintf(w, "%s %s vs %s\n", p.paint("mcpdrill "+rep.Command, 1), safetext.Text(rep.Baseline), safetext.Text(rep.Live))
 	if t := rep.Target; t != nil {
 		name := t.Server
 		if name == "" {
 			name = "(unnamed server)"
 		}
-		fmt.Fprintln(w, wrap(fmt.Sprintf("server %s %s, protocol %s (%s era, %s), %d list page(s)", name, t.Version, t.Revision, t.Era, t.Transport, t.Pages), width))
+		fmt.Fprintln(w, wrap(fmt.Sprintf("server %s %s, protocol %s (%s era, %s), %d list page(s)", safetext.Text(name), safetext.Text(t.Version), t.Revision, t.Era, t.Transport, t.Pages), width))
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)
@@ -512,7 +513,7 @@ func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 		fmt.Fprintln(w, "No drift.")
 		return nil
 	}
-	g := newGrid(gridColumn{name: "severity"}, gridColumn{name: "rule"}, gridColumn{name: "tool"},
+	g := newGrid(gridColumn{name: "severity", painted: true}, gridColumn{name: "rule"}, gridColumn{name: "tool"},
 		gridColumn{name: "pointer", long: true, label: true}, gridColumn{name: "change"}, gridColumn{name: "message", long: true})
 	for _, f := range rep.Findings {
 		g.add(p.severity(f.Severity), f.Rule, f.Tool, f.Pointer, f.Change, f.Message)

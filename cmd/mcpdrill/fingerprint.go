@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // fingerprintCommand is the `mcpdrill fingerprint` command; run (nil:
@@ -105,7 +105,7 @@ func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)
 		}
 		for _, u := range obs.Unreadable {
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), u.Reason)
+			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), safetext.Text(u.Reason))
 		}
 		rep = r
 	}
@@ -116,7 +116,7 @@ func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
 	fmt.Fprintln(w, rep.Fingerprint)
 	if o.perTool {
 		for _, name := range rep.Names {
-			fmt.Fprintf(w, "%s  %s\n", rep.Tools[name], name)
+			fmt.Fprintf(w, "%s  %s\n", rep.Tools[name], safetext.Text(name))
 		}
 	}
 	return nil
@@ -133,10 +133,11 @@ func looksLikeManifest(args []string) bool {
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 == 0
 }
 
-// entryName names a tool entry in a message: its name quoted, or "unnamed".
+// entryName names a tool entry in a message: its name quoted
+// (safetext.Quote), or "unnamed".
 func entryName(name string) string {
 	if name == "" {
 		return "unnamed"
 	}
-	return strconv.Quote(name)
+	return safetext.Quote(name)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // Tables of findings, probes, tools and servers are fitted to the width of
@@ -65,6 +67,10 @@ type gridColumn struct {
 	// ("conformant: no", "expected: …"); an unlabelled long column (a
 	// message) stands alone.
 	label bool
+	// painted: the values are mcpdrill's own words, coloured by a painter;
+	// every other cell may hold what a server said and is passed through
+	// safetext.Text when added.
+	painted bool
 }
 
 // grid is a table fitted to a width when rendered.
@@ -75,8 +81,22 @@ type grid struct {
 
 func newGrid(cols ...gridColumn) *grid { return &grid{cols: cols} }
 
-// add appends a row (one cell per column).
-func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
+// add appends a row (one cell per column), each cell of a column that is
+// not painted made one safe line: line feeds and tabs become spaces (as
+// wrapping makes them), then safetext.Text.
+func (g *grid) add(cells ...string) {
+	row := make([]string, len(cells))
+	for i, s := range cells {
+		if i >= len(g.cols) || !g.cols[i].painted {
+			s = safetext.Text(cellSpaces.Replace(s))
+		}
+		row[i] = s
+	}
+	g.rows = append(g.rows, row)
+}
+
+// cellSpaces turns the white space that breaks a cell's line into spaces.
+var cellSpaces = strings.NewReplacer("\n", " ", "\t", " ")
 
 // render writes the grid fitted to width: a table, or records below
 // compactWidth.
@@ -226,11 +246,22 @@ func writeWrapped(b *strings.Builder, s, indent, more string, width int) {
 
 // wrapText breaks s into lines no wider than width (display columns), at
 // white space; a word wider than width is cut. Runs of white space become
-// one space. Text with terminal escapes (colour) is left on one line.
+// one space. Text with terminal escapes (colour) is left on one line. A
+// break can bring a "::" from the middle of the text to the start of a
+// line: each line goes through safetext.LineStart.
 func wrapText(s string, width int) []string {
 	if strings.ContainsRune(s, '\x1b') || twwidth.Width(s) <= width && !strings.ContainsAny(s, "\n\t") {
-		return []string{s}
+		return []string{safetext.LineStart(s)}
 	}
+	lines := breakText(s, width)
+	for i, l := range lines {
+		lines[i] = safetext.LineStart(l)
+	}
+	return lines
+}
+
+// breakText is wrapText's breaking of a text that does not fit.
+func breakText(s string, width int) []string {
 	var lines []string
 	var cur strings.Builder
 	n := 0
@@ -284,9 +315,9 @@ func writeItems(b *strings.Builder, width int, indent, more string, items ...str
 		case twwidth.Width(line)+3+twwidth.Width(it) <= width:
 			line += " · " + it
 		default:
-			b.WriteString(line + "\n")
+			b.WriteString(safetext.LineStart(line) + "\n")
 			line = more + it
 		}
 	}
-	b.WriteString(line + "\n")
+	b.WriteString(safetext.LineStart(line) + "\n")
 }

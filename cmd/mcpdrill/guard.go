@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // guardDirEnv names the store directory when --dir is not given.
@@ -394,7 +395,7 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 		return nil
 	}
 	p := newPainter(w)
-	g := newGrid(gridColumn{name: "server"}, gridColumn{name: "status"}, gridColumn{name: "tools"},
+	g := newGrid(gridColumn{name: "server"}, gridColumn{name: "status", painted: true}, gridColumn{name: "tools"},
 		gridColumn{name: "baseline", long: true, label: true}, gridColumn{name: "last seen", long: true, label: true},
 		gridColumn{name: "drift at", long: true, label: true})
 	for _, r := range rows {
@@ -455,11 +456,11 @@ func runGuardDiff(c *cli.Context, o *guardOptions) error {
 		if rep.Baseline != "" {
 			approved = rep.Baseline
 		}
-		fmt.Fprintf(w, "server %s: %s\napproved: %s\n%-9s %s\n", server, rep.Status, approved, rep.Against+":", rep.Current)
+		fmt.Fprintf(w, "server %s: %s\napproved: %s\n%-9s %s\n", safetext.Text(server), rep.Status, approved, rep.Against+":", rep.Current)
 		if len(rep.Changes) == 0 {
 			fmt.Fprintln(w, "No differences: the sets are the same.")
 		} else {
-			g := newGrid(gridColumn{name: "tool"}, gridColumn{name: "change"}, gridColumn{name: "severity"}, gridColumn{name: "message", long: true})
+			g := newGrid(gridColumn{name: "tool"}, gridColumn{name: "change"}, gridColumn{name: "severity", painted: true}, gridColumn{name: "message", long: true})
 			p := newPainter(w)
 			for _, ch := range rep.Changes {
 				msg := ch.Message
@@ -675,6 +676,6 @@ func printDescriptionChanges(w io.Writer, base, cur []mcp.Tool, cs []drift.Chang
 		if ch.Pointer != "/description" {
 			continue
 		}
-		fmt.Fprintf(w, "%s description:\n  - %q\n  + %q\n", ch.Tool, desc(base, ch.Tool), desc(cur, ch.Tool))
+		fmt.Fprintf(w, "%s description:\n  - %s\n  + %s\n", safetext.Text(ch.Tool), safetext.Quote(desc(base, ch.Tool)), safetext.Quote(desc(cur, ch.Tool)))
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // Exit codes shared by every command.
@@ -232,7 +234,8 @@ func execute(app *cli.App, args []string, stderr io.Writer) int {
 		code, err = ee.code, ee.err
 	}
 	if err != nil && err.Error() != "" {
-		fmt.Fprintln(stderr, "mcpdrill:", err)
+		// An error may quote what a server or a file said.
+		fmt.Fprintln(stderr, "mcpdrill:", safetext.Block(err.Error()))
 	}
 	return code
 }

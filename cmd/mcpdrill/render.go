@@ -77,7 +77,7 @@ func renderResults(w io.Writer, rs []report.Result, width int) error {
 	}
 	servers := slices.ContainsFunc(rs, func(r report.Result) bool { return r.Subject != "" })
 	p := newPainter(w)
-	cols := []gridColumn{{name: "severity"}, {name: "rule"}, {name: "tool"}, {name: "message", long: true}}
+	cols := []gridColumn{{name: "severity", painted: true}, {name: "rule"}, {name: "tool"}, {name: "message", long: true}}
 	if servers {
 		cols = slices.Insert(cols, 1, gridColumn{name: "server"})
 	}

@@ -118,7 +118,7 @@ func runRules(c *cli.Context, o *rulesOptions) error {
 // renderRules writes the catalogue fitted to width.
 func renderRules(w io.Writer, cat report.Catalogue, width int) error {
 	p := newPainter(w)
-	g := newGrid(gridColumn{name: "id"}, gridColumn{name: "severity"}, gridColumn{name: "title", long: true})
+	g := newGrid(gridColumn{name: "id"}, gridColumn{name: "severity", painted: true}, gridColumn{name: "title", long: true})
 	for _, r := range cat {
 		g.add(r.ID, p.severity(r.Severity), r.Title)
 	}

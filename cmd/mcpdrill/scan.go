@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 	"github.com/mcpdrill/mcpdrill/scan/provider"
@@ -255,7 +256,7 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	if name == "" {
 		name = "(unnamed server)"
 	}
-	fmt.Fprintf(w, "%s %s\n", p.paint(name, 1), r.Server.Version)
+	fmt.Fprintf(w, "%s %s\n", p.paint(safetext.Text(name), 1), safetext.Text(r.Server.Version))
 	if r.Protocol.Revision != "" {
 		forced := ""
 		if r.Protocol.Forced {
@@ -264,12 +265,12 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 		fmt.Fprintf(w, "protocol %s (%s era, %s%s)\n", r.Protocol.Revision, r.Protocol.Era, r.Protocol.Transport, forced)
 	}
 	if len(r.Protocol.Detection) > 0 {
-		fmt.Fprintf(w, "detection: %s\n", strings.Join(r.Protocol.Detection, "; "))
+		fmt.Fprintf(w, "detection: %s\n", safetext.Text(strings.Join(r.Protocol.Detection, "; ")))
 	}
 	fmt.Fprintln(w)
 
 	if len(r.Tools) > 0 {
-		t := newGrid(gridColumn{name: "tool"}, gridColumn{name: "output contract"}, gridColumn{name: "leaf rate", label: true}, gridColumn{name: "note", long: true})
+		t := newGrid(gridColumn{name: "tool"}, gridColumn{name: "output contract", painted: true}, gridColumn{name: "leaf rate", label: true}, gridColumn{name: "note", long: true})
 		for _, tr := range r.Tools {
 			leaf := "-"
 			if tr.LeafRate != nil && tr.Leaves > 0 {
@@ -296,7 +297,7 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 
 	if len(r.Probes) > 0 {
 		t := newGrid(gridColumn{name: "probe"}, gridColumn{name: "verdict"}, gridColumn{name: "code"},
-			gridColumn{name: "expected", long: true, label: true}, gridColumn{name: "conformant", label: true})
+			gridColumn{name: "expected", long: true, label: true}, gridColumn{name: "conformant", label: true, painted: true})
 		for _, pr := range r.Probes {
 			code := ""
 			if pr.ErrorCode != nil {

@@ -6,16 +6,19 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // configHelp is the --config paragraph of scan's and drift's help.
 const configHelp = "--config FILE takes the servers from an MCP client configuration (Claude Desktop, Cursor, VS Code,\n" +
-	"Claude Code; \"auto\": every one `mcpdrill configs` lists), all of them or those named with --server.\n" +
-	"Placeholders are resolved as the clients do: ${env:X}, ${X}, ${X:-default}, ${userHome},\n" +
-	"${workspaceFolder} (--workspace) and ${input:ID} (--input ID=VALUE; without it, exit 2). What they\n" +
-	"resolve to, and every env and header value, is never printed."
+	"Claude Code; \"auto\": your own, in your home; a workspace's too with --workspace DIR), all of them or\n" +
+	"those named with --server. Placeholders are resolved as the clients do: ${env:X}, ${X}, ${X:-default},\n" +
+	"${userHome}, ${workspaceFolder} (--workspace) and ${input:ID} (--input ID=VALUE; without it, exit 2).\n" +
+	"Secrets they resolve to are never printed. A file that is not one of your own (a repository's\n" +
+	".vscode/mcp.json, .mcp.json…) starts no command and is sent no ${env:…} or ${input:…} value until you\n" +
+	"say so: --trust-workspace, or yes on a terminal after mcpdrill lists what would run (else exit 2)."
 
 // configScan is one server's report in the JSON of `scan --config`.
 type configScan struct {
@@ -45,7 +48,7 @@ func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFor
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), ts[i].name())
+			fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), safetext.Text(ts[i].name()))
 			if err := renderScan(w, rep, outputWidth(w)); err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
@@ -69,7 +70,7 @@ func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Comman
 			&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 			&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
-		}, placeholderFlags()...),
+		}, placeholderFlags("")...),
 		Action: action(parseStudyRunOptions, run, runStudy),
 	}
 }
@@ -511,10 +512,10 @@ func newProgress(w io.Writer) func(studies.Event) {
 			if tty {
 				fmt.Fprint(w, "\r\033[K")
 			}
-			fmt.Fprintf(w, "study: [%d/%d] %s: %s in %.1fs\n", ev.Done, ev.Total, ev.Name, rowOutcome(ev.Row), ev.Elapsed.Seconds())
+			fmt.Fprintf(w, "study: [%d/%d] %s: %s in %.1fs\n", ev.Done, ev.Total, safetext.Text(ev.Name), safetext.Text(rowOutcome(ev.Row)), ev.Elapsed.Seconds())
 		}
 		if tty {
-			running := strings.Join(ev.Running, ", ")
+			running := safetext.Text(strings.Join(ev.Running, ", "))
 			if len(running) > 60 {
 				running = running[:57] + "..."
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -92,7 +93,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 		done := 0
 		so.Progress = func(u studies.InstallUnit) {
 			done++
-			fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s (%s)\n", done, u.Status, u.Key, (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+			fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s (%s)\n", done, u.Status, safetext.Text(u.Key), (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
 		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)

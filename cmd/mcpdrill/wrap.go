@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +21,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	tgt "github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/proxy"
 )
@@ -300,7 +300,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 		// the heap may grow to twice what the budget holds.
 		debug.SetMemoryLimit(o.budget + 128<<20)
 	}
-	onError := func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %v\n", err) }
+	onError := func(err error) { fmt.Fprintf(errOut, "mcpdrill wrap: %s\n", safetext.Text(err.Error())) }
 	var serve func(context.Context, net.Listener) error
 	to := redact.URL(o.upstream)
 	if len(argv) > 0 {
@@ -383,12 +383,12 @@ func faultNotice(e proxy.Event) string {
 // noticeMax is the most characters of a method, tool or id a notice shows.
 const noticeMax = 64
 
-// noticeText quotes s, cut to noticeMax characters.
+// noticeText quotes s (safetext.Quote), cut to noticeMax characters.
 func noticeText(s string) string {
 	if r := []rune(s); len(r) > noticeMax {
 		s = string(r[:noticeMax]) + "…"
 	}
-	return strconv.QuoteToGraphic(s)
+	return safetext.Quote(s)
 }
 
 // noticeID shows a JSON-RPC id: a number as it is, a string quoted.

@@ -128,8 +128,8 @@ func TestExpand(t *testing.T) {
 		err      string
 	}{
 		{"plain", "plain", nil, ""},
-		{"${HOME}/x", "/h/x", []string{"/h"}, ""},
-		{"${env:HOME}/x", "/h/x", []string{"/h"}, ""},
+		{"${HOME}/x", "/h/x", nil, ""}, // neither the name nor a path says secret
+		{"${env:HOME}/x", "/h/x", nil, ""},
 		{"a${EMPTY}b", "ab", nil, ""},
 		{"${SPEC_DIR}/s", "/spec/s", nil, ""},
 		{"${UNSET:-fallback}", "fallback", nil, ""},
@@ -147,7 +147,7 @@ func TestExpand(t *testing.T) {
 		{"${1X}", "${1X}", nil, ""},
 		{"${}", "${}", nil, ""},
 		{"${HOME", "${HOME", nil, ""},
-		{"http://127.0.0.1:${PORT}/mcp", "http://127.0.0.1:99/mcp", []string{"99"}, ""},
+		{"http://127.0.0.1:${PORT}/mcp", "http://127.0.0.1:99/mcp", nil, ""},
 		{"${UNSET}-${UNSET}-${env:OTHER}", "--", nil, "environment variable(s) not set: UNSET, OTHER"},
 		{"Bearer ${input:missing}", "Bearer ", nil, `input "missing" has no value`},
 		{"${input:other}", "", nil, `input "other" (Other key) has no value`},
@@ -165,8 +165,14 @@ func TestExpand(t *testing.T) {
 			t.Errorf("Expand(%q): %v is not ErrUnresolved", tt.in, err)
 		}
 	}
+	// Used names what took a value from the environment or an input.
+	x := NewExpander(r)
+	x.Expand("${HOME} ${env:TOKEN} ${SPEC_DIR} ${UNSET:-d} ${input:api-key} ${HOME}")
+	if want := []string{"${HOME}", "${env:TOKEN}", "${input:api-key}"}; !slices.Equal(x.Used(), want) {
+		t.Errorf("used %q, want %q", x.Used(), want)
+	}
 	// Without a workspace or a home those placeholders are unresolved.
-	x := NewExpander(Resolver{LookupEnv: func(string) (string, bool) { return "", false }})
+	x = NewExpander(Resolver{LookupEnv: func(string) (string, bool) { return "", false }})
 	x.Expand("${workspaceFolder} ${userHome}")
 	var ue *UnresolvedError
 	if !errors.As(x.Err(), &ue) || !slices.Equal(ue.Other, []string{"${workspaceFolder}", "${userHome}"}) {
@@ -176,14 +182,14 @@ func TestExpand(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	c, err := Parse([]byte(`{"servers": {
-		"s": {"command": "./bin/srv", "args": ["--root", "${workspaceFolder}", "${env:POSITIONAL}"], "cwd": "sub",
-		      "env": {"B": "${input:key}", "A": "literal-value"}},
+		"s": {"command": "./bin/srv", "args": ["--root", "${workspaceFolder}", "${env:POSITIONAL}", "--token", "${env:FLAGGED}"], "cwd": "sub",
+		      "env": {"B": "${input:key}", "A": "literal-value", "API_TOKEN": "literal-token", "FSROOT": "/tmp"}},
 		"h": {"type": "http", "url": "https://h.test/${env:TENANT}/mcp", "headers": {"x-api-key": "${input:key}", "X-Other": "fixed-header"}}
 	}}`), "/cfg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"POSITIONAL": "pos-secret", "TENANT": "acme"}
+	env := map[string]string{"POSITIONAL": "positional", "FLAGGED": "flagged-secret", "TENANT": "acme"}
 	r := Resolver{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Workspace: "/ws", Inputs: map[string]string{"key": "input-secret"}}
 
 	s, _ := c.Get("s")
@@ -192,19 +198,24 @@ func TestResolve(t *testing.T) {
 	if err := x.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"/cfg/bin/srv", "--root", "/ws", "pos-secret"}; !slices.Equal(st.Command, want) {
+	if want := []string{"/cfg/bin/srv", "--root", "/ws", "positional", "--token", "flagged-secret"}; !slices.Equal(st.Command, want) {
 		t.Errorf("command = %q, want %q", st.Command, want)
 	}
-	if want := []string{"A=literal-value", "B=input-secret"}; !slices.Equal(st.Env, want) {
+	if want := []string{"A=literal-value", "API_TOKEN=literal-token", "B=input-secret", "FSROOT=/tmp"}; !slices.Equal(st.Env, want) {
 		t.Errorf("env = %q, want %q", st.Env, want)
 	}
 	if st.Dir != "/cfg/sub" {
 		t.Errorf("dir = %q", st.Dir)
 	}
-	if want := []string{"literal-value", "input-secret", "pos-secret"}; !slices.Equal(st.Secrets, want) {
+	// Secret by name (API_TOKEN), by position (--token), as an input; not
+	// a value whose name and place say nothing (A, POSITIONAL), nor a path.
+	if want := []string{"literal-token", "flagged-secret", "input-secret"}; !slices.Equal(st.Secrets, want) {
 		t.Errorf("secrets = %q, want %q", st.Secrets, want)
 	}
-	if want := []string{"./bin/srv", "--root", "${workspaceFolder}", "${env:POSITIONAL}"}; !slices.Equal(s.Argv(), want) {
+	if want := []string{"${env:POSITIONAL}", "${env:FLAGGED}", "${input:key}"}; !slices.Equal(st.Used, want) {
+		t.Errorf("used = %q, want %q", st.Used, want)
+	}
+	if want := []string{"./bin/srv", "--root", "${workspaceFolder}", "${env:POSITIONAL}", "--token", "${env:FLAGGED}"}; !slices.Equal(s.Argv(), want) {
 		t.Errorf("argv as written = %q", s.Argv())
 	}
 
@@ -214,7 +225,7 @@ func TestResolve(t *testing.T) {
 	if ht.URL != "https://h.test/acme/mcp" || ht.Headers.Get("X-Api-Key") != "input-secret" || ht.Headers.Get("X-Other") != "fixed-header" || ht.Command != nil {
 		t.Errorf("http target = %+v", ht)
 	}
-	if want := []string{"fixed-header", "input-secret", "acme"}; !slices.Equal(ht.Secrets, want) {
+	if want := []string{"fixed-header", "input-secret"}; !slices.Equal(ht.Secrets, want) {
 		t.Errorf("secrets = %q, want %q", ht.Secrets, want)
 	}
 	if _, ok := c.Get("nope"); ok {

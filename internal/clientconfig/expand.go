@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
 // Resolver resolves the placeholders MCP clients define, wherever a
@@ -79,11 +81,15 @@ func (e *UnresolvedError) Error() string {
 func (e *UnresolvedError) Is(target error) bool { return target == ErrUnresolved }
 
 // Expander expands strings with a Resolver and keeps what an entry's
-// expansion left unresolved and which values were secrets.
+// expansion left unresolved, which values it took from the user's
+// environment and inputs, and which of them are secrets.
 type Expander struct {
 	r       Resolver
 	missing UnresolvedError
-	secrets []string
+	secrets redact.Secrets
+	// used are the placeholders that took a value from the environment or
+	// from an input, as written ("${env:GITHUB_TOKEN}", "${input:key}").
+	used []string
 }
 
 // NewExpander returns an expander over r.
@@ -104,9 +110,16 @@ func (x *Expander) Err() error {
 	return &m
 }
 
-// Secrets are the values placeholders took from the environment and from
-// inputs, in the order first met: no output may show them.
-func (x *Expander) Secrets() []string { return slices.Clone(x.secrets) }
+// Secrets are the values placeholders took that are secret under the
+// masking rule (redact.Secrets): every input's, and those read from the
+// environment under a secret-looking name or with a token's shape, in the
+// order first met. No output may show them.
+func (x *Expander) Secrets() []string { return x.secrets.Values() }
+
+// Used lists the placeholders, as written, that took a value from the
+// user's environment (${userHome} included) or from an input, in the order
+// first met: what expanding a file the user did not write would hand on.
+func (x *Expander) Used() []string { return slices.Clone(x.used) }
 
 // Expand returns s with its placeholders replaced. An unresolved
 // placeholder becomes "" and is recorded for Err.
@@ -165,13 +178,15 @@ func (x *Expander) placeholder(body string) (string, bool) {
 	case "userHome":
 		if x.r.UserHome == "" {
 			x.other(body)
+		} else {
+			x.use("${userHome}") // it names the user
 		}
 		return x.r.UserHome, true
 	case "pathSeparator", "/":
 		return string(filepath.Separator), true
 	}
 	if isIdent(body) {
-		v, found := x.lookup(body)
+		v, found := x.lookup(body, "${"+body+"}")
 		if !found {
 			x.missing.Env = appendNew(x.missing.Env, body)
 		}
@@ -183,21 +198,22 @@ func (x *Expander) placeholder(body string) (string, bool) {
 	}
 	// ${env:…} and ${input:…} first: ${input:-x} is the input "-x".
 	if name, def, ok := strings.Cut(body, ":-"); ok && isIdent(name) && prefix != "env" && prefix != "input" {
-		if v, found := x.lookup(name); found && v != "" {
+		if v, found := x.lookup(name, "${"+body+"}"); found && v != "" {
 			return v, true
 		}
 		return def, true
 	}
 	switch {
 	case prefix == "env" && isIdent(rest):
-		v, found := x.env(rest)
+		v, found := x.env(rest, "${"+body+"}")
 		if !found {
 			x.missing.Env = appendNew(x.missing.Env, rest)
 		}
 		return v, true
 	case prefix == "input" && rest != "":
 		if v, found := x.r.Inputs[rest]; found {
-			x.secret(v)
+			x.secrets.Input(v)
+			x.use("${" + body + "}")
 			return v, true
 		}
 		if !slices.ContainsFunc(x.missing.Inputs, func(in Input) bool { return in.ID == rest }) {
@@ -213,28 +229,26 @@ func (x *Expander) placeholder(body string) (string, bool) {
 	return "", true
 }
 
-// lookup resolves a plain ${NAME}: the caller's variables, then the
-// environment.
-func (x *Expander) lookup(name string) (string, bool) {
+// lookup resolves a plain ${NAME} (written as placeholder): the caller's
+// variables, then the environment.
+func (x *Expander) lookup(name, placeholder string) (string, bool) {
 	if v, ok := x.r.Vars[name]; ok {
 		return v, true
 	}
-	return x.env(name)
+	return x.env(name, placeholder)
 }
 
-func (x *Expander) env(name string) (string, bool) {
+// env reads the environment variable name for placeholder.
+func (x *Expander) env(name, placeholder string) (string, bool) {
 	v, ok := x.r.LookupEnv(name)
 	if ok {
-		x.secret(v)
+		x.secrets.Placeholder(name, v)
+		x.use(placeholder)
 	}
 	return v, ok
 }
 
-func (x *Expander) secret(v string) {
-	if v != "" {
-		x.secrets = appendNew(x.secrets, v)
-	}
-}
+func (x *Expander) use(placeholder string) { x.used = appendNew(x.used, placeholder) }
 
 func (x *Expander) other(body string) {
 	x.missing.Other = appendNew(x.missing.Other, "${"+body+"}")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
 // Target is a server entry with its placeholders expanded: what to start,
@@ -22,10 +24,15 @@ type Target struct {
 	// URL and Headers are an HTTP server's.
 	URL     string
 	Headers http.Header
-	// Secrets are the values no output may show: those placeholders took
-	// from the environment and from inputs, and every environment and
-	// header value of the entry.
+	// Secrets are the values no output may show, as the masking rule says
+	// (redact.Secrets): every header value and input, what placeholders
+	// read from the environment under a secret-looking name, environment
+	// values under one, and what sits where a secret goes in the command
+	// line and the URL.
 	Secrets []string
+	// Used are the placeholders, as written, that took a value from the
+	// user's environment or from an input (Expander.Used).
+	Used []string
 }
 
 // Resolve expands the entry with x. dir is the configuration's directory:
@@ -42,22 +49,25 @@ func (s Server) Resolve(x *Expander, dir string) Target {
 		}
 	}
 	t.URL = x.Expand(s.URL)
+	var sec redact.Secrets
 	if len(s.Headers) > 0 {
 		t.Headers = http.Header{}
 		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			v := x.Expand(s.Headers[k])
 			t.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), v)
-			t.Secrets = appendNew(t.Secrets, v)
+			sec.Header(k, v)
 		}
 	}
 	for _, kv := range t.Env {
-		_, v, _ := strings.Cut(kv, "=")
-		t.Secrets = appendNew(t.Secrets, v)
+		k, v, _ := strings.Cut(kv, "=")
+		sec.Env(k, v)
 	}
+	sec.URL(t.URL)
+	sec.Argv(t.Command)
 	for _, v := range x.Secrets() {
-		t.Secrets = appendNew(t.Secrets, v)
+		sec.Add(v)
 	}
-	t.Secrets = slices.DeleteFunc(t.Secrets, func(v string) bool { return v == "" })
+	t.Secrets, t.Used = sec.Values(), x.Used()
 	return t
 }
 

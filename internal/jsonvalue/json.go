@@ -9,6 +9,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // MaxJSONDepth is the deepest nesting of objects and arrays that DecodeJSON
@@ -283,10 +287,52 @@ func floatType(f float64) string {
 // WriteIndented writes v to w as JSON indented by two spaces, with <, > and
 // & left as they are (the documents are read by people and tools, not
 // embedded in HTML) and a trailing newline: the form of every JSON document
-// mcpdrill writes for people and CI to read.
+// mcpdrill writes for people and CI to read. Every character that may not
+// reach a terminal or a log as itself (safetext.Unsafe: controls, DEL, C1
+// controls, bidirectional overrides…) is written as a \u escape, and so is
+// the second '#' of "##[" (a workflow command anywhere in a CI log line), so
+// that a document printed to a terminal or a CI log carries none of them;
+// the value it encodes is the same.
 func WriteIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeUnsafe(b.Bytes()))
+	return err
+}
+
+// escapeUnsafe rewrites the unsafe characters of a JSON document that
+// encoding/json leaves as they are (DEL and those above it; it escapes the
+// C0 controls itself), and the second '#' of "##[", as \u escapes. Outside
+// strings a JSON document holds neither, so each is inside a string, where
+// the escape means the same character.
+func escapeUnsafe(doc []byte) []byte {
+	if !bytes.ContainsFunc(doc, func(r rune) bool { return r >= 0x7f && safetext.Unsafe(r) }) && !bytes.Contains(doc, []byte("##[")) {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+32)
+	for len(doc) > 0 {
+		if bytes.HasPrefix(doc, []byte("##[")) {
+			out = append(out, `#\u0023[`...)
+			doc = doc[3:]
+			continue
+		}
+		r, n := utf8.DecodeRune(doc)
+		if r < 0x7f || !safetext.Unsafe(r) {
+			out = append(out, doc[:n]...)
+			doc = doc[n:]
+			continue
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		doc = doc[n:]
+	}
+	return out
 }

@@ -143,3 +143,27 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteIndentedEscapesUnsafe: a document written for people carries no
+// control, DEL, C1 or bidirectional character raw, and still decodes to
+// the same value.
+func TestWriteIndentedEscapesUnsafe(t *testing.T) {
+	in := map[string]string{"name": "a\x1b]52;c;x\x07\u009b\x7f\u202e\u2066é\U0001F600\U000F0000\n##[error]x"}
+	var b strings.Builder
+	if err := WriteIndented(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, r := range out {
+		if r != '\n' && (r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r >= 0xf0000) {
+			t.Errorf("raw %U in %q", r, out)
+		}
+	}
+	if !strings.Contains(out, `\u202e`) || !strings.Contains(out, "é\U0001F600") || !strings.Contains(out, `\udb80\udc00`) || strings.Contains(out, "##[") {
+		t.Errorf("escapes: %s", out)
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(out), &back); err != nil || back["name"] != in["name"] {
+		t.Errorf("round trip: %q, %v", back["name"], err)
+	}
+}

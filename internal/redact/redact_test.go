@@ -1,11 +1,13 @@
 package redact
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestURL(t *testing.T) {
@@ -165,6 +167,7 @@ func FuzzArgv(f *testing.F) {
 }
 
 func TestValues(t *testing.T) {
+	const key = "ghp_A1b2C3d4E5f6G7h8I9j0"
 	for _, tc := range []struct {
 		name   string
 		values []string
@@ -177,6 +180,17 @@ func TestValues(t *testing.T) {
 		{"JSON-escaped form", []string{`pa"ss\word`}, `{"v":"pa\"ss\\word"} pa"ss\word`, `{"v":"REDACTED"} REDACTED`},
 		{"longest first", []string{"abcd", "abcdefgh"}, "abcdefgh abcd", "REDACTED REDACTED"},
 		{"duplicates", []string{"same-value", "same-value"}, "same-value", "REDACTED"},
+		// Echoes of a part of a secret: any run of EchoRun bytes.
+		{"the value less its last character", []string{key}, "name " + key[:len(key)-1] + "!", "name REDACTED!"},
+		{"less its first character", []string{key}, "v" + key[1:], "vREDACTED"},
+		{"a middle part", []string{key}, "[" + key[5:5+EchoRun] + "]", "[REDACTED]"},
+		{"a part too short", []string{key}, key[:EchoRun-1] + " " + key[len(key)-EchoRun+1:], key[:EchoRun-1] + " " + key[len(key)-EchoRun+1:]},
+		{"parts joined", []string{key}, key[:12] + "-" + key[12:], "REDACTED-REDACTED"},
+		{"a short secret whole only", []string{"pw1234"}, "pw1234 pw123", "REDACTED pw123"},
+		{"one-class runs are words", []string{"production-database-7"}, "the production database", "the production database"},
+		{"mixed runs still match", []string{"production-database-7"}, "production-databas", "proREDACTED"},
+		{"not ASCII: whole only", []string{"пароль-секрет-42"}, "x пароль-секрет-42 y пароль-секрет-4", "x REDACTED y пароль-секрет-4"},
+		{"a run across JSON structure is not matched", []string{`{"Profile":"good","Seed":1}`}, `{"profile":"good","seed":1}`, `{"profile":"good","seed":1}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Values(tc.values)(tc.in); got != tc.want {
@@ -184,4 +198,82 @@ func TestValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSecrets(t *testing.T) {
+	var s Secrets
+	s.Header("Authorization", "Bearer tok-1234567")
+	s.Header("X-Api-Key", "k-abcdef")
+	s.Input("input-value")
+	s.Env("GITHUB_TOKEN", "gh-env-value")
+	s.Env("FSROOT", "/tmp")
+	s.Env("HOME", "/home/me")
+	s.Env("LOG_LEVEL", "debug")
+	s.Env("GH_PAT", "ghp_0123456789abcdefABCDEF") // the shape says so
+	s.Env("DATABASE_URL", "postgres://dbuser:db-pass@h/db?sslmode=require&password=q-pass")
+	s.Env("API_KEY", "/run/secrets/key") // a path: never a secret
+	s.Placeholder("SERVICE_SECRET", "placeholder-secret")
+	s.Placeholder("REGION", "eu-west-1")
+	s.URL("https://u-name:u-pass@h/mcp?api_key=q-key&page=22")
+	s.Argv([]string{"srv", "--token", "arg-token", "--port", "8080", "--api-key=arg-key", "SECRET=kv-secret", "--header", "Authorization: Basic hdr-basic", "https://x:url-pass@h/"})
+	want := []string{"Bearer tok-1234567", "tok-1234567", "k-abcdef", "input-value", "gh-env-value", "ghp_0123456789abcdefABCDEF",
+		"dbuser", "db-pass", "q-pass", "placeholder-secret", "u-name", "u-pass", "q-key",
+		"arg-token", "arg-key", "kv-secret", "Basic hdr-basic", "hdr-basic", "url-pass"}
+	if got := s.Values(); !slices.Equal(got, want) {
+		t.Errorf("secrets %q\nwant %q", got, want)
+	}
+}
+
+func TestPathAndTokenShape(t *testing.T) {
+	for _, p := range []string{"/tmp", "/home/me", "~/x", "./data", "../up", `C:\Users\me`, "d:/work"} {
+		if !Path(p) {
+			t.Errorf("Path(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"tmp", "ghp_x", "https://h/", "C:", ""} {
+		if Path(p) {
+			t.Errorf("Path(%q) = true", p)
+		}
+	}
+	for _, v := range []string{"ghp_0123456789abcdefABCDEF", "sk-live-51HxYz0123456789abcd", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOjF9.sig0123"} {
+		if !TokenShaped(v) {
+			t.Errorf("TokenShaped(%q) = false", v)
+		}
+	}
+	for _, v := range []string{"production-database", "--max-old-space-size=4096", "/usr/local/bin/node12345678", "short1", "two words 0123456789 abcdef"} {
+		if TokenShaped(v) {
+			t.Errorf("TokenShaped(%q) = true", v)
+		}
+	}
+}
+
+// FuzzValues: a masked text holds no secret whole, nor a mixed run of
+// EchoRun token characters of it, and masking a JSON document (with
+// secrets free of quotes and backslashes) leaves it JSON.
+func FuzzValues(f *testing.F) {
+	f.Add("ghp_A1b2C3d4E5f6G7h8", "x ghp_A1b2C3d4E5f6G7h y")
+	f.Add("s3cr3t-value", `{"a":"s3cr3t-valu"}`)
+	f.Add("pw", "pw")
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		mask := Values([]string{secret})
+		out := mask(text)
+		if len(secret) >= MinValueLen && strings.Contains(out, secret) {
+			t.Fatalf("Values(%q)(%q) = %q keeps the secret", secret, text, out)
+		}
+		for i := 0; i+EchoRun <= len(secret) && len(secret) > EchoRun; i++ {
+			if r := secret[i : i+EchoRun]; tokenRun(r) && strings.Contains(out, r) && !strings.Contains(Mask, r) {
+				t.Fatalf("Values(%q)(%q) = %q keeps the run %q", secret, text, out, r)
+			}
+		}
+		if strings.ContainsAny(secret, `"\`) || !utf8.ValidString(text) {
+			return
+		}
+		doc, err := json.Marshal(map[string]string{"k": text, text: "v"})
+		if err != nil {
+			t.Skip()
+		}
+		if m := mask(string(doc)); !json.Valid([]byte(m)) {
+			t.Fatalf("masking %q in %s broke the JSON: %s", secret, doc, m)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -507,23 +506,9 @@ func runGuardApprove(c *cli.Context, o *guardOptions) error {
 	names := r.Baseline.Names()
 	fmt.Fprintf(w, "\napproved %s, %d tool(s):\n", r.Baseline.Fingerprint, len(names))
 	for _, n := range names {
-		fmt.Fprintf(w, "  %s\n", serverText(n))
+		fmt.Fprintf(w, "  %s\n", safetext.Text(n))
 	}
 	return nil
-}
-
-// serverText is how the guard commands print a string a server controls
-// (a tool name): as it is when it is plain, quoted with every control and
-// format character escaped otherwise, so that it can neither drive the
-// terminal nor start a line a CI log would act on.
-func serverText(s string) string {
-	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./", r))
-	}) < 0
-	if plain {
-		return s
-	}
-	return strconv.Quote(s)
 }
 
 // runGuardQuarantine puts SERVER on hold.

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 )
 
 // wrapSession runs one client session through `mcpdrill wrap --guard`
@@ -551,7 +551,7 @@ func TestGuardApproveWhatWasSeen(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("approve --current: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"weather: changed → verified", "approved " + newer.Fingerprint + ", 6 tool(s):", "\n  echo\n", "\n  " + strconv.Quote(evil) + "\n"} {
+	for _, want := range []string{"weather: changed → verified", "approved " + newer.Fingerprint + ", 6 tool(s):", "\n  echo\n", "\n  " + safetext.Text(evil) + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("approve --current does not print %q:\n%s", want, out)
 		}

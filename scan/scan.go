@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -74,7 +75,7 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 		defer end()
 	}
 
-	s := &scanner{cfg: cfg, opts: o, rep: &Report{
+	s := &scanner{cfg: cfg, opts: o, ends: &ends{}, rep: &Report{
 		SchemaVersion: SchemaVersion,
 		Target:        targetOf(cfg),
 		Tools:         []ToolReport{},
@@ -117,6 +118,36 @@ type scanner struct {
 	// long its stdio server took to end (nil over HTTP).
 	startup    time.Duration
 	shutdownMS *int64
+	// ends closes the scan's other sessions beside the rest of the scan
+	// and its first session's close; shared with the second connection's
+	// scanner.
+	ends *ends
+}
+
+// ends closes sessions in the background. A stdio server that ignores its
+// stdin closing keeps a session's Close for the close grace (and SIGTERM's):
+// closing every session of the scan at once costs the scan one grace, not
+// one per session.
+type ends struct{ wg sync.WaitGroup }
+
+// close starts closing c; a nil ends closes it at once.
+func (e *ends) close(c *mcp.Client) {
+	if e == nil {
+		_ = c.Close()
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		_ = c.Close()
+	}()
+}
+
+// wait waits for every close started.
+func (e *ends) wait() {
+	if e != nil {
+		e.wg.Wait()
+	}
 }
 
 func (s *scanner) find(rule, tool, pointer, msg string) {
@@ -169,6 +200,7 @@ func (s *scanner) run(ctx context.Context) {
 		s.observe(s.c, true)
 		s.rep.Meta.Stderr = s.stderrLines(s.c.StderrTail())
 		_ = s.c.Close()
+		s.ends.wait() // the other sessions closed beside this one
 		s.shutdown(s.c)
 	}()
 	s.sess = c.Session()
@@ -263,7 +295,7 @@ func (s *scanner) startSecondConnection(ctx context.Context) (wait func()) {
 		return func() { s.secondConnection(ctx) }
 	}
 	// sub records what the check finds; it is merged once the check is done.
-	sub := &scanner{cfg: s.cfg, opts: s.opts, sess: s.sess, list: s.list, rep: &Report{}}
+	sub := &scanner{cfg: s.cfg, opts: s.opts, sess: s.sess, list: s.list, rep: &Report{}, ends: s.ends}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

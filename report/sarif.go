@@ -187,6 +187,9 @@ func sarifRuleOf(cat Catalogue, f Finding) sarifRule {
 	}
 	help := HelpURI(r.ID)
 	text := r.Detail + "\n\n`mcpdrill rules " + r.ID + "` explains this rule."
+	if len(r.Requirements) > 0 {
+		text += " It grades " + requirementList(r.Requirements) + "."
+	}
 	md := text
 	if help != "" {
 		text += " Method: " + help
@@ -195,6 +198,15 @@ func sarifRuleOf(cat Catalogue, f Finding) sarifRule {
 	return sarifRule{ID: r.ID, ShortDescription: sarifText{r.Title}, FullDescription: sarifText{r.Detail},
 		Help: sarifHelp{Text: text, Markdown: md}, HelpURI: help,
 		DefaultConfiguration: sarifDefaults{SARIFLevel(r.Severity)}}
+}
+
+// requirementList words the requirements a rule grades for its help text.
+func requirementList(gs []RuleRequirement) string {
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		parts[i] = g.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sarifResultOf(r Result, ruleIndex int) sarifResult {
@@ -224,6 +236,13 @@ func sarifResultOf(r Result, ruleIndex int) sarifResult {
 	}
 	if r.Evidence != "" {
 		props["evidence"] = r.Evidence
+	}
+	if q := r.Requirement; q != nil {
+		props["requirement"] = q.ID
+		props["requirementLevel"] = q.Level
+		props["specRevision"] = q.Revision
+		props["specSection"] = q.Section
+		props["specUrl"] = q.URL
 	}
 	if len(props) > 0 {
 		res.Properties = props

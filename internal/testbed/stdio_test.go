@@ -543,4 +543,3 @@ func TestStdioTypical(t *testing.T) {
 		},
 	}})
 }
-

@@ -14,8 +14,8 @@ import (
 )
 
 // contentRules are the read-only depth's checks.
-var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleCompletionUnknown, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptUnknown,
-	RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
+var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleCompletionUnknown, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptMissingArgs,
+	RulePromptUnknown, RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
 
 // TestReadProblems grades resources/read results of "u://a".
 func TestReadProblems(t *testing.T) {
@@ -161,13 +161,26 @@ func TestContentProfiles(t *testing.T) {
 	}{
 		{"content", Rev20251125, with(all(pass), RuleContentCacheHints, na), nil},
 		{"content", Rev20260728, with(all(pass), RuleLogLevel, na), nil},
+		// Logging declared but refused (-32601) fails the setLevel check
+		// too, but the one finding of it is the honesty check's.
 		{"sloppy-content", Rev20251125,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
-			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RuleLogLevel + ":warn", RuleResourceMissing + ":warn"}},
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail,
+				RulePromptMissingArgs, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
+			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RulePromptMissingArgs + ":warn", RuleResourceMissing + ":warn"}},
 		{"sloppy-content", Rev20260728,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleLogLevel, na, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
-			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceMissing + ":error", RuleResourceRead + ":error"}},
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleLogLevel, na, RulePromptGet, fail, RulePromptMissingArgs, fail,
+				RuleResourceMissing, fail, RuleResourceRead, fail),
+			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceMissing + ":error", RuleResourceRead + ":error", RulePromptMissingArgs + ":warn"}},
 		{"good", Rev20251125, with(all(na), RuleCapHonesty, pass), nil},
+		// Templates refused with -32601 (optional), a listed resource whose
+		// read needs a backend (not graded, an info note), an empty
+		// prompts/list with prompts undeclared (not served): nothing fails.
+		{"typical", Rev20251125,
+			with(all(na), RuleCapHonesty, pass, RuleResourcesList, pass, RuleResourceRead, pass, RuleResourceMissing, pass),
+			[]string{RuleResourceRead + ":info"}},
+		{"typical", Rev20241105,
+			with(all(na), RuleCapHonesty, pass, RuleResourcesList, pass, RuleResourceRead, pass, RuleResourceMissing, pass),
+			[]string{RuleResourceRead + ":info"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.profile+"/"+tc.rev, func(t *testing.T) {

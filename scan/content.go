@@ -32,6 +32,10 @@ const (
 	generatedArgValue  = "mcpdrill"
 )
 
+// maxErrorText bounds how much of an error's message and data is kept to
+// be read (answer.text).
+const maxErrorText = 4 << 10
+
 // answer is what one read request produced: a result, a JSON-RPC error, or
 // no reply at all (err).
 type answer struct {
@@ -57,7 +61,8 @@ func (s *scanner) ask(ctx context.Context, method string, params any) answer {
 	case msg != nil && msg.Error != nil:
 		s.sdk.sawError(msg.Error)
 		code := msg.Error.Code
-		return answer{code: &code, text: msg.Error.Message + " " + string(msg.Error.Data)}
+		text := msg.Error.Message + " " + string(msg.Error.Data)
+		return answer{code: &code, text: text[:min(len(text), maxErrorText)]}
 	case msg != nil && msg.Result != nil:
 		return answer{result: msg.Result}
 	case err == nil:

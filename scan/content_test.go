@@ -293,3 +293,25 @@ func goldenRules(t *testing.T, name string, r *Report, rules []string) {
 	}
 	golden(t, name, append(b, '\n'))
 }
+
+// TestLacking: what a refused read's error names as missing, from its
+// words; the text itself is never returned, and a huge or hostile one is
+// only searched.
+func TestLacking(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"connect ECONNREFUSED 127.0.0.1:9200", "a service it connects to (the error names a failed connection)"},
+		{`MCP error -32603: getaddrinfo ENOTFOUND cluster.local {"uri":"x"}`, "a service it connects to (the error names a failed connection)"},
+		{"Invalid API key", "credentials (the error names authentication or permission)"},
+		{"401 Unauthorized", "credentials (the error names authentication or permission)"},
+		{"Browser is not running; call browser_launch first", "a browser session (the error names a browser)"},
+		{"GITHUB_OWNER environment variable is not set", "configuration (the error names a missing setting)"},
+		{"Resource not found", "the resource it listed (the error says it is not found)"},
+		{"boom", "something the error does not name"},
+		{"", "something the error does not name"},
+		{strings.Repeat("\x1b[2J", 1<<20) + "timeout", "a service it connects to (the error names a failed connection)"},
+	} {
+		if got := lacking(tc.text); got != tc.want {
+			t.Errorf("%.60q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -265,3 +265,48 @@ func TestHelpURI(t *testing.T) {
 		t.Error(HelpURI("MCP-ERR-PARSE"))
 	}
 }
+
+// TestRequirementInFormats: a finding that grades a requirement names it in
+// SARIF (result properties, and the rule's help), in the workflow
+// annotation (title and message) and in the JUnit case's text.
+func TestRequirementInFormats(t *testing.T) {
+	q := &Requirement{ID: "REQ-PAGINATION-02", Revision: "2025-11-25", Level: "SHOULD",
+		Section: "server/utilities/pagination#error-handling", URL: SpecURL("2025-11-25", "server/utilities/pagination#error-handling")}
+	f := Finding{Rule: "MCP-CONF-INVALID-CURSOR", Severity: SeverityWarn, Message: "served a page", Requirement: q}
+	cat := Catalogue{{ID: "MCP-CONF-INVALID-CURSOR", Severity: SeverityWarn, Title: "Invalid cursor served", Detail: "Refuse it.",
+		Requirements: []RuleRequirement{{ID: "REQ-PAGINATION-02", Level: "SHOULD", Revisions: []string{"2025-06-18", "2025-11-25"}, Section: "server/utilities/pagination#error-handling"}}}}
+	o := Output{Command: "scan", Catalogue: cat, Threshold: SeverityWarn, Results: Locate([]Finding{f}, ".mcpdrill/scan", nil),
+		Checks: []Check{{Class: "requirements", Name: "REQ-PAGINATION-02", Claims: func(r Result) bool { return r.Requirement != nil && r.Requirement.ID == "REQ-PAGINATION-02" }}}}
+
+	var sarif bytes.Buffer
+	if err := WriteSARIF(&sarif, o); err != nil {
+		t.Fatal(err)
+	}
+	log := testutil.CheckSARIF(t, sarif.Bytes())
+	props := log.Runs[0].Results[0].Properties
+	if props["requirement"] != "REQ-PAGINATION-02" || props["specRevision"] != "2025-11-25" || props["requirementLevel"] != "SHOULD" ||
+		props["specSection"] != q.Section || props["specUrl"] != "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination#error-handling" {
+		t.Errorf("result properties %v", props)
+	}
+	if h := log.Runs[0].Tool.Driver.Rules[0].Help.Text; !strings.Contains(h, "It grades REQ-PAGINATION-02 (SHOULD; 2025-06-18, 2025-11-25: server/utilities/pagination#error-handling).") {
+		t.Errorf("rule help %q", h)
+	}
+
+	var gh bytes.Buffer
+	if err := WriteAnnotations(&gh, o); err != nil {
+		t.Fatal(err)
+	}
+	want := "::warning file=.mcpdrill/scan,line=1,title=MCP-CONF-INVALID-CURSOR REQ-PAGINATION-02::served a page [REQ-PAGINATION-02 (SHOULD, 2025-11-25 server/utilities/pagination#error-handling)]"
+	if line := strings.SplitN(gh.String(), "\n", 2)[0]; line != want {
+		t.Errorf("annotation %q", line)
+	}
+
+	var ju bytes.Buffer
+	if err := WriteJUnit(&ju, o); err != nil {
+		t.Fatal(err)
+	}
+	if s := ju.String(); !strings.Contains(s, `<testcase name="REQ-PAGINATION-02" classname="mcpdrill.scan.requirements"`) ||
+		!strings.Contains(s, "MCP-CONF-INVALID-CURSOR [warn] served a page [REQ-PAGINATION-02 (SHOULD, 2025-11-25 server/utilities/pagination#error-handling)]") {
+		t.Errorf("JUnit:\n%s", s)
+	}
+}

@@ -35,13 +35,23 @@ func escapeProperty(s string) string {
 
 // WriteAnnotations writes a run's results as GitHub Actions workflow
 // commands, one line each (::error, ::warning or ::notice by severity, with
-// file, line and the rule id as title), in a stable order, then one plain
-// summary line. The runner turns each into an annotation on the file.
+// file, line and the rule id as title, followed by the id of the
+// requirement the finding grades; the message ends with that requirement's
+// level, revision and section), in a stable order, then one plain summary
+// line. The runner turns each into an annotation on the file.
 func WriteAnnotations(w io.Writer, o Output) error {
 	rs := o.sortedResults()
 	for _, r := range rs {
-		props := []string{"file=" + escapeProperty(r.Location.Path), fmt.Sprintf("line=%d", max(r.Location.Line, 1)), "title=" + escapeProperty(r.Rule)}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(r.Severity), strings.Join(props, ","), escapeData(r.Text())); err != nil {
+		title := r.Rule
+		if q := r.Requirement; q != nil {
+			title += " " + q.ID
+		}
+		props := []string{"file=" + escapeProperty(r.Location.Path), fmt.Sprintf("line=%d", max(r.Location.Line, 1)), "title=" + escapeProperty(title)}
+		msg := r.Text()
+		if q := r.Requirement; q != nil {
+			msg += " [" + q.String() + "]"
+		}
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(r.Severity), strings.Join(props, ","), escapeData(msg)); err != nil {
 			return fmt.Errorf("report: write annotations: %w", err)
 		}
 	}

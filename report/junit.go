@@ -136,7 +136,11 @@ func (o Output) junitCaseText(class string, c Check, rs []Result) junitCase {
 	}
 	var failing []Result
 	for _, r := range rs {
-		lines = append(lines, fmt.Sprintf("%s [%s] %s", r.Rule, r.Severity, r.Text()))
+		line := fmt.Sprintf("%s [%s] %s", r.Rule, r.Severity, r.Text())
+		if q := r.Requirement; q != nil {
+			line += " [" + q.String() + "]"
+		}
+		lines = append(lines, line)
 		if o.fails(r.Severity) {
 			failing = append(failing, r)
 		}

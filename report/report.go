@@ -66,6 +66,49 @@ type Finding struct {
 	// TraceID and SpanID name the call that established the finding, when traced.
 	TraceID string `json:"trace_id,omitempty"`
 	SpanID  string `json:"span_id,omitempty"`
+	// Requirement is the specification requirement the finding grades, for
+	// a finding of a rule that grades one on the revision the run spoke.
+	Requirement *Requirement `json:"requirement,omitempty"`
+}
+
+// Requirement names one requirement of the MCP specification in one
+// revision: its stable id (mcpdrill rules --requirements REV), its level,
+// and the spec page and heading it comes from.
+type Requirement struct {
+	ID       string `json:"id"`
+	Revision string `json:"revision"`
+	Level    string `json:"level"`
+	// Section is the page under the revision's specification and its
+	// heading anchor, e.g. "server/utilities/pagination#error-handling".
+	Section string `json:"section"`
+	// URL is the section in the published specification.
+	URL string `json:"url"`
+}
+
+// SpecURL links a section of revision rev's published specification.
+func SpecURL(rev, section string) string {
+	return "https://modelcontextprotocol.io/specification/" + rev + "/" + section
+}
+
+// String is the requirement in one line: "REQ-PAGINATION-02 (SHOULD,
+// 2025-11-25 server/utilities/pagination#error-handling)".
+func (q Requirement) String() string {
+	return fmt.Sprintf("%s (%s, %s %s)", q.ID, q.Level, q.Revision, q.Section)
+}
+
+// RuleRequirement is one requirement a rule grades, over the revisions
+// where it comes from the same section.
+type RuleRequirement struct {
+	ID        string   `json:"id"`
+	Level     string   `json:"level"`
+	Revisions []string `json:"revisions"`
+	Section   string   `json:"section"`
+}
+
+// String is the requirement in one line: "REQ-TOOLS-03 (MUST; 2024-11-05,
+// 2025-03-26: server/tools#tool)".
+func (g RuleRequirement) String() string {
+	return fmt.Sprintf("%s (%s; %s: %s)", g.ID, g.Level, strings.Join(g.Revisions, ", "), g.Section)
 }
 
 // SetTrace names the traced call that established the finding; empty ids
@@ -116,6 +159,9 @@ type Rule struct {
 	Title    string   `json:"title"`
 	// Detail explains what the rule checks, why, and how to fix it.
 	Detail string `json:"detail"`
+	// Requirements are the specification requirements the rule grades, by
+	// revision; none for a rule that grades none (drift, output contracts).
+	Requirements []RuleRequirement `json:"requirements,omitempty"`
 }
 
 // Catalogue is a set of rules, addressable by id.

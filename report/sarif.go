@@ -188,6 +188,9 @@ func sarifRuleOf(cat Catalogue, f Finding) sarifRule {
 	}
 	help := HelpURI(r.ID)
 	text := r.Detail + "\n\n`mcpdrill rules " + r.ID + "` explains this rule."
+	if len(r.Requirements) > 0 {
+		text += " It grades " + requirementList(r.Requirements) + "."
+	}
 	md := text
 	if help != "" {
 		text += " Method: " + help
@@ -213,6 +216,15 @@ func sarifMessage(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// requirementList words the requirements a rule grades for its help text.
+func requirementList(gs []RuleRequirement) string {
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		parts[i] = g.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sarifResultOf(r Result, ruleIndex int) sarifResult {
@@ -242,6 +254,13 @@ func sarifResultOf(r Result, ruleIndex int) sarifResult {
 	}
 	if r.Evidence != "" {
 		props["evidence"] = r.Evidence
+	}
+	if q := r.Requirement; q != nil {
+		props["requirement"] = q.ID
+		props["requirementLevel"] = q.Level
+		props["specRevision"] = q.Revision
+		props["specSection"] = q.Section
+		props["specUrl"] = q.URL
 	}
 	if len(props) > 0 {
 		res.Properties = props

@@ -225,7 +225,9 @@ func (s *scanner) secondConnection(ctx context.Context) {
 		s.check(RuleToolSetStable, CheckNotEstablished, "second connection failed")
 		return
 	}
-	defer c2.Close()
+	// Closed beside the rest of the scan: a server that ignores its stdin
+	// closing would otherwise hold the check for the close grace.
+	defer s.ends.close(c2)
 	l2, err := c2.ListTools(ctx)
 	if reason, cut := cutShort(ctx); cut && err != nil {
 		s.cutCheck(RuleToolSetStable, reason, "the second listing was cut short")

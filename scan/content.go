@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // Bounds of the read-only depth (METHODOLOGY, Part I §4): at most
@@ -31,12 +32,19 @@ const (
 	generatedArgValue  = "mcpdrill"
 )
 
+// maxErrorText bounds how much of an error's message and data is kept to
+// be read (answer.text).
+const maxErrorText = 4 << 10
+
 // answer is what one read request produced: a result, a JSON-RPC error, or
 // no reply at all (err).
 type answer struct {
 	result json.RawMessage
 	code   *int
 	err    error
+	// text is the error's message and data, the server's words: read to
+	// tell what a refusal lacked (lacking), never reported.
+	text string
 }
 
 func (a answer) is(code int) bool { return a.code != nil && *a.code == code }
@@ -51,8 +59,10 @@ func (s *scanner) ask(ctx context.Context, method string, params any) answer {
 	msg = errorMessage(msg, err)
 	switch {
 	case msg != nil && msg.Error != nil:
+		s.sdk.sawError(msg.Error)
 		code := msg.Error.Code
-		return answer{code: &code}
+		text := msg.Error.Message + " " + string(msg.Error.Data)
+		return answer{code: &code, text: text[:min(len(text), maxErrorText)]}
 	case msg != nil && msg.Result != nil:
 		return answer{result: msg.Result}
 	case err == nil:
@@ -196,9 +206,26 @@ func (h *depth) saw(capability, method string, a answer, isDeclared bool) {
 	switch {
 	case isDeclared && a.is(jsonrpc.CodeMethodNotFound):
 		h.refused = append(h.refused, capability+" ("+method+")")
-	case !isDeclared && a.result != nil:
+	case !isDeclared && a.result != nil && !emptyResult(a.result):
 		h.answered = append(h.answered, capability+" ("+method+")")
 	}
+}
+
+// emptyResult reports whether a list or completion result holds nothing:
+// its resources, prompts or completion values are absent or empty. A
+// server that answers an undeclared capability's method with nothing
+// serves nothing (an SDK may install the method for every server).
+func emptyResult(result json.RawMessage) bool {
+	m := members(result)
+	for _, key := range []string{"resources", "prompts"} {
+		if items, err := jsonrpc.SplitArray(m[key]); err == nil && len(items) > 0 {
+			return false
+		}
+	}
+	if values, err := jsonrpc.SplitArray(members(m["completion"])["values"]); err == nil && len(values) > 0 {
+		return false
+	}
+	return true
 }
 
 func (s *scanner) gradeHonesty(ctx context.Context, h depth) {
@@ -234,9 +261,17 @@ func (s *scanner) undeclared(ctx context.Context, caps map[string]bool, ref *com
 		}
 		h.saw(c.capability, c.method, s.ask(ctx, c.method, nil), false)
 	}
-	if !caps["completions"] && ref != nil {
+	// 2024-11-05 has no completions capability to declare.
+	if !caps["completions"] && ref != nil && s.sess.Revision != Rev20241105 {
 		h.saw("completions", "completion/complete", s.ask(ctx, "completion/complete", ref.params()), false)
 	}
+}
+
+// notServed records the check of a declared capability's method that
+// answered -32601. The one finding of it is MCP-CONF-CAPABILITY-HONESTY's
+// (the capability is declared but not served): one behaviour, one finding.
+func (s *scanner) notServed(rule, method string) {
+	s.check(rule, CheckFail, method+" answered -32601; the finding is "+RuleCapHonesty+"'s")
 }
 
 // unanswered records a check whose request got no reply: cut short by the
@@ -265,6 +300,9 @@ func (s *scanner) gradeList(ctx context.Context, rule, method, key string, l lis
 	switch {
 	case l.pages == 0 && l.first.err != nil:
 		s.unanswered(ctx, rule, method, l.first.err)
+		return false
+	case l.pages == 0 && l.first.is(jsonrpc.CodeMethodNotFound):
+		s.notServed(rule, method)
 		return false
 	case l.pages == 0:
 		s.find(rule, "", "", fmt.Sprintf("%s was refused with %d", method, *l.first.code))
@@ -420,8 +458,14 @@ func (s *scanner) resources(ctx context.Context, isDeclared bool, h *depth) []js
 	h.cacheable = append(h.cacheable, l.raw...)
 	tl := s.listAll(ctx, "resources/templates/list", "resourceTemplates")
 	h.cacheable = append(h.cacheable, tl.raw...)
-	h.saw("resources", "resources/templates/list", tl.first, true)
-	s.gradeList(ctx, RuleResourceTemplates, "resources/templates/list", "resourceTemplates", tl, templateProblems)
+	if tl.pages == 0 && tl.first.is(jsonrpc.CodeMethodNotFound) {
+		// Templates are optional: no revision asks a server that declares
+		// resources to offer them.
+		s.check(RuleResourceTemplates, CheckNotApplicable, "resources/templates/list answered -32601: no templates offered (optional)")
+	} else {
+		h.saw("resources", "resources/templates/list", tl.first, true)
+		s.gradeList(ctx, RuleResourceTemplates, "resources/templates/list", "resourceTemplates", tl, templateProblems)
+	}
 
 	var uris []string
 	for _, it := range l.items {
@@ -448,30 +492,75 @@ func (s *scanner) resources(ctx context.Context, isDeclared bool, h *depth) []js
 }
 
 // readListed reads listed resources; i-th of the listing is named by its
-// index, never by its URI or content.
+// index, never by its URI or content. A read the server refuses (but for
+// -32601) is not graded: what a resource needs to be read (a service
+// behind it, credentials, a browser) may be missing from where the scan
+// runs, and the scan cannot tell that from a fault. It is named in an info
+// finding with what the error says was missing.
 func (s *scanner) readListed(ctx context.Context, uris []string, h *depth) {
-	var problems []string
+	var problems, refused []string
+	read := 0
 	for i, u := range uris {
 		a := s.ask(ctx, "resources/read", map[string]any{"uri": u})
 		switch {
 		case a.err != nil:
 			s.unanswered(ctx, RuleResourceRead, fmt.Sprintf("resources/read of /resources/%d", i), a.err)
 			return
+		case a.is(jsonrpc.CodeMethodNotFound):
+			problems = append(problems, fmt.Sprintf("/resources/%d: refused with -32601 (resources/read not served)", i))
 		case a.result == nil:
-			problems = append(problems, fmt.Sprintf("/resources/%d: refused with %d", i, *a.code))
+			refused = append(refused, fmt.Sprintf("/resources/%d was refused with %d: it needs %s", i, *a.code, lacking(a.text)))
 		default:
+			read++
 			h.cacheable = append(h.cacheable, a.result)
 			for _, p := range readProblems(a.result, u) {
 				problems = append(problems, fmt.Sprintf("/resources/%d: %s", i, p))
 			}
 		}
 	}
-	if len(problems) > 0 {
+	if len(refused) > 0 {
+		s.findSev(RuleResourceRead, report.SeverityInfo, "", "/contents",
+			"resources/read not graded where the environment may lack what a read needs: "+strings.Join(refused, "; "))
+	}
+	switch {
+	case len(problems) > 0:
 		s.find(RuleResourceRead, "", "/contents", "resources/read of a listed resource: "+strings.Join(problems, "; "))
 		s.check(RuleResourceRead, CheckFail, "")
-		return
+	case read == 0:
+		s.check(RuleResourceRead, CheckNotEstablished, fmt.Sprintf("every listed resource read (%d) was refused: %s", len(refused), strings.Join(refused, "; ")))
+	case len(refused) > 0:
+		s.check(RuleResourceRead, CheckPass, fmt.Sprintf("%d listed resource(s) read; %d refused, not graded", read, len(refused)))
+	default:
+		s.check(RuleResourceRead, CheckPass, fmt.Sprintf("%d listed resource(s) read", read))
 	}
-	s.check(RuleResourceRead, CheckPass, fmt.Sprintf("%d listed resource(s) read", len(uris)))
+}
+
+// lacking says what an error's text (message and data) shows a refused
+// read lacked, from words that name it; the text itself is never quoted.
+func lacking(text string) string {
+	t := strings.ToLower(text)
+	for _, k := range []struct {
+		words []string
+		what  string
+	}{
+		{[]string{"econnrefused", "econnreset", "enotfound", "eai_again", "etimedout", "connection", "connect ", "fetch failed", "network", "socket", "unreachable", "timed out", "timeout"},
+			"a service it connects to (the error names a failed connection)"},
+		{[]string{"api key", "api_key", "apikey", "token", "unauthorized", "unauthenticated", "forbidden", "credential", "auth", "permission", "access denied", "login", "logged in"},
+			"credentials (the error names authentication or permission)"},
+		{[]string{"browser", "chrome", "chromium", "playwright", "puppeteer"},
+			"a browser session (the error names a browser)"},
+		{[]string{"not configured", "not set", "missing", "environment variable", "config", "required"},
+			"configuration (the error names a missing setting)"},
+		{[]string{"not found", "no such", "does not exist", "enoent"},
+			"the resource it listed (the error says it is not found)"},
+	} {
+		for _, w := range k.words {
+			if strings.Contains(t, w) {
+				return k.what
+			}
+		}
+	}
+	return "something the error does not name"
 }
 
 // readProblems grades a resources/read result of uri: contents non-empty,
@@ -559,7 +648,12 @@ func (s *scanner) readMissing(ctx context.Context, uri string) {
 			// -32602, and clients accept either (info).
 			sev = "info"
 		}
-		s.findSev(RuleResourceMissing, sev, "", "/error/code", fmt.Sprintf("a read of a URI the server does not have was refused with %d instead of %d", *a.code, want))
+		msg := fmt.Sprintf("a read of a URI the server does not have was refused with %d instead of %d", *a.code, want)
+		if !modern && a.is(jsonrpc.CodeInvalidParams) {
+			s.findSDK(RuleResourceMissing, sev, "", "/error/code", msg, tsResourceNotFound)
+		} else {
+			s.findSev(RuleResourceMissing, sev, "", "/error/code", msg)
+		}
 		s.check(RuleResourceMissing, CheckFail, "")
 	}
 }
@@ -581,7 +675,7 @@ func (r *completionRef) params() map[string]any {
 // It returns the first prompt argument, for the completion check.
 func (s *scanner) prompts(ctx context.Context, isDeclared, completions bool, h *depth) *completionRef {
 	if !isDeclared {
-		for _, r := range []string{RulePromptsList, RulePromptGet, RulePromptUnknown} {
+		for _, r := range []string{RulePromptsList, RulePromptGet, RulePromptUnknown, RulePromptMissingArgs} {
 			s.check(r, CheckNotApplicable, "prompts not declared")
 		}
 		return nil
@@ -591,11 +685,32 @@ func (s *scanner) prompts(ctx context.Context, isDeclared, completions bool, h *
 	h.cacheable = append(h.cacheable, l.raw...)
 	if !s.gradeList(ctx, RulePromptsList, "prompts/list", "prompts", l, promptProblems) {
 		s.notEstablishedCheck(ctx, RulePromptGet, "prompts/list did not list")
+		s.notEstablishedCheck(ctx, RulePromptMissingArgs, "prompts/list did not list")
 	} else {
-		return s.getPrompts(ctx, l.items, completions)
+		ref := s.getPrompts(ctx, l.items, completions)
+		s.missingArgs(ctx, l.items)
+		return ref
 	}
 	s.unknownPrompt(ctx)
 	return nil
+}
+
+// missingArgs asks for the first listed prompt that declares a required
+// argument without any argument: it should be refused with -32602.
+func (s *scanner) missingArgs(ctx context.Context, items []json.RawMessage) {
+	for _, it := range items {
+		var p struct {
+			Name      string      `json:"name"`
+			Arguments []promptArg `json:"arguments"`
+		}
+		if json.Unmarshal(it, &p) != nil || p.Name == "" || !slices.ContainsFunc(p.Arguments, func(a promptArg) bool { return a.Required }) {
+			continue
+		}
+		a := s.ask(ctx, "prompts/get", map[string]any{"name": p.Name})
+		s.wantRefusal(ctx, RulePromptMissingArgs, a, "prompts/get of "+p.Name+" without its required arguments", jsonrpc.CodeInvalidParams)
+		return
+	}
+	s.check(RulePromptMissingArgs, CheckNotApplicable, "no listed prompt declares a required argument")
 }
 
 // promptProblems checks a listed prompt: a name, and arguments (if any) an
@@ -745,6 +860,9 @@ func (s *scanner) wantResult(ctx context.Context, rule string, a answer, method,
 	case a.err != nil:
 		s.unanswered(ctx, rule, method, a.err)
 		return false
+	case a.is(jsonrpc.CodeMethodNotFound):
+		s.notServed(rule, method)
+		return false
 	case a.result == nil:
 		s.find(rule, "", "/error/code", fmt.Sprintf("%s was refused with %d", what, *a.code))
 		s.check(rule, CheckFail, "")
@@ -787,8 +905,15 @@ func (s *scanner) logLevel(ctx context.Context, isDeclared bool, h *depth) {
 	if !s.wantResult(ctx, RuleLogLevel, a, "logging/setLevel", "logging/setLevel to a valid level") {
 		return
 	}
+	const what = "logging/setLevel to a level that does not exist"
 	bad := s.ask(ctx, "logging/setLevel", map[string]any{"level": "mcpdrill-no-such-level"})
-	s.wantRefusal(ctx, RuleLogLevel, bad, "logging/setLevel to a level that does not exist", jsonrpc.CodeInvalidParams)
+	if bad.is(jsonrpc.CodeInternalError) {
+		s.findSDK(RuleLogLevel, severityOf(RuleLogLevel), "", "/error/code",
+			fmt.Sprintf("%s was refused with %d instead of %d", what, jsonrpc.CodeInternalError, jsonrpc.CodeInvalidParams), tsSetLevelInternal)
+		s.check(RuleLogLevel, CheckFail, "")
+		return
+	}
+	s.wantRefusal(ctx, RuleLogLevel, bad, what, jsonrpc.CodeInvalidParams)
 }
 
 // maxCompletionValues is the most values a completion result may carry.

@@ -14,8 +14,8 @@ import (
 )
 
 // contentRules are the read-only depth's checks.
-var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleCompletionUnknown, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptUnknown,
-	RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
+var contentRules = []string{RuleCapHonesty, RuleCompletion, RuleCompletionUnknown, RuleContentCacheHints, RuleLogLevel, RulePromptGet, RulePromptMissingArgs,
+	RulePromptUnknown, RulePromptsList, RuleResourceMissing, RuleResourceRead, RuleResourceTemplates, RuleResourcesList}
 
 // TestReadProblems grades resources/read results of "u://a".
 func TestReadProblems(t *testing.T) {
@@ -161,13 +161,26 @@ func TestContentProfiles(t *testing.T) {
 	}{
 		{"content", Rev20251125, with(all(pass), RuleContentCacheHints, na), nil},
 		{"content", Rev20260728, with(all(pass), RuleLogLevel, na), nil},
+		// Logging declared but refused (-32601) fails the setLevel check
+		// too, but the one finding of it is the honesty check's.
 		{"sloppy-content", Rev20251125,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
-			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RuleLogLevel + ":warn", RuleResourceMissing + ":warn"}},
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleContentCacheHints, na, RuleLogLevel, fail, RulePromptGet, fail,
+				RulePromptMissingArgs, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
+			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceRead + ":error", RulePromptMissingArgs + ":warn", RuleResourceMissing + ":warn"}},
 		{"sloppy-content", Rev20260728,
-			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleLogLevel, na, RulePromptGet, fail, RuleResourceMissing, fail, RuleResourceRead, fail),
-			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceMissing + ":error", RuleResourceRead + ":error"}},
+			with(all(pass), RuleCapHonesty, fail, RuleCompletion, na, RuleCompletionUnknown, na, RuleLogLevel, na, RulePromptGet, fail, RulePromptMissingArgs, fail,
+				RuleResourceMissing, fail, RuleResourceRead, fail),
+			[]string{RuleCapHonesty + ":error", RulePromptGet + ":error", RuleResourceMissing + ":error", RuleResourceRead + ":error", RulePromptMissingArgs + ":warn"}},
 		{"good", Rev20251125, with(all(na), RuleCapHonesty, pass), nil},
+		// Templates refused with -32601 (optional), a listed resource whose
+		// read needs a backend (not graded, an info note), an empty
+		// prompts/list with prompts undeclared (not served): nothing fails.
+		{"typical", Rev20251125,
+			with(all(na), RuleCapHonesty, pass, RuleResourcesList, pass, RuleResourceRead, pass, RuleResourceMissing, pass),
+			[]string{RuleResourceRead + ":info"}},
+		{"typical", Rev20241105,
+			with(all(na), RuleCapHonesty, pass, RuleResourcesList, pass, RuleResourceRead, pass, RuleResourceMissing, pass),
+			[]string{RuleResourceRead + ":info"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.profile+"/"+tc.rev, func(t *testing.T) {
@@ -279,4 +292,26 @@ func goldenRules(t *testing.T, name string, r *Report, rules []string) {
 		t.Fatal(err)
 	}
 	golden(t, name, append(b, '\n'))
+}
+
+// TestLacking: what a refused read's error names as missing, from its
+// words; the text itself is never returned, and a huge or hostile one is
+// only searched.
+func TestLacking(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"connect ECONNREFUSED 127.0.0.1:9200", "a service it connects to (the error names a failed connection)"},
+		{`MCP error -32603: getaddrinfo ENOTFOUND cluster.local {"uri":"x"}`, "a service it connects to (the error names a failed connection)"},
+		{"Invalid API key", "credentials (the error names authentication or permission)"},
+		{"401 Unauthorized", "credentials (the error names authentication or permission)"},
+		{"Browser is not running; call browser_launch first", "a browser session (the error names a browser)"},
+		{"GITHUB_OWNER environment variable is not set", "configuration (the error names a missing setting)"},
+		{"Resource not found", "the resource it listed (the error says it is not found)"},
+		{"boom", "something the error does not name"},
+		{"", "something the error does not name"},
+		{strings.Repeat("\x1b[2J", 1<<20) + "timeout", "a service it connects to (the error names a failed connection)"},
+	} {
+		if got := lacking(tc.text); got != tc.want {
+			t.Errorf("%.60q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
 }

@@ -3,9 +3,13 @@
 package scan
 
 import (
+	"encoding/json"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,8 +62,52 @@ func TestNPMServersOverStdio(t *testing.T) {
 			if report.Fails(r.Findings, report.SeverityError) {
 				t.Errorf("a finding fails --fail-on error: %+v", r.Findings)
 			}
+			// Issue 38: the scan sees the TypeScript SDK's McpServer in
+			// their answers, as their installed package.json says (the
+			// second method), and names it in the findings that are its
+			// behaviours: no conformance finding fails --fail-on warn.
+			if r.SDK == nil || r.SDK.Name != SDKTypeScript || r.SDK.Layer != "McpServer" {
+				t.Errorf("sdk %+v", r.SDK)
+			}
+			if !dependsOnTSSDK(t, cmd[0]) {
+				t.Errorf("%s: the package does not depend on @modelcontextprotocol/sdk", tc.env)
+			}
+			var conf []report.Finding
+			for _, f := range r.Findings {
+				if !strings.HasPrefix(f.Rule, "MCP-OUT-") {
+					conf = append(conf, f)
+				}
+			}
+			if report.Fails(conf, report.SeverityWarn) {
+				t.Errorf("a conformance finding fails --fail-on warn: %+v", conf)
+			}
 		})
 	}
+}
+
+// dependsOnTSSDK reads the package.json of the npm package whose bin is
+// bin: does it depend on the TypeScript SDK?
+func dependsOnTSSDK(t *testing.T, bin string) bool {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := filepath.Dir(real); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "package.json"))
+		if err != nil {
+			continue
+		}
+		var p struct {
+			Dependencies map[string]string `json:"dependencies"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := p.Dependencies["@modelcontextprotocol/sdk"]
+		return ok
+	}
+	return false
 }
 
 func TestNPMEverythingOverHTTP(t *testing.T) {

@@ -224,6 +224,7 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 		return p
 	}
 	resp, err := e.send(ctx)
+	s.noteSDK(e, resp, err)
 	if reason, cut := cutShort(ctx); cut && err != nil {
 		// The scan's own deadline ended the wait: nothing is known of the
 		// server's answer.
@@ -255,8 +256,44 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 	if o.verdict == VerdictIgnored {
 		got += " (no reply; the ping sent after it was answered)"
 	}
-	s.findSev(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", fmt.Sprintf("%s: expected %s, got %s", e.name, e.want, got))
+	msg := fmt.Sprintf("%s: expected %s, got %s", e.name, e.want, got)
+	if b, ok := s.probeSDKBehaviour(e.rule, o.verdict); ok {
+		s.findSDK(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", msg, b)
+		return p
+	}
+	s.findSev(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", msg)
 	return p
+}
+
+// noteSDK reads a probe's answer for an SDK's wording (see sdkSeen).
+func (s *scanner) noteSDK(e expectation, resp *mcp.Response, err error) {
+	var msg *jsonrpc.Message
+	if resp != nil {
+		msg = resp.Message
+	}
+	msg = errorMessage(msg, err)
+	switch {
+	case msg == nil:
+	case msg.Error != nil:
+		s.sdk.sawError(msg.Error)
+	case e.rule == RuleErrUnknownTool:
+		s.sdk.sawUnknownTool(msg.Result)
+	}
+}
+
+// probeSDKBehaviour names the SDK behaviour a non-conformant probe answer
+// is, when an SDK is known to answer so.
+func (s *scanner) probeSDKBehaviour(rule string, v Verdict) (sdkBehaviour, bool) {
+	stdio := s.sess.Transport == mcp.TransportStdio
+	switch {
+	case rule == RuleErrUnknownTool && v == VerdictToolError:
+		return tsUnknownToolResult, true
+	case rule == RuleErrParse && v == VerdictIgnored && stdio:
+		return tsDropsUnparsable, true
+	case rule == RuleErrInvalidRequest && v == VerdictIgnored && stdio:
+		return tsDropsInvalid, true
+	}
+	return sdkBehaviour{}, false
 }
 
 // probeSeverity is the severity ladder of a non-conformant probe answer

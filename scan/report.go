@@ -37,6 +37,9 @@ type Report struct {
 	// Invocation is the opt-in tool invocation: its plan, and its results
 	// when executed; absent unless tools were named.
 	Invocation *Invocation `json:"invocation,omitempty"`
+	// SDK is the MCP SDK the server was seen to answer as, with the
+	// evidence; absent when no SDK's wording came back.
+	SDK *ObservedSDK `json:"sdk,omitempty"`
 	// StartupFailure says what became of a stdio server that did not
 	// complete the handshake; absent otherwise.
 	StartupFailure *StartupFailure `json:"startup_failure,omitempty"`
@@ -184,6 +187,10 @@ type Probe struct {
 	// accounting; not in the JSON (the name says which probe it was).
 	rule string
 }
+
+// Rule is the rule that grades the probe (its findings carry it); "" for a
+// probe read back from JSON, which does not carry it.
+func (p Probe) Rule() string { return p.rule }
 
 // CheckStatus is the outcome of a conformance check.
 type CheckStatus string

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // TestRequirementsAccounted checks the table: ids unique, sections and
@@ -87,7 +89,7 @@ func TestAccountRequirements(t *testing.T) {
 	if noTools.NotApplicable <= withTools.NotApplicable {
 		t.Errorf("n/a without tools %d, with %d: undeclared tools must be n/a", noTools.NotApplicable, withTools.NotApplicable)
 	}
-	if AccountRequirements(&Report{Protocol: Protocol{Revision: "2024-11-05"}}, nil) != nil {
+	if AccountRequirements(&Report{Protocol: Protocol{Revision: "2023-01-01"}}, nil) != nil {
 		t.Error("a revision the table does not cover must give no counts")
 	}
 }
@@ -109,6 +111,45 @@ func TestLegacyReplyCheck(t *testing.T) {
 		}
 		if (tc.want == CheckFail) != (len(s.rep.Findings) == 1) {
 			t.Errorf("%s: findings %+v", tc.page, s.rep.Findings)
+		}
+	}
+}
+
+// TestFindingsCiteRequirements: on every revision, each finding of a
+// conformance rule (MCP-CONF-*, MCP-ERR-*) at warn or error names the
+// requirement it grades, of that revision, and a requirement the table
+// lists for the rule. The profiles that fail most checks are scanned on
+// every revision they speak.
+func TestFindingsCiteRequirements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("25 scans")
+	}
+	for _, profile := range []string{"sloppy-errors", "sloppy-content", "bad-schema", "json-preamble", "typical"} {
+		p, _ := testbed.Lookup(profile)
+		for _, rev := range p.Revisions {
+			t.Run(profile+"/"+rev, func(t *testing.T) {
+				t.Parallel()
+				r := runScan(t, stdioConfig(t, testbed.Options{Profile: profile, Revisions: []string{rev}}))
+				if r.Protocol.Revision != rev {
+					t.Fatalf("negotiated %q", r.Protocol.Revision)
+				}
+				for _, f := range r.Findings {
+					conf := strings.HasPrefix(f.Rule, "MCP-CONF-") || strings.HasPrefix(f.Rule, "MCP-ERR-")
+					q := f.Requirement
+					switch {
+					case q != nil && (q.Revision != rev || !slices.ContainsFunc(Requirements(rev), func(x Requirement) bool {
+						return x.ID == q.ID && slices.Contains(x.Checks, f.Rule) && x.Section == q.Section && x.Level == q.Level
+					})):
+						t.Errorf("%s cites %+v, not a requirement of %s graded by it", f.Rule, q, rev)
+					case q == nil && conf && f.Severity != report.SeverityInfo && f.Rule != RuleOversizeFrame:
+						t.Errorf("%s %s names no requirement: %s", f.Severity, f.Rule, f.Message)
+					}
+				}
+				rc := r.Requirements
+				if rc == nil || len(rc.Outcomes) != rc.Requirements || rc.Checked+rc.NotApplicable+rc.NotVerified != rc.Requirements {
+					t.Fatalf("requirement accounting %+v", rc)
+				}
+			})
 		}
 	}
 }

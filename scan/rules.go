@@ -34,6 +34,7 @@ const (
 	RulePromptsList       = "MCP-CONF-PROMPTS-LIST"
 	RulePromptGet         = "MCP-CONF-PROMPT-GET"
 	RulePromptUnknown     = "MCP-CONF-PROMPT-UNKNOWN"
+	RulePromptMissingArgs = "MCP-CONF-PROMPT-MISSING-ARGS"
 	RuleLogLevel          = "MCP-CONF-LOG-LEVEL"
 	RuleCompletion        = "MCP-CONF-COMPLETION"
 	RuleCapHonesty        = "MCP-CONF-CAPABILITY-HONESTY"
@@ -77,15 +78,20 @@ const (
 	RuleRefused     = "MCP-SCAN-PROTOCOL-REFUSED"
 )
 
-// Catalogue documents every rule the scanner can emit.
+// Catalogue documents every rule the scanner can emit, each with the
+// specification requirements it grades.
 func Catalogue() report.Catalogue {
-	return append(append(append(baseRules(), authRules()...), invokeRules()...), providerRules()...)
+	cat := append(append(append(baseRules(), authRules()...), invokeRules()...), providerRules()...)
+	for i := range cat {
+		cat[i].Requirements = ruleRequirements(cat[i].ID)
+	}
+	return cat
 }
 
 func baseRules() report.Catalogue {
 	return report.Catalogue{
 		rule(RuleToolName, report.SeverityWarn, "Tool name breaks the naming rules",
-			"Tool names should be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (2025-11-25 and later). Other characters break clients that key tools by name or mirror them in headers."),
+			"Tool names should be 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (2025-11-25 and later: a warning; before it, advice at info). Other characters break clients that key tools by name or mirror them in headers."),
 		rule(RuleDuplicateTool, report.SeverityError, "Two tools share a name",
 			"tools/list returned the same name twice. A client cannot tell which definition a call reaches."),
 		rule(RuleInputSchemaType, report.SeverityError, "inputSchema is not an object schema",
@@ -97,11 +103,11 @@ func baseRules() report.Catalogue {
 		rule(RuleCacheHints, report.SeverityError, "tools/list lacks ttlMs or cacheScope",
 			"From 2026-07-28 every tools/list page must carry ttlMs (integer >= 0) and cacheScope (public or private)."),
 		rule(RuleToolSetStable, report.SeverityError, "The tool set differs between two connections",
-			"A second connection with the same credentials listed a different tool set. From 2026-07-28 the set must not vary per connection; before it, a varying set defeats manifest pinning (warn)."),
+			"A second connection with the same credentials listed a different tool set. From 2026-07-28 the set must not vary per connection (error); before it no revision asks that, and a varying set, which defeats manifest pinning, is advice (info)."),
 		rule(RuleToolOrder, report.SeverityInfo, "Tools are listed in a different order on a second connection",
 			"Servers should list tools in a deterministic order so clients and caches can compare lists cheaply."),
 		rule(RuleStdoutPurity, report.SeverityError, "The stdio server wrote non-protocol output to stdout",
-			"On stdio the server must write only MCP messages to stdout; logs belong on stderr. Clients may drop the line or fail the session."),
+			"On stdio the server must write only MCP messages to stdout; logs belong on stderr. Every line that is not a JSON-RPC 2.0 message counts: text, a blank line, and JSON that is no JSON-RPC message (a log record such as {\"preamble\":true}, an object without \"jsonrpc\": \"2.0\"). Clients may drop the line or fail the session."),
 		rule(RuleVersionNeg, report.SeverityError, "Protocol version negotiation misbehaved",
 			"A modern (2026-07-28) server must refuse an unknown revision with -32022 and list its supported versions; a legacy server must answer initialize with a revision it supports."),
 		rule(RuleResultType, report.SeverityWarn, "A modern result lacks resultType",
@@ -113,9 +119,9 @@ func baseRules() report.Catalogue {
 		rule(RuleOversizeFrame, report.SeverityWarn, "A message exceeded the size cap",
 			"A message larger than --max-frame was discarded; whatever it carried was not established."),
 		rule(RuleServerRequest, report.SeverityInfo, "The server sent requests to the client",
-			"The server asked the client something (ping, roots, sampling, elicitation) during the scan. Modern servers must not send requests at all."),
+			"The server asked the client something (ping, roots, sampling, elicitation) during the scan; the scan declares no client capability. From 2026-07-28 a server must not send requests at all (error). Before it a ping is allowed (info), and any other request uses a capability the client did not declare: an error from 2025-06-18 (MUST), a warning before it (SHOULD)."),
 		rule(RuleStdioShutdown, report.SeverityWarn, "The stdio server did not exit when its stdin closed",
-			"A client ends a stdio server by closing its stdin, then waits, then sends SIGTERM, then SIGKILL. A server that exits once its stdin closes is recorded at info; one that needed SIGTERM or SIGKILL is a warning: every client that stops it waits out its grace, and a client that does not signal leaves it running. The time it took is in the report's meta (timing.shutdown_ms)."),
+			"A client ends a stdio server by closing its stdin, then waits, then sends SIGTERM, then SIGKILL. A server that exits once its stdin closes is recorded at info; one that needed SIGTERM or SIGKILL is a warning from 2026-07-28, which asks it to exit (SHOULD), and advice (info) before it, which does not: every client that stops it waits out its grace, and a client that does not signal leaves it running. The time it took is in the report's meta (timing.shutdown_ms)."),
 
 		rule(RuleLegacyReply, report.SeverityWarn, "A reply on an older revision carries 2026-07-28 fields",
 			"On a revision before 2026-07-28 the server must speak the revision it negotiated; a tools/list page carrying resultType, ttlMs or cacheScope mixes eras, and a dual-era client may read the reply as a modern one."),
@@ -123,9 +129,9 @@ func baseRules() report.Catalogue {
 		rule(RuleResourcesList, report.SeverityError, "resources/list is refused or malformed",
 			"A server that declares resources must answer resources/list with a resources array whose items carry a uri and a name, paginated by nextCursor without repeating a cursor (at most 10 pages are read)."),
 		rule(RuleResourceTemplates, report.SeverityError, "resources/templates/list is refused or malformed",
-			"A server that declares resources answers resources/templates/list with resourceTemplates whose items carry a name and an RFC 6570 uriTemplate."),
+			"A server that declares resources and offers templates answers resources/templates/list with resourceTemplates whose items carry a name and an RFC 6570 uriTemplate. Templates are optional: -32601 (no templates offered) makes the check not applicable, never a failure."),
 		rule(RuleResourceRead, report.SeverityError, "A listed resource does not read back",
-			"resources/read of a listed resource (the first 3 are read) must return a non-empty contents array; each item carries a uri, exactly one of text and blob (blob base64), a string mimeType if any, and one of them the URI that was read. Findings name the resource by its index in the listing, never its URI or content."),
+			"resources/read of a listed resource (the first 3 are read) must return a non-empty contents array; each item carries a uri, exactly one of text and blob (blob base64), a string mimeType if any, and one of them the URI that was read. A read the server refuses with an error (but -32601) is not graded: what the resource needs (a service behind it, credentials, a browser session) may be missing where the scan runs; an info finding says what the error names as missing, and the check is not established when every read was refused. Findings name the resource by its index in the listing, never its URI or content."),
 		rule(RuleResourceMissing, report.SeverityError, "A read of a missing resource is not refused",
 			"resources/read of a URI the server does not have must be an error, never a result or an empty contents list: -32002 before 2026-07-28 (SHOULD: a result is a warning, another error code an info note), -32602 from 2026-07-28 (MUST, -32002 included)."),
 		rule(RulePromptsList, report.SeverityError, "prompts/list is refused or malformed",
@@ -134,12 +140,14 @@ func baseRules() report.Catalogue {
 			"prompts/get of a listed prompt (the first 3), with its required arguments filled in (from completion/complete when completions are declared, else a fixed word), must return a non-empty messages array, each message with role user or assistant and a typed content block. A refusal of the generated values is not graded."),
 		rule(RulePromptUnknown, report.SeverityWarn, "An unknown prompt is not refused with -32602",
 			"prompts/get of a prompt the server does not list should be refused with -32602."),
+		rule(RulePromptMissingArgs, report.SeverityWarn, "A prompt is served without its required arguments",
+			"prompts/get of a listed prompt that declares a required argument, sent without any argument, should be refused with -32602 (Invalid params); a result is a warning, as is another error code."),
 		rule(RuleLogLevel, report.SeverityWarn, "logging/setLevel misbehaves",
 			"Before 2026-07-28 a server that declares logging accepts logging/setLevel with a valid level and should refuse an invalid one with -32602."),
 		rule(RuleCompletion, report.SeverityError, "completion/complete misbehaves",
 			"A server that declares completions answers completion/complete for a listed prompt argument (else a resource template variable) with a completion object of at most 100 string values."),
 		rule(RuleCapHonesty, report.SeverityError, "Declared capabilities and served methods disagree",
-			"A declared capability whose method (resources/list, resources/templates/list, prompts/list, logging/setLevel, completion/complete) answers -32601 claims a feature the server lacks; an undeclared resources or prompts capability whose list method answers with a result breaks the rule that a server that supports it must declare it."),
+			"A declared capability whose method (resources/list, prompts/list, logging/setLevel, completion/complete) answers -32601 claims a feature the server lacks: this finding is the one finding of it (the method's own check fails without a second). An undeclared resources or prompts capability whose list method lists something, or undeclared completions that complete something, break the rule that a server that supports a capability must declare it; an empty list serves nothing. resources/templates/list is optional and not graded here; 2024-11-05 has no completions capability to declare."),
 
 		rule(RuleContentCacheHints, report.SeverityError, "A resources or prompts result lacks ttlMs or cacheScope",
 			"From 2026-07-28 resources/list, resources/templates/list, resources/read and prompts/list results must carry ttlMs (integer >= 0) and cacheScope (public or private), as tools/list pages do; the results the read-only checks received are graded."),
@@ -151,7 +159,7 @@ func baseRules() report.Catalogue {
 		rule(RuleCancelUnknown, report.SeverityWarn, "A cancellation of an unknown request was not ignored",
 			"A notifications/cancelled naming a request the server does not know (never sent, or finished) should be ignored: no response, and the server goes on serving."),
 		rule(RuleInvalidCursor, report.SeverityWarn, "An invalid cursor is not refused with -32602",
-			"tools/list with a cursor the server never issued should be refused with -32602, not served a page (a client that lost its place would read the list from the start and not know it)."),
+			"tools/list with a cursor the server never issued should be refused with -32602, not served a page (a client that lost its place would read the list from the start and not know it). The TypeScript SDK's McpServer serves tools/list without reading the cursor: on a server seen to run on it the finding names the SDK and is an info note (see the scan's sdk)."),
 		rule(RuleDiscover, report.SeverityError, "server/discover's result is incomplete",
 			"From 2026-07-28 a server must implement server/discover and return supportedVersions and capabilities; graded on the discover result the session was opened with."),
 		rule(RuleHTTPAccepted, report.SeverityError, "The POST of a notification is not answered 202",

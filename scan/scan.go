@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -79,7 +80,7 @@ func Run(ctx context.Context, cfg mcp.Config, o Options) (*Report, error) {
 		defer end()
 	}
 
-	s := &scanner{cfg: cfg, opts: o, rep: &Report{
+	s := &scanner{cfg: cfg, opts: o, ends: &ends{}, rep: &Report{
 		SchemaVersion: SchemaVersion,
 		Target:        targetOf(cfg),
 		Tools:         []ToolReport{},
@@ -129,6 +130,44 @@ type scanner struct {
 	// long its stdio server took to end (nil over HTTP).
 	startup    time.Duration
 	shutdownMS *int64
+	// requests counts the kinds of request the server sent that the
+	// client did not allow (serverRequestSeverity above info).
+	requests int
+	// sdk gathers the marks of the SDK the server answers with;
+	// sdkCandidates are the findings that are that SDK's behaviour if it
+	// is the one (attributeSDK).
+	sdk           sdkSeen
+	sdkCandidates []sdkCandidate
+	// ends closes the scan's other sessions beside the rest of the scan
+	// and its first session's close; shared with the second connection's
+	// scanner.
+	ends *ends
+}
+
+// ends closes sessions in the background. A stdio server that ignores its
+// stdin closing keeps a session's Close for the close grace (and SIGTERM's):
+// closing every session of the scan at once costs the scan one grace, not
+// one per session.
+type ends struct{ wg sync.WaitGroup }
+
+// close starts closing c; a nil ends closes it at once.
+func (e *ends) close(c *mcp.Client) {
+	if e == nil {
+		_ = c.Close()
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		_ = c.Close()
+	}()
+}
+
+// wait waits for every close started.
+func (e *ends) wait() {
+	if e != nil {
+		e.wg.Wait()
+	}
 }
 
 func (s *scanner) find(rule, tool, pointer, msg string) {
@@ -181,6 +220,7 @@ func (s *scanner) run(ctx context.Context) {
 		s.observe(s.c, true)
 		s.rep.Meta.Stderr = s.stderrLines(s.c.StderrTail())
 		_ = s.c.Close()
+		s.ends.wait() // the other sessions closed beside this one
 		s.shutdown(s.c)
 	}()
 	s.sess = c.Session()
@@ -276,7 +316,7 @@ func (s *scanner) startSecondConnection(ctx context.Context) (wait func()) {
 		return func() { s.secondConnection(ctx) }
 	}
 	// sub records what the check finds; it is merged once the check is done.
-	sub := &scanner{cfg: s.cfg, opts: s.opts, sess: s.sess, list: s.list, rep: &Report{}}
+	sub := &scanner{cfg: s.cfg, opts: s.opts, sess: s.sess, list: s.list, rep: &Report{}, ends: s.ends}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -293,17 +333,29 @@ func (s *scanner) startSecondConnection(ctx context.Context) (wait func()) {
 func (s *scanner) shutdown(c *mcp.Client) {
 	sd, ok := c.Shutdown()
 	if !ok {
+		s.check(RuleStdioShutdown, CheckNotApplicable, "not stdio")
 		return
 	}
 	ms := sd.Elapsed.Milliseconds()
 	s.shutdownMS = &ms
+	// Only 2026-07-28 asks a server to exit when its stdin closes; before
+	// it the finding is advice and the check does not apply.
+	failed := CheckFail
+	if !mcp.IsModern(s.sess.Revision) {
+		failed = CheckNotApplicable
+	}
 	switch sd.How {
 	case mcp.ShutdownStdinClosed:
 		s.findSev(RuleStdioShutdown, report.SeverityInfo, "", "", "the server exited when its stdin closed")
+		s.check(RuleStdioShutdown, CheckPass, "exited when its stdin closed")
 	case mcp.ShutdownTerminated:
 		s.find(RuleStdioShutdown, "", "", "the server did not exit when its stdin closed; SIGTERM ended it")
+		s.check(RuleStdioShutdown, failed, "SIGTERM ended it")
 	case mcp.ShutdownKilled:
 		s.find(RuleStdioShutdown, "", "", "the server did not exit when its stdin closed, nor on SIGTERM; SIGKILL ended it")
+		s.check(RuleStdioShutdown, failed, "SIGKILL ended it")
+	default:
+		s.check(RuleStdioShutdown, CheckNotEstablished, "the server had exited before the scan closed it")
 	}
 }
 
@@ -352,35 +404,84 @@ func (s *scanner) redirect(kind, detail string, count int) {
 // observe turns what a connection saw on the side into findings; final is
 // set for the last connection of the scan, which also records the check.
 func (s *scanner) observe(c *mcp.Client, final bool) {
-	noise := 0
+	noise, notRPC := 0, 0
+	stdio := c.Session().Transport == mcp.TransportStdio
 	for _, ob := range c.Observations() {
 		switch ob.Kind {
 		case "stdout-noise":
 			noise += max(ob.Count, 1)
+		case "invalid-message":
+			// On stdio every message comes off stdout.
+			if stdio {
+				notRPC += max(ob.Count, 1)
+			}
 		case "oversize-frame":
 			s.find(RuleOversizeFrame, "", "", fmt.Sprintf("%d message(s) over the %d-byte cap were discarded", max(ob.Count, 1), s.frameCap()))
 		case "server-request":
-			s.find(RuleServerRequest, "", "", "the server sent a request during the scan: "+ob.Detail)
+			sev := s.serverRequestSeverity(ob.Detail)
+			if sev != report.SeverityInfo {
+				s.requests++
+			}
+			s.findSev(RuleServerRequest, sev, "", "", "the server sent a request during the scan: "+ob.Detail)
 		case mcp.ObsRedirectFollowed, mcp.ObsRedirectCrossOrigin, mcp.ObsRedirectLimit:
 			s.redirect(ob.Kind, ob.Detail, ob.Count)
 		}
 	}
-	if noise > 0 {
-		s.noise += noise
-		s.find(RuleStdoutPurity, "", "", fmt.Sprintf("%d non-JSON line(s) on stdout", noise))
+	if noise+notRPC > 0 {
+		s.noise += noise + notRPC
+		s.find(RuleStdoutPurity, "", "", impurity(noise, notRPC))
 	}
 	if final {
 		s.httpContentTypeCheck(c.Observations())
+	}
+	if final {
+		if s.requests > 0 {
+			s.check(RuleServerRequest, CheckFail, fmt.Sprintf("%d kind(s) of request the client did not allow", s.requests))
+		} else {
+			s.check(RuleServerRequest, CheckPass, "")
+		}
 	}
 	switch {
 	case !final:
 	case s.sess.Transport != mcp.TransportStdio:
 		s.check(RuleStdoutPurity, CheckNotApplicable, "not stdio")
 	case s.noise > 0:
-		s.check(RuleStdoutPurity, CheckFail, fmt.Sprintf("%d non-JSON line(s)", s.noise))
+		s.check(RuleStdoutPurity, CheckFail, fmt.Sprintf("%d line(s) that are not JSON-RPC messages", s.noise))
 	default:
 		s.check(RuleStdoutPurity, CheckPass, "")
 	}
+}
+
+// serverRequestSeverity grades a request the server sent the client (the
+// scan declares no client capability): from 2026-07-28 a server sends no
+// request at all (MUST); before it, a ping is allowed at any time, and any
+// other request uses a capability the client did not declare (MUST from
+// 2025-06-18, SHOULD before).
+func (s *scanner) serverRequestSeverity(method string) report.Severity {
+	switch {
+	case mcp.IsModern(s.sess.Revision):
+		return report.SeverityError
+	case method == "ping":
+		return report.SeverityInfo
+	case s.sess.Revision < mcp.Rev20250618:
+		return report.SeverityWarn
+	}
+	return report.SeverityError
+}
+
+// impurity words what a connection's stdout carried besides JSON-RPC
+// messages: lines that are not JSON (blank ones included), and JSON that
+// is no JSON-RPC 2.0 message (a log record, a message without "jsonrpc":
+// "2.0").
+func impurity(noise, notRPC int) string {
+	var parts []string
+	if noise > 0 {
+		parts = append(parts, fmt.Sprintf("%d not JSON", noise))
+	}
+	if notRPC > 0 {
+		parts = append(parts, fmt.Sprintf("%d JSON but no JSON-RPC message", notRPC))
+	}
+	return fmt.Sprintf("%d line(s) on stdout that are not JSON-RPC messages (%s)", noise+notRPC, strings.Join(parts, ", "))
 }
 
 func (s *scanner) frameCap() int {
@@ -397,6 +498,9 @@ func (s *scanner) finish() {
 	r := s.rep
 	slices.SortFunc(r.Tools, func(a, b ToolReport) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(r.Conformance, func(a, b Check) int { return cmp.Compare(a.ID, b.ID) })
+	s.attributeSDK()
+	citeRequirements(r)
+	adviceOnly(r)
 	report.Sort(r.Findings)
 	r.Scores = ScoresOf(r)
 	r.Requirements = AccountRequirements(r, s.sess.Capabilities)

@@ -178,6 +178,32 @@ func TestProfilesOverStdio(t *testing.T) {
 				}
 			}},
 		{profile: "noisy-stdout", era: "modern", wantRules: []string{RuleStdoutPurity}},
+		// Issue 38: a JSON line that is no JSON-RPC message breaks stdout's
+		// purity as a plain-text line does.
+		{profile: "json-preamble", era: "modern", wantRules: []string{RuleStdoutPurity},
+			check: func(t *testing.T, r *Report) {
+				f := finding(r, RuleStdoutPurity)
+				if f.Severity != report.SeverityError || f.Message != "1 line(s) on stdout that are not JSON-RPC messages (1 JSON but no JSON-RPC message)" ||
+					f.Requirement == nil || f.Requirement.ID != "REQ-STDIO-02" {
+					t.Errorf("stdout purity finding %+v", f)
+				}
+			}},
+		// Issue 38: a server on the TypeScript SDK's McpServer: the SDK is
+		// named, its behaviours are info notes naming it, nothing warns.
+		{profile: "typical", era: "legacy", wantRules: []string{RuleInvalidCursor, RuleErrUnknownTool},
+			check: func(t *testing.T, r *Report) {
+				if r.SDK == nil || r.SDK.Name != SDKTypeScript || r.SDK.Layer != "McpServer" || len(r.SDK.Evidence) != 2 {
+					t.Errorf("sdk %+v", r.SDK)
+				}
+				for _, id := range []string{RuleInvalidCursor, RuleErrUnknownTool} {
+					if f := finding(r, id); f.Severity != report.SeverityInfo || !strings.Contains(f.Message, "TypeScript SDK's McpServer") {
+						t.Errorf("%s: %+v", id, f)
+					}
+				}
+				if report.Fails(r.Findings, report.SeverityWarn) {
+					t.Errorf("findings at warn or error: %+v", r.Findings)
+				}
+			}},
 		{profile: "cursor-loop", era: "modern", wantRules: []string{RuleCursorLoop}},
 		{profile: "ref-cycle", era: "modern"},
 		// A 10,000-deep schema is beyond what encoding/json takes: the list
@@ -219,6 +245,55 @@ func TestProfilesOverStdio(t *testing.T) {
 				tc.check(t, r)
 			}
 			golden(t, "stdio-"+tc.profile, stable(t, r))
+		})
+	}
+}
+
+// finding returns r's first finding of rule.
+func finding(r *Report, rule string) report.Finding {
+	for _, f := range r.Findings {
+		if f.Rule == rule {
+			return f
+		}
+	}
+	return report.Finding{}
+}
+
+// TestLateDiscoverAnswer: a dual-era server that starts slower than the
+// discover probe's timeout answers the probe late, but before its
+// initialize reply: the scan is of 2026-07-28 whatever the load made of
+// the timeout (issue 38; 2025-11-25 before).
+func TestLateDiscoverAnswer(t *testing.T) {
+	cfg := stdioConfig(t, testbed.Options{Profile: "slow-start", StartDelay: time.Second})
+	cfg.DiscoverTimeout = 300 * time.Millisecond
+	r := runScan(t, cfg)
+	if r.Protocol.Revision != mcp.Rev20260728 || !slices.ContainsFunc(r.Protocol.Detection, func(d string) bool {
+		return strings.Contains(d, "server/discover answered late, before initialize's reply")
+	}) {
+		t.Fatalf("protocol %+v", r.Protocol)
+	}
+}
+
+// TestStdioShutdownByRevision: a server that ignores its stdin closing is
+// a warning where 2026-07-28 asks it to exit (REQ-STDIO-03, SHOULD), and
+// advice (info) before it, where no revision asks.
+func TestStdioShutdownByRevision(t *testing.T) {
+	for _, tc := range []struct {
+		rev string
+		sev report.Severity
+		req string
+	}{{mcp.Rev20260728, report.SeverityWarn, "REQ-STDIO-03"}, {mcp.Rev20251125, report.SeverityInfo, ""}} {
+		t.Run(tc.rev, func(t *testing.T) {
+			t.Parallel()
+			r := runScan(t, stdioConfig(t, testbed.Options{Profile: "linger", Revisions: []string{tc.rev}}))
+			f := finding(r, RuleStdioShutdown)
+			got := ""
+			if f.Requirement != nil {
+				got = f.Requirement.ID
+			}
+			if f.Severity != tc.sev || got != tc.req || !strings.HasPrefix(f.Message, "the server did not exit when its stdin closed") {
+				t.Errorf("%+v", f)
+			}
 		})
 	}
 }
@@ -296,6 +371,9 @@ func TestSDKServer(t *testing.T) {
 	}
 	if r.Scores.Tools == 0 || r.Scores.Declared == 0 {
 		t.Errorf("SDK tools not assessed: %+v", r.Scores)
+	}
+	if r.SDK != nil {
+		t.Errorf("a Go SDK server taken for %+v", r.SDK)
 	}
 	legacy := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: 5 * time.Second, Protocol: mcp.Rev20250618})
 	if legacy.Protocol.Revision != mcp.Rev20250618 || legacy.Scores.Tools != r.Scores.Tools {

@@ -168,8 +168,14 @@ func (s *scanner) httpNotification(ctx context.Context, modern bool, frame []byt
 // invalidCursorCheck asks tools/list for a page no cursor the server
 // issued names: it should be refused with -32602.
 func (s *scanner) invalidCursorCheck(ctx context.Context) {
+	const what = "tools/list with a cursor the server never issued"
 	a := s.ask(ctx, "tools/list", map[string]any{"cursor": invalidCursor})
-	s.wantRefusal(ctx, RuleInvalidCursor, a, "tools/list with a cursor the server never issued", jsonrpc.CodeInvalidParams)
+	if a.result != nil {
+		s.findSDK(RuleInvalidCursor, severityOf(RuleInvalidCursor), "", "", what+" was answered with a result", tsIgnoresCursor)
+		s.check(RuleInvalidCursor, CheckFail, "")
+		return
+	}
+	s.wantRefusal(ctx, RuleInvalidCursor, a, what, jsonrpc.CodeInvalidParams)
 }
 
 // discoverCheck grades, from 2026-07-28, the server/discover result the

@@ -108,6 +108,9 @@ UPSTREAM="http://127.0.0.1:$upstream_port/mcp"
 start_wrap() {
 	local var=$1 name=$2 pid port="" i
 	shift 2
+	# The log exists before the job starts: on a loaded machine the loop below may read it before the
+	# background shell has opened it, and a missing file would end the script (set -e, pipefail).
+	: >"$WORK/$name.log"
 	"$WORK/mcpdrill" wrap --listen 127.0.0.1:0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" &
 	pid=$!
 	PIDS+=("$pid")

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
+	"github.com/mcpdrill/mcpdrill/scan"
 )
 
 // goldenCI compares out with testdata/ci/NAME, mcpdrill's version masked.
@@ -29,16 +30,21 @@ type junitDoc struct {
 	Failures int `xml:"failures,attr"`
 	Skipped  int `xml:"skipped,attr"`
 	Suites   []struct {
-		Cases []struct {
-			Name      string    `xml:"name,attr"`
-			Classname string    `xml:"classname,attr"`
-			Time      *string   `xml:"time,attr"`
-			Failure   *struct{} `xml:"failure"`
-			Skipped   *struct {
-				Message string `xml:"message,attr"`
-			} `xml:"skipped"`
-		} `xml:"testcase"`
+		Cases []junitTestCase `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+// junitTestCase is one case of a junitDoc.
+type junitTestCase struct {
+	Name      string  `xml:"name,attr"`
+	Classname string  `xml:"classname,attr"`
+	Time      *string `xml:"time,attr"`
+	Failure   *struct {
+		Text string `xml:",chardata"`
+	} `xml:"failure"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
 }
 
 func parseJUnit(t *testing.T, out string) junitDoc {
@@ -212,18 +218,44 @@ func TestScanCIFormats(t *testing.T) {
 
 	_, out, _ = runCLI(t, scanArgs("--format", "junit")...)
 	doc := parseJUnit(t, out)
+	_, jsonRep, _ := runCLI(t, scanArgs("--json", "--fail-on", "never")...)
+	var rep scan.Report
+	if err := json.Unmarshal([]byte(jsonRep), &rep); err != nil || rep.Requirements == nil {
+		t.Fatalf("scan JSON: %v", err)
+	}
 	classes := map[string]int{}
-	probeFailed := false
+	cases := map[string]junitTestCase{}
 	for _, c := range doc.Suites[0].Cases {
 		classes[strings.TrimPrefix(c.Classname, "mcpdrill.scan.")]++
-		if c.Classname == "mcpdrill.scan.probes" && c.Failure != nil {
-			probeFailed = true
+		if c.Classname == "mcpdrill.scan.requirements" {
+			cases[c.Name] = c
 		}
 	}
-	// A conformance case per check, a probe case per probe (the sloppy
-	// server's findings land in them), a tool case per tool.
-	if classes["conformance"] == 0 || classes["probes"] < 5 || classes["tools"] == 0 || !probeFailed || doc.Failures == 0 {
-		t.Errorf("JUnit cases by class %v, a probe failed %v:\n%s", classes, probeFailed, out)
+	// Issue 38: a case per requirement of the revision; a checked one is
+	// run, a failed one at or above --fail-on fails (the sloppy server's
+	// findings land in them), the others are skipped. A tool case per tool.
+	for _, o := range rep.Requirements.Outcomes {
+		c, ok := cases[o.ID]
+		switch {
+		case !ok:
+			t.Errorf("no JUnit case for %s", o.ID)
+		case o.Outcome == scan.OutcomePassed && (c.Failure != nil || c.Skipped != nil):
+			t.Errorf("%s passed, case %+v", o.ID, c)
+		case o.Outcome == scan.OutcomeNotApplicable || o.Outcome == scan.OutcomeNotVerified:
+			if c.Skipped == nil {
+				t.Errorf("%s %s, case not skipped", o.ID, o.Outcome)
+			}
+		}
+	}
+	for _, f := range rep.Findings {
+		if q := f.Requirement; q != nil && f.Severity == report.SeverityError {
+			if c := cases[q.ID]; c.Failure == nil || !strings.Contains(c.Failure.Text, f.Rule) {
+				t.Errorf("%s (error, %s) is not a failure of its requirement's case: %+v", f.Rule, q.ID, c)
+			}
+		}
+	}
+	if len(cases) != len(rep.Requirements.Outcomes) || classes["tools"] == 0 || classes["probes"] != 0 || doc.Failures == 0 {
+		t.Errorf("JUnit cases by class %v:\n%s", classes, out)
 	}
 
 	// --json is still --format json.

@@ -112,6 +112,14 @@ func runRules(c *cli.Context, o *rulesOptions) error {
 	r, p := o.rule, newPainter(w)
 	text := min(width, proseWidth)
 	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), wrap(r.Title, text), wrap(r.Detail, text))
+	if len(r.Requirements) > 0 {
+		var b strings.Builder
+		b.WriteString("\ngrades:\n")
+		for _, q := range r.Requirements {
+			writeWrapped(&b, q.String(), "  ", "    ", text)
+		}
+		io.WriteString(w, b.String())
+	}
 	return nil
 }
 

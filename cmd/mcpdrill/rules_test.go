@@ -12,11 +12,11 @@ import (
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
-// TestRulesRequirements pins "mcpdrill rules --requirements REV" for the
-// revisions the issue names, at 200 columns and fitted to 80, and checks
+// TestRulesRequirements pins "mcpdrill rules --requirements REV" for every
+// revision the table covers, at 200 columns and fitted to 80, and checks
 // the JSON form lists the same table.
 func TestRulesRequirements(t *testing.T) {
-	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+	for _, rev := range scan.RequirementRevisions() {
 		fitsAtWidths(t, "rules/requirements-"+rev, func(w io.Writer, width int) error {
 			t.Setenv("COLUMNS", strconv.Itoa(width))
 			code, out, _ := runCLI(t, "rules", "--requirements", rev)
@@ -43,12 +43,18 @@ func TestRulesRequirements(t *testing.T) {
 // TestScanPrintsRequirementCounts: the text report prints the NOT VERIFIED
 // accounting under the score line, and nothing when the report has none.
 func TestScanPrintsRequirementCounts(t *testing.T) {
-	rep := scan.Report{Requirements: &scan.RequirementCounts{Revision: "2025-11-25", Requirements: 48, Checked: 10, Passed: 9, Failed: 1, NotApplicable: 8, NotVerified: 30}}
+	rep := scan.Report{Requirements: &scan.RequirementCounts{Revision: "2025-11-25", Requirements: 48, Checked: 10, Passed: 9, Failed: 1, NotApplicable: 8, NotVerified: 30,
+		Outcomes: []scan.RequirementOutcome{
+			{ID: "REQ-PING-01", Level: "MUST", Section: "basic/utilities/ping#behavior-requirements", Outcome: scan.OutcomePassed},
+			{ID: "REQ-PAGINATION-02", Level: "SHOULD", Section: "server/utilities/pagination#error-handling", Outcome: scan.OutcomeFailed},
+		}}}
 	var b bytes.Buffer
 	if err := renderScan(&b, &rep, 200); err != nil {
 		t.Fatal(err)
 	}
-	want := "requirements 2025-11-25: 10 checked (9 passed, 1 failed), 8 n/a, 30 not verified of 48 requirements\n"
+	// Issue 38: the failed requirements, by id, under the counts.
+	want := "requirements 2025-11-25: 10 checked (9 passed, 1 failed), 8 n/a, 30 not verified of 48 requirements\n" +
+		"  failed: REQ-PAGINATION-02 (SHOULD, server/utilities/pagination#error-handling)\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("want %q in:\n%s", want, b.String())
 	}

@@ -168,14 +168,20 @@ func writeScan(w io.Writer, rep *scan.Report, out outputFormat, artifact string)
 	return err
 }
 
-// scanChecks are the JUnit cases of a scan: each conformance check (its
-// findings share its id), each error probe (a probe's finding is of an
-// MCP-ERR-* rule and its message starts with the probe's name) and each
-// tool (every other finding about it). Checks are not timed one by one.
+// scanChecks are the JUnit cases of a scan: each requirement of the
+// revision graded (a failed one claims the findings that cite it; one not
+// applicable or not verified is skipped with why), each conformance check
+// and error probe of a rule that grades none of its requirements (its
+// findings share its id; a probe's finding is of an MCP-ERR-* rule and its
+// message starts with the probe's name) and each tool (every other finding
+// about it). Checks are not timed one by one.
 func scanChecks(r *scan.Report) []report.Check {
-	var cs []report.Check
+	cs, graded := requirementChecks(r)
 	for _, ch := range r.Conformance {
 		id := ch.ID
+		if graded[id] {
+			continue
+		}
 		c := report.Check{Class: "conformance", Name: id, Claims: func(x report.Result) bool { return x.Rule == id }}
 		if ch.Status == scan.CheckNotApplicable || ch.Status == scan.CheckNotEstablished {
 			c.Skipped = strings.TrimSuffix(string(ch.Status)+": "+ch.Detail, ": ")
@@ -184,6 +190,9 @@ func scanChecks(r *scan.Report) []report.Check {
 	}
 	for _, p := range r.Probes {
 		name := p.Name
+		if graded[p.Rule()] {
+			continue
+		}
 		c := report.Check{Class: "probes", Name: name, Claims: func(x report.Result) bool {
 			return strings.HasPrefix(x.Rule, "MCP-ERR-") && strings.HasPrefix(x.Message, name+":")
 		}}
@@ -197,6 +206,41 @@ func scanChecks(r *scan.Report) []report.Check {
 		cs = append(cs, report.Check{Class: "tools", Name: t.Name, Claims: claimTool(t.Name)})
 	}
 	return cs
+}
+
+// requirementChecks are the JUnit cases of the requirements of the
+// revision a scan graded, in table order, and the rules that grade them.
+func requirementChecks(r *scan.Report) ([]report.Check, map[string]bool) {
+	graded := map[string]bool{}
+	if r.Requirements == nil {
+		return nil, graded
+	}
+	cited := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Requirement != nil {
+			cited[f.Requirement.ID] = true
+		}
+	}
+	var cs []report.Check
+	for _, o := range r.Requirements.Outcomes {
+		for _, rule := range o.Rules {
+			graded[rule] = true
+		}
+		id, failed := o.ID, o.Outcome == scan.OutcomeFailed
+		c := report.Check{Class: "requirements", Name: id, Claims: func(x report.Result) bool {
+			return failed && x.Requirement != nil && x.Requirement.ID == id
+		}}
+		switch o.Outcome {
+		case scan.OutcomeFailed:
+			if !cited[id] {
+				c.Failed = fmt.Sprintf("%s (%s, %s %s) failed: %s", id, o.Level, r.Requirements.Revision, o.Section, strings.Join(o.Rules, ", "))
+			}
+		case scan.OutcomeNotApplicable, scan.OutcomeNotVerified:
+			c.Skipped = strings.TrimSuffix(o.Outcome+": "+o.Why, ": ")
+		}
+		cs = append(cs, c)
+	}
+	return cs, graded
 }
 
 // scansExit maps the reports of a run to the exit code contract: 3 when a
@@ -330,6 +374,15 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 	writeItems(&b, width, "", "  ", "error handling "+pct(s.ErrorHandling), "error conformance "+pct(s.ErrorConformance), "spec conformance "+pct(s.SpecConformance))
 	if rc := r.Requirements; rc != nil {
 		writeWrapped(&b, fmt.Sprintf("requirements %s", rc), "", "  ", width)
+		var failed []string
+		for _, o := range rc.Outcomes {
+			if o.Outcome == scan.OutcomeFailed {
+				failed = append(failed, fmt.Sprintf("%s (%s, %s)", o.ID, o.Level, o.Section))
+			}
+		}
+		if len(failed) > 0 {
+			writeItems(&b, width, "  failed: ", "    ", failed...)
+		}
 	}
 	writeProviders(&b, r.Providers, width)
 	b.WriteString("\n")

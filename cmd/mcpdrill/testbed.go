@@ -41,6 +41,7 @@ func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command 
 			&cli.IntFlag{Name: "huge-bytes", Hidden: true},
 			&cli.IntFlag{Name: "schema-depth", Hidden: true},
 			&cli.DurationFlag{Name: "delay", Hidden: true},
+			&cli.DurationFlag{Name: "start-delay", Hidden: true},
 		},
 		Action: action(parseTestbedOptions, run, runTestbed),
 	}
@@ -82,6 +83,7 @@ func parseTestbedOptions(c *cli.Context) (*testbedOptions, error) {
 		HugeBytes:   c.Int("huge-bytes"),
 		SchemaDepth: c.Int("schema-depth"),
 		Delay:       c.Duration("delay"),
+		StartDelay:  c.Duration("start-delay"),
 	}}
 	if o.addr != "" && !c.Bool("allow-remote") {
 		if err := tgt.CheckListenAddr(o.addr); err != nil {

@@ -26,7 +26,9 @@ import (
 // the command lines; a new command line is added by adding an empty file.
 
 // transcriptMasks replace what varies from run to run or machine to
-// machine: the build's version, durations, JUnit times.
+// machine: the build's version, durations, JUnit times, and whether a
+// loaded machine made the testbed answer server/discover after the
+// probe's timeout (the revision is the same, the detection log says how).
 func transcriptMasks() []struct {
 	re   *regexp.Regexp
 	with string
@@ -37,6 +39,8 @@ func transcriptMasks() []struct {
 	}{
 		{regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s)\b`), "DURATION"},
 		{regexp.MustCompile(`time="[0-9.]+"`), `time="T"`},
+		{regexp.MustCompile(`server/discover: no reply in DURATION; initialize; server/discover answered late, before initialize's reply \(([0-9-]+)\); using it`),
+			"server/discover answered ($1)"},
 	}
 	if version != "" {
 		masks = append(masks, struct {

@@ -29,6 +29,7 @@ type reply struct {
 	msg    *jsonrpc.Message
 	status int // HTTP status, 0 on stdio
 	header http.Header
+	seq    uint64 // stdio: the message's place in what the server wrote (delivery.seq)
 }
 
 // transport is one of stdio, Streamable HTTP, HTTP+SSE.

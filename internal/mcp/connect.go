@@ -195,6 +195,44 @@ func (l *lateProbe) take(wait time.Duration) *jsonrpc.Message {
 	return nil
 }
 
+// before returns the late reply if the server wrote it before the message
+// numbered seq (a delivery.seq), without waiting. A reply written after
+// it stays for take and release.
+func (l *lateProbe) before(seq uint64) *jsonrpc.Message {
+	if l == nil || seq == 0 {
+		return nil
+	}
+	select {
+	case d := <-l.ch:
+		if d.err == nil && d.seq > seq {
+			l.ch <- d // the channel holds one delivery, just taken
+			return nil
+		}
+		l.m.done(l.key, l.ch, false)
+		if d.err == nil {
+			return d.msg
+		}
+	default:
+	}
+	return nil
+}
+
+// useLate switches the session to the modern era when m, a server/discover
+// reply that came late, is a DiscoverResult naming Latest; how names when
+// it came, for the detection log.
+func (c *Client) useLate(m *jsonrpc.Message, how string) bool {
+	if m == nil {
+		return false
+	}
+	out, d, _ := classifyDiscover(m)
+	if out != discModern || !contains(d.SupportedVersions, Latest) {
+		return false
+	}
+	c.detect("server/discover answered " + how + " (" + Latest + "); using it")
+	c.setModern(Latest, m.Result, d)
+	return true
+}
+
 // release stops listening; a reply arriving later is noted as late.
 func (l *lateProbe) release() {
 	if l == nil {
@@ -258,21 +296,20 @@ func (c *Client) probeDiscover(ctx context.Context, rev string, timeout time.Dur
 	return r, nil, err
 }
 
-// legacyFallback runs initialize after a non-modern discover outcome. If
-// initialize fails but the stdio discover probe was answered late with a
-// DiscoverResult, the session is modern after all.
+// legacyFallback runs initialize after a non-modern discover outcome. The
+// stdio discover probe may still be answered: a DiscoverResult that
+// arrives before initialize's reply (a server slower to start than the
+// probe's timeout answers its requests in order) makes the session modern,
+// so that the revision does not depend on how loaded the machine is; so
+// does one that arrives shortly after initialize failed.
 func (c *Client) legacyFallback(ctx context.Context, rev string, late *lateProbe) error {
-	err := c.initialize(ctx, rev, "")
+	err := c.initializeAfter(ctx, rev, "", late)
 	if err == nil {
 		late.release()
 		return nil
 	}
-	if m := late.take(100 * time.Millisecond); m != nil {
-		if out, d, _ := classifyDiscover(m); out == discModern && contains(d.SupportedVersions, Latest) {
-			c.detect("server/discover answered late (" + Latest + "); using it")
-			c.setModern(Latest, m.Result, d)
-			return nil
-		}
+	if c.useLate(late.take(100*time.Millisecond), "late, after initialize failed") {
+		return nil
 	}
 	late.release()
 	return err
@@ -436,6 +473,13 @@ type initializeResult struct {
 // initialize runs the legacy handshake asking for rev; must, when set, is
 // the only revision accepted. Over HTTP a 400/404/405 switches to HTTP+SSE.
 func (c *Client) initialize(ctx context.Context, rev, must string) error {
+	return c.initializeAfter(ctx, rev, must, nil)
+}
+
+// initializeAfter is initialize after a server/discover probe that late
+// still listens for: if the probe's DiscoverResult arrived before
+// initialize's reply, the session is modern and the reply is not used.
+func (c *Client) initializeAfter(ctx context.Context, rev, must string, late *lateProbe) error {
 	for attempt := 0; ; attempt++ {
 		params := map[string]any{
 			"protocolVersion": rev,
@@ -459,6 +503,9 @@ func (c *Client) initialize(ctx context.Context, rev, must string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("mcp: initialize: %w", err)
+		}
+		if c.useLate(late.before(r.seq), "late, before initialize's reply") {
+			return nil
 		}
 		if c.hconn != nil && c.sess.Transport == TransportStreamableHTTP && r.status >= 300 {
 			switch r.status {

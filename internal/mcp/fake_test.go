@@ -74,6 +74,8 @@ func fakeCfg(t *testing.T, mode string) Config {
 //	legacy          ignores server/discover, speaks 2025-11-25 and older
 //	legacy-32601    answers server/discover with -32601
 //	legacy-late     answers server/discover only after initialize
+//	discover-late   dual-era, answers server/discover only once initialize
+//	                comes, then initialize (a server slower to start than the probe)
 //	modern          answers server/discover, requires _meta on every request
 //	slow-modern     modern-only, first reply only after 500ms; initialize → error
 //	modern-drop     modern-only, ignores the first server/discover
@@ -244,7 +246,7 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 				})
 			case "legacy-32601":
 				fail(m.ID, -32601, "method not found", nil)
-			case "legacy-late":
+			case "legacy-late", "discover-late":
 				heldDiscover = m.ID
 			}
 			// other legacy modes: no reply at all
@@ -256,6 +258,15 @@ func runFake(mode string, in io.Reader, out io.Writer) {
 			v := p.ProtocolVersion
 			if !IsKnown(v) || IsModern(v) {
 				v = Rev20250618
+			}
+			if mode == "discover-late" && heldDiscover != nil {
+				result(heldDiscover, map[string]any{
+					"supportedVersions": []string{Rev20260728, Rev20251125},
+					"capabilities":      map[string]any{"tools": map[string]any{}},
+					"ttlMs":             0, "cacheScope": "public",
+					"_meta": map[string]any{MetaServerInfo: map[string]any{"name": "fake-dual", "version": "1.0"}},
+				})
+				heldDiscover = nil
 			}
 			result(m.ID, map[string]any{"protocolVersion": v, "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "fake-" + mode, "version": "0.1", "title": "Fake"}, "instructions": "hi"})

@@ -17,6 +17,9 @@ const maxAbandoned = 1024
 type delivery struct {
 	msg *jsonrpc.Message
 	err error
+	// seq numbers the messages the mux delivered, in the order they were
+	// read (0 for a failure): on stdio, the order the server wrote them.
+	seq uint64
 }
 
 // mux correlates responses that arrive asynchronously (stdio, HTTP+SSE GET
@@ -29,7 +32,8 @@ type mux struct {
 	raw       []chan delivery // waiters for a null-id response (SendRaw)
 	abandoned map[string]struct{}
 	abOrder   []string
-	err       error // set once the connection is gone
+	err       error  // set once the connection is gone
+	delivered uint64 // messages delivered so far (delivery.seq)
 
 	// answer sends a reply frame to a server→client request (best effort).
 	answer func(frame []byte)
@@ -83,13 +87,19 @@ func (m *mux) done(key string, ch chan delivery, abandon bool) {
 // wait waits for the reply to the request registered as key on ch, and
 // releases key; when ctx ends first, key is abandoned (see done).
 func (m *mux) wait(ctx context.Context, key string, ch chan delivery) (*jsonrpc.Message, error) {
+	d, err := m.waitDelivery(ctx, key, ch)
+	return d.msg, err
+}
+
+// waitDelivery is wait, with the delivery's sequence number.
+func (m *mux) waitDelivery(ctx context.Context, key string, ch chan delivery) (delivery, error) {
 	select {
 	case d := <-ch:
 		m.done(key, ch, false)
-		return d.msg, d.err
+		return d, d.err
 	case <-ctx.Done():
 		m.done(key, ch, true)
-		return nil, ctx.Err()
+		return delivery{}, ctx.Err()
 	}
 }
 
@@ -201,8 +211,13 @@ func (m *mux) noise(frame []byte) {
 	m.obs.count("stdout-noise", fmt.Sprintf("%d bytes, starts %q", len(frame), p))
 }
 
-// dispatch routes a decoded message.
+// dispatch routes a decoded message. One without "jsonrpc": "2.0" is no
+// JSON-RPC 2.0 message and is noted as such (on stdio it breaks stdout's
+// purity), but still routed: what it answers is read as its answer.
 func (m *mux) dispatch(msg *jsonrpc.Message) {
+	if msg.JSONRPC != jsonrpc.Version && msg.Kind() != jsonrpc.KindInvalid {
+		m.obs.count("invalid-message", `JSON-RPC message whose jsonrpc member is not "2.0"`)
+	}
 	switch msg.Kind() {
 	case jsonrpc.KindRequest:
 		m.obs.note("server-request", shortText(msg.Method, 64))
@@ -238,10 +253,15 @@ func (m *mux) deliver(msg *jsonrpc.Message) {
 		}
 	}
 	_, late := m.abandoned[key]
+	var seq uint64
+	if ch != nil {
+		m.delivered++
+		seq = m.delivered
+	}
 	m.mu.Unlock()
 	switch {
 	case ch != nil:
-		ch <- delivery{msg: msg}
+		ch <- delivery{msg: msg, seq: seq}
 	case key == "":
 		m.obs.note("unsolicited", "response with null or missing id")
 	case late:

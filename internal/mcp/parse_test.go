@@ -266,3 +266,42 @@ func TestToolsPageDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchNotJSONRPC: a line that is JSON but no JSON-RPC 2.0 message
+// is noted as an invalid message (stdout purity counts it); one that lacks
+// "jsonrpc": "2.0" but answers a request is noted and still delivered.
+func TestDispatchNotJSONRPC(t *testing.T) {
+	for _, tc := range []struct {
+		line      string
+		invalid   int
+		delivered bool
+	}{
+		{`{"preamble":true}`, 1, false},
+		{`{"name":"elastic-otel-node","level":30,"msg":"start"}`, 1, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 0, true},
+		{`{"id":1,"result":{}}`, 1, true},
+		{`{"jsonrpc":"1.0","id":1,"result":{}}`, 1, true},
+	} {
+		m := newMux(newObserver())
+		ch, err := m.register(jsonrpc.IDKey(json.RawMessage("1")), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.dispatchFrame([]byte(tc.line))
+		invalid := 0
+		for _, ob := range m.obs.list() {
+			if ob.Kind == "invalid-message" {
+				invalid += ob.Count
+			}
+		}
+		delivered := false
+		select {
+		case d := <-ch:
+			delivered = d.msg != nil
+		default:
+		}
+		if invalid != tc.invalid || delivered != tc.delivered {
+			t.Errorf("%s: invalid %d, delivered %v; want %d, %v", tc.line, invalid, delivered, tc.invalid, tc.delivered)
+		}
+	}
+}

@@ -368,11 +368,11 @@ func (s *stdioConn) roundTrip(ctx context.Context, r outgoing) (*reply, error) {
 		s.mux.done(r.key, ch, false)
 		return nil, err
 	}
-	msg, err := s.mux.wait(ctx, r.key, ch)
+	d, err := s.mux.waitDelivery(ctx, r.key, ch)
 	if err != nil {
 		return nil, err
 	}
-	return &reply{msg: msg}, nil
+	return &reply{msg: d.msg, seq: d.seq}, nil
 }
 
 func (s *stdioConn) notify(ctx context.Context, frame []byte, _ http.Header) (*reply, error) {

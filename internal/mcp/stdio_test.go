@@ -54,6 +54,10 @@ func TestStdioEraDetection(t *testing.T) {
 		{"legacy-late", Rev20251125, EraLegacy, "fake-legacy-late", "no reply in"},
 		{"modern", Rev20260728, EraModern, "fake-modern", "server/discover answered (2026-07-28)"},
 		{"slow-modern", Rev20260728, EraModern, "fake-modern", "server/discover answered late"},
+		// The discover answer comes after the probe's timeout but before
+		// initialize's reply: it is used, whatever the machine's load made
+		// of the timeout.
+		{"discover-late", Rev20260728, EraModern, "fake-dual", "server/discover answered late, before initialize's reply"},
 		{"modern-drop", Rev20260728, EraModern, "fake-modern", "initialize refused; server supports 2026-07-28; server/discover again"},
 		{"refuse-legacy", Rev20250618, EraLegacy, "fake-refuse-legacy", "falling back to initialize with 2025-06-18"},
 	}

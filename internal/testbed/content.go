@@ -20,6 +20,11 @@ type contentSet struct {
 	textAndBlob  bool // a text resource's contents carry a blob as well
 	badRole      bool // prompt messages have role "system"
 	acceptLevels bool // logging/setLevel accepts any level
+	acceptNoArgs bool // prompts/get serves a prompt without its required argument
+
+	noTemplates bool // resources/templates/list answers -32601 (templates are optional)
+	backend     bool // lists one more resource whose read needs a backend that is not there
+	noPrompts   bool // prompts/list answers an empty list
 }
 
 // conformantContent declares and serves everything, correctly.
@@ -30,8 +35,9 @@ var conformantContent = &contentSet{
 
 // sloppyContent makes one mistake per check: a missing URI reads as empty
 // contents, a text resource carries a blob too, prompt messages have a role
-// that does not exist, logging is declared but not served, completions are
-// served but not declared, and any log level is accepted.
+// that does not exist, a prompt is served without its required argument,
+// logging is declared but not served, completions are served but not
+// declared, and any log level is accepted.
 var sloppyContent = &contentSet{
 	declare:      []string{"resources", "prompts", "logging"},
 	serve:        []string{"resources", "prompts", "completions"},
@@ -39,6 +45,31 @@ var sloppyContent = &contentSet{
 	textAndBlob:  true,
 	badRole:      true,
 	acceptLevels: true,
+	acceptNoArgs: true,
+}
+
+// typicalContent is what many real servers do, none of it a mistake:
+// resources without templates, one of them readable only with a backend
+// the client's environment may lack, and an empty prompts/list without
+// prompts declared.
+var typicalContent = &contentSet{
+	declare:     []string{"resources"},
+	serve:       []string{"resources", "prompts"},
+	noTemplates: true,
+	backend:     true,
+	noPrompts:   true,
+}
+
+// backendResource is the resource of a contentSet with backend: listed,
+// but its read fails as a server's does when the service behind it is down.
+var backendResource = map[string]any{"uri": "testbed://cluster/health", "name": "cluster-health", "mimeType": "application/json"}
+
+// resources lists the profile's resources.
+func (cs *contentSet) resources() []map[string]any {
+	if cs.backend {
+		return append(slices.Clone(testbedResources), backendResource)
+	}
+	return testbedResources
 }
 
 // The testbed's resources and prompts. The listing pages one resource at a
@@ -118,6 +149,7 @@ func (c *conn) listResources(_ context.Context, r *request) *out {
 	if o, ok := c.serves(r); !ok {
 		return o
 	}
+	all := c.e.p.b.content.resources()
 	off := 0
 	var cursor string
 	if raw, ok := r.params["cursor"]; ok {
@@ -125,15 +157,15 @@ func (c *conn) listResources(_ context.Context, r *request) *out {
 		if valid {
 			n, valid = decodeCursor(cursor)
 		}
-		if !valid || n >= len(testbedResources) {
+		if !valid || n >= len(all) {
 			return c.fail(r, ekInvalidParams, "invalid cursor", nil)
 		}
 		off = n
 	}
-	res := testbedResources[off]
+	res := all[off]
 	item := map[string]any{"uri": res["uri"], "name": res["name"], "mimeType": res["mimeType"]}
 	page := map[string]any{"resources": []any{item}}
-	if off+1 < len(testbedResources) {
+	if off+1 < len(all) {
 		page["nextCursor"] = encodeCursor(off + 1)
 	}
 	return c.result(r, cacheable(r, page))
@@ -142,6 +174,9 @@ func (c *conn) listResources(_ context.Context, r *request) *out {
 func (c *conn) listTemplates(_ context.Context, r *request) *out {
 	if o, ok := c.serves(r); !ok {
 		return o
+	}
+	if c.e.p.b.content.noTemplates {
+		return c.fail(r, ekMethodNotFound, "Method not found", nil)
 	}
 	return c.result(r, cacheable(r, map[string]any{"resourceTemplates": []any{testbedTemplate}}))
 }
@@ -155,6 +190,9 @@ func (c *conn) readResource(_ context.Context, r *request) *out {
 		return c.fail(r, ekInvalidParams, "params.uri must be a string", nil)
 	}
 	cs := c.e.p.b.content
+	if cs.backend && uri == backendResource["uri"] {
+		return c.fail(r, ekInternal, "connect ECONNREFUSED 127.0.0.1:9200", nil)
+	}
 	var item map[string]any
 	for _, res := range testbedResources {
 		if res["uri"] == uri {
@@ -183,9 +221,11 @@ func (c *conn) listPrompts(_ context.Context, r *request) *out {
 	if o, ok := c.serves(r); !ok {
 		return o
 	}
-	list := make([]any, len(testbedPrompts))
-	for i, p := range testbedPrompts {
-		list[i] = p
+	list := make([]any, 0, len(testbedPrompts))
+	for _, p := range testbedPrompts {
+		if !c.e.p.b.content.noPrompts {
+			list = append(list, p)
+		}
 	}
 	return c.result(r, cacheable(r, map[string]any{"prompts": list}))
 }
@@ -203,11 +243,14 @@ func (c *conn) getPrompt(_ context.Context, r *request) *out {
 		return c.fail(r, ekInvalidParams, "params must carry a name and string arguments", nil)
 	}
 	var text string
-	switch p.Name {
-	case "greet":
+	cs := c.e.p.b.content
+	switch {
+	case cs.noPrompts:
+		return c.fail(r, ekInvalidParams, "unknown prompt", nil)
+	case p.Name == "greet":
 		text = "Say hello."
-	case "summarize":
-		if p.Arguments["topic"] == "" {
+	case p.Name == "summarize":
+		if p.Arguments["topic"] == "" && !cs.acceptNoArgs {
 			return c.fail(r, ekInvalidParams, "argument topic is required", nil)
 		}
 		text = "Summarize the topic in a few lines."
@@ -215,7 +258,7 @@ func (c *conn) getPrompt(_ context.Context, r *request) *out {
 		return c.fail(r, ekInvalidParams, "unknown prompt", nil)
 	}
 	role := "user"
-	if c.e.p.b.content.badRole {
+	if cs.badRole {
 		role = "system"
 	}
 	msg := map[string]any{"role": role, "content": map[string]any{"type": "text", "text": text}}

@@ -491,6 +491,10 @@ func (c *conn) fail(r *request, kind errKind, msg string, data any) *out {
 			status = 400
 		}
 	}
+	if c.e.p.b.mcpErrors && kind != ekMethodNotFound {
+		// The SDK answers an unknown method itself, without McpError.
+		msg = fmt.Sprintf("MCP error %d: %s", code, msg)
+	}
 	e := &jsonrpc.Error{Code: code, Message: msg}
 	if data != nil {
 		e.Data, _ = json.Marshal(data)
@@ -576,6 +580,9 @@ func (c *conn) listTools(_ context.Context, r *request) *out {
 	}
 	size := e.o.PageSize
 	off := 0
+	if e.p.b.ignoreCursor {
+		cursor = ""
+	}
 	if cursor != "" {
 		n, ok := decodeCursor(cursor)
 		if !ok || n >= len(tools) {
@@ -701,6 +708,10 @@ func (c *conn) callTool(_ context.Context, r *request) *out {
 			t = &tools[i]
 			break
 		}
+	}
+	if t == nil && c.e.p.b.mcpErrors {
+		// McpServer catches its own McpError and returns it as a result.
+		return c.result(r, toolContent(errResult("MCP error %d: Tool %s not found", jsonrpc.CodeInvalidParams, name), r.rev))
 	}
 	if t == nil {
 		return c.fail(r, ekUnknownTool, fmt.Sprintf("unknown tool %q", name), nil)

@@ -17,6 +17,7 @@ const (
 	ekUnsupportedVersion                // protocol revision not served
 	ekHeaderMismatch                    // HTTP headers disagree with the body
 	ekResourceNotFound                  // resources/read of a URI the server does not have (before 2026-07-28)
+	ekInternal                          // the server failed (a backend it needs is down)
 )
 
 // conformantCodes are the codes the specification asks for.
@@ -31,6 +32,7 @@ var conformantCodes = map[errKind]int{
 	ekUnsupportedVersion: jsonrpc.CodeUnsupportedProtocolVersion,
 	ekHeaderMismatch:     jsonrpc.CodeHeaderMismatch,
 	ekResourceNotFound:   jsonrpc.CodeResourceNotFound,
+	ekInternal:           jsonrpc.CodeInternalError,
 }
 
 // modernStatus is the HTTP status 2026-07-28 attaches to an error kind.

@@ -61,5 +61,7 @@ func ExampleProfiles() {
 	// partial
 	// sloppy-content
 	// sloppy-errors
+	// slow-start
+	// typical
 	// vacuous
 }

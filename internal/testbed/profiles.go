@@ -18,12 +18,25 @@ type behaviour struct {
 	hugeList   bool   // tools/list is one HugeBytes line
 	cursorLoop bool   // nextCursor cycles forever
 	drift      bool   // the description changes after DriftAfter lists
+
+	linger    bool   // stdio: keeps running after stdin closes, until its context ends
+	preamble  string // stdio: a line written to stdout before the first frame
+	slowStart bool   // stdio: reads nothing until Options.StartDelay has passed
+	// mcpErrors words error messages as the TypeScript SDK's McpError
+	// does ("MCP error -32602: …"), and answers an unknown tool as its
+	// McpServer does: an isError result carrying that message.
+	mcpErrors bool
+	// ignoreCursor serves tools/list's first page whatever cursor the
+	// request names, as the TypeScript SDK's McpServer does.
+	ignoreCursor bool
 }
 
 var (
 	allRevs    = AllRevisions
 	modernOnly = []string{Rev20260728}
 	legacyOnly = []string{Rev20241105}
+	// allLegacy are the revisions of the TypeScript SDK's 1.x line.
+	allLegacy = []string{Rev20251125, Rev20250618, Rev20250326, Rev20241105}
 )
 
 // profiles is the catalogue. Summaries say what a scan should find.
@@ -49,6 +62,18 @@ var profiles = []Profile{
 	{Name: "sloppy-content", Revisions: allRevs,
 		Summary: "resources and prompts served wrongly: a missing URI reads as empty contents, a text resource carries a blob too, prompt messages have role system, logging declared but answering -32601, completions served but not declared, any log level accepted",
 		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, content: sloppyContent}},
+	{Name: "typical", Revisions: allLegacy,
+		Summary: "answers as a server built on the TypeScript SDK's McpServer: McpError messages, an unknown tool as an isError result, tools/list blind to its cursor; resources without templates (-32601), one listed resource needing a backend the scan lacks, an empty prompts/list without prompts declared; a scan finds no error or warning and names the SDK",
+		b:       behaviour{version: "1.0.0", pageSize: 10, tools: goodTools, content: typicalContent, mcpErrors: true, ignoreCursor: true}},
+	{Name: "linger", Revisions: allRevs, Hostile: true,
+		Summary: "conformant like good, but over stdio keeps running after its stdin closes until SIGTERM: a client waits out its close grace",
+		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools, linger: true}},
+	{Name: "json-preamble", Revisions: allRevs, Hostile: true,
+		Summary: `conformant like good, but over stdio writes a JSON line that is no JSON-RPC message ({"preamble":true}) before its first frame, as some logging libraries do: stdout purity fails`,
+		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools, preamble: `{"preamble":true}`}},
+	{Name: "slow-start", Revisions: allRevs,
+		Summary: "conformant dual-era like good, but over stdio reads nothing for its first 3 s (start-up delay): its server/discover answer comes after a client's 2 s probe timeout and before its initialize reply",
+		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools, slowStart: true}},
 	{Name: "modern", Revisions: modernOnly,
 		Summary: "2026-07-28 only: server/discover and per-request _meta; initialize is refused naming the supported versions",
 		b:       behaviour{version: "1.0.0", pageSize: 3, tools: goodTools}},

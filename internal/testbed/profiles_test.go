@@ -18,7 +18,8 @@ func TestProfilesCatalogue(t *testing.T) {
 		t.Fatal("Profiles not sorted")
 	}
 	wantNames := []string{"bad-schema", "content", "crash", "cursor-loop", "deep-schema", "drifting", "flood", "good", "hang",
-		"hugeline", "legacy", "modern", "noisy-stdout", "partial", "ref-cycle", "sloppy-content", "sloppy-errors", "synth-bomb", "vacuous"}
+		"hugeline", "json-preamble", "legacy", "linger", "modern", "noisy-stdout", "partial", "ref-cycle", "sloppy-content", "sloppy-errors",
+		"slow-start", "synth-bomb", "typical", "vacuous"}
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)

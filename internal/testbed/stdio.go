@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
@@ -43,6 +44,11 @@ func ServeStdio(ctx context.Context, o Options, in io.Reader, stdout, errOut io.
 		e.p.Name, strings.Join(e.o.Revisions, " "))
 	if e.p.b.noisy {
 		if err := w.log("Starting " + serverName + " (profile " + e.p.Name + ") on stdio..."); err != nil {
+			return fmt.Errorf("testbed: write: %w", err)
+		}
+	}
+	if e.p.b.preamble != "" {
+		if _, err := io.WriteString(stdout, e.p.b.preamble+"\n"); err != nil {
 			return fmt.Errorf("testbed: write: %w", err)
 		}
 	}
@@ -83,6 +89,16 @@ func ServeStdio(ctx context.Context, o Options, in io.Reader, stdout, errOut io.
 			}
 		}
 	}()
+	if e.p.b.slowStart {
+		// Starting up: what the client writes meanwhile waits, in order.
+		t := time.NewTimer(e.o.StartDelay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -90,6 +106,11 @@ func ServeStdio(ctx context.Context, o Options, in io.Reader, stdout, errOut io.
 		case it := <-items:
 			if it.err != nil {
 				if errors.Is(it.err, io.EOF) {
+					if e.p.b.linger {
+						// Stays up after its client left, until stopped.
+						<-ctx.Done()
+						return ctx.Err()
+					}
 					return nil
 				}
 				return fmt.Errorf("testbed: read: %w", it.err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 var (
@@ -442,4 +443,103 @@ func TestStdioHang(t *testing.T) {
 			t.Fatalf("ServeStdio = %v", err)
 		}
 	})
+}
+
+// TestStdioSlowStart: slow-start reads nothing for its start-up delay,
+// then answers what came meanwhile in order, server/discover first; the
+// delay is fake time, so the order is all the test sees.
+func TestStdioSlowStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inR, inW := io.Pipe()
+		out := &testutil.SyncBuffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- ServeStdio(t.Context(), Options{Profile: "slow-start", StartDelay: 3 * time.Second}, inR, out, io.Discard)
+		}()
+		go func() {
+			_, _ = io.WriteString(inW, mreq(1, "server/discover", nil)+"\n")
+			time.Sleep(2 * time.Second) // a client's discover timeout
+			_, _ = io.WriteString(inW, initReq(2, Rev20251125)+"\n")
+		}()
+		time.Sleep(2999 * time.Millisecond)
+		synctest.Wait()
+		if out.String() != "" {
+			t.Fatalf("answered before its start-up delay: %s", out.String())
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("replies %q", lines)
+		}
+		want{id: 1, eq: map[string]any{"result.resultType": "complete"}}.check(t, decode(t, []byte(lines[0])))
+		want{id: 2, eq: map[string]any{"result.protocolVersion": Rev20251125}}.check(t, decode(t, []byte(lines[1])))
+		inW.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("ServeStdio = %v", err)
+		}
+	})
+}
+
+// TestStdioLinger: linger stays up after its stdin closed, until its
+// context ends.
+func TestStdioLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- ServeStdio(ctx, Options{Profile: "linger"}, strings.NewReader(""), io.Discard, io.Discard)
+		}()
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("linger returned at the end of its stdin: %v", err)
+		default:
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("ServeStdio = %v, want canceled", err)
+		}
+	})
+}
+
+// TestStdioPreamble: json-preamble writes its JSON line before anything
+// else, then serves as good does.
+func TestStdioPreamble(t *testing.T) {
+	var out bytes.Buffer
+	in := strings.NewReader(mreq(1, "server/discover", nil) + "\n")
+	if err := ServeStdio(t.Context(), Options{Profile: "json-preamble"}, in, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || lines[0] != `{"preamble":true}` {
+		t.Fatalf("stdout %q", lines)
+	}
+	want{id: 1, eq: map[string]any{"result.resultType": "complete"}}.check(t, decode(t, []byte(lines[1])))
+}
+
+// TestStdioTypical: the typical profile's answers, as the TypeScript SDK's
+// McpServer words them.
+func TestStdioTypical(t *testing.T) {
+	legacy := req
+	runStdioCases(t, []stdioCase{{
+		name: "typical",
+		o:    Options{Profile: "typical"},
+		frames: []string{initReq(1, Rev20251125),
+			legacy(2, "tools/call", call("nope", nil)),
+			legacy(3, "resources/templates/list", nil),
+			legacy(4, "resources/read", map[string]any{"uri": "testbed://cluster/health"}),
+			legacy(5, "prompts/list", nil),
+			legacy(6, "prompts/get", map[string]any{"name": "nope"}),
+		},
+		wants: []want{
+			{id: 1, eq: map[string]any{"result.protocolVersion": Rev20251125}},
+			{id: 2, eq: map[string]any{"result.isError": true, "result.content.0.text": "MCP error -32602: Tool nope not found"}},
+			{id: 3, code: -32601, eq: map[string]any{"error.message": "Method not found"}},
+			{id: 4, code: -32603, eq: map[string]any{"error.message": "MCP error -32603: connect ECONNREFUSED 127.0.0.1:9200"}},
+			{id: 5, eq: map[string]any{"result.prompts": []any{}}},
+			{id: 6, code: -32602, eq: map[string]any{"error.message": "MCP error -32602: unknown prompt"}},
+		},
+	}})
 }

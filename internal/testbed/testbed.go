@@ -89,6 +89,9 @@ type Options struct {
 	Delay time.Duration
 	// NoiseBytes is the size of each `flood` noise line; 0 means 64 KiB.
 	NoiseBytes int
+	// StartDelay is how long the `slow-start` profile reads nothing on
+	// stdio; 0 means 3 s.
+	StartDelay time.Duration
 	// AllowedOrigins are extra Origin values the HTTP handler accepts besides
 	// loopback origins and the request's own host.
 	AllowedOrigins []string
@@ -105,6 +108,7 @@ const (
 	DefaultSchemaDepth = 10000
 	DefaultDelay       = 2 * time.Second
 	DefaultNoiseBytes  = 64 << 10
+	DefaultStartDelay  = 3 * time.Second
 )
 
 // Profiles returns every profile, sorted by name.
@@ -181,6 +185,9 @@ func (o Options) resolve() (Profile, Options, error) {
 	}
 	if o.NoiseBytes <= 0 {
 		o.NoiseBytes = DefaultNoiseBytes
+	}
+	if o.StartDelay <= 0 {
+		o.StartDelay = DefaultStartDelay
 	}
 	return p, o, nil
 }

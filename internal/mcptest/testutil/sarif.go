@@ -78,6 +78,7 @@ type SARIFResult struct {
 		} `json:"physicalLocation"`
 	} `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties"`
 }
 
 // URI is the result's first artifact URI.

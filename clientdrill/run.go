@@ -183,9 +183,6 @@ func steps(sc Scenario, m markers) []step {
 	args := map[string]any{ToolLookup: map[string]any{"query": "q-" + m.truth[len(m.truth)-8:]},
 		ToolRecord: map[string]any{"entry": "e-" + m.truth[len(m.truth)-8:]}, ToolReadLog: map[string]any{"name": "service"}}
 	follow := map[string]any{"query": "follow-up"}
-	if sc.fault == faultListChanged {
-		follow = args[ToolLookup].(map[string]any)
-	}
 	return []step{{Op: "tools/list"}, {Op: "tools/call", Name: sc.Tool, Arguments: args[sc.Tool].(map[string]any)},
 		{Op: "tools/call", Name: ToolLookup, Arguments: follow}}
 }

@@ -33,6 +33,8 @@ const (
 	// hangGrace is how long past the client's own timeout (and the late
 	// reply) a faulted call may stay unreported before it counts as hung.
 	hangGrace = 3 * time.Second
+	// largeTimeout is the least request timeout asked for large-result.
+	largeTimeout = 30 * time.Second
 )
 
 // Options configures a drill of one client.
@@ -190,9 +192,15 @@ func steps(sc Scenario, m markers) []step {
 func runOne(parent context.Context, o Options, sc Scenario, tr Transport) (Result, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	w := newWorld(sc, o.Seed, o.Timeout)
+	timeout := o.Timeout
+	if sc.fault == faultLarge {
+		// The scenario tests size, not time: the client gets long enough
+		// to move the result on a loaded machine.
+		timeout = max(timeout, largeTimeout)
+	}
+	w := newWorld(sc, o.Seed, timeout)
 	defer w.stop()
-	sctx := stepContext{Name: sc.ID, Transport: tr, TimeoutMS: o.Timeout.Milliseconds(), Steps: steps(sc, w.m)}
+	sctx := stepContext{Name: sc.ID, Transport: tr, TimeoutMS: timeout.Milliseconds(), Steps: steps(sc, w.m)}
 	argv := append([]string(nil), o.Command...)
 	switch tr {
 	case Stdio:
@@ -272,7 +280,7 @@ loop:
 			break loop
 		case <-tick.C:
 			faultAt, called := w.faultedAt()
-			limit := faultAt + deadline(sc, o.Timeout)
+			limit := faultAt + deadline(sc, timeout)
 			switch {
 			case parent.Err() != nil:
 				break loop
@@ -284,7 +292,7 @@ loop:
 			case called && !reported(recs, 0) && w.since() > limit:
 				ex.deadline = true // hung
 				break loop
-			case called && reported(recs, 0) && w.since() > limit+o.Timeout+o.Grace:
+			case called && reported(recs, 0) && w.since() > limit+timeout+o.Grace:
 				break loop // the next call never came
 			}
 		}
@@ -333,7 +341,7 @@ func deadline(sc Scenario, timeout time.Duration) time.Duration {
 	d := timeout + lateExtra + hangGrace
 	switch sc.fault {
 	case faultLarge:
-		d += 20 * time.Second
+		d += 10 * time.Second
 	case faultUnsolicited:
 		d += askWait
 	}

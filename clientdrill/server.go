@@ -441,7 +441,7 @@ func (w *world) fault(id json.RawMessage, name string) *plan {
 		w.mu.Lock()
 		w.changed = true
 		n, _ := jsonrpc.NewNotification("notifications/tools/list_changed", nil)
-		w.notified = len(w.events) + 1 // the next event comes after it
+		w.notified = len(w.events) // the faulted call: what follows it comes after the notification
 		w.mu.Unlock()
 		return &plan{frames: [][]byte{n, f}, sse: true}
 	case faultUnsolicited:

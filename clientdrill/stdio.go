@@ -111,11 +111,14 @@ func (s *stdioServer) serve(id int, c net.Conn) {
 	defer pending.Wait()
 	for {
 		line, err := lr.ReadLine()
+		if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+			continue // skipped: the reader held at most the cap of it
+		}
 		if err != nil {
 			sc.mu.Lock()
 			exited := sc.exited
 			sc.mu.Unlock()
-			if !exited && (errors.Is(err, io.EOF) || errors.Is(err, jsonrpc.ErrFrameTooLarge)) {
+			if !exited && errors.Is(err, io.EOF) {
 				s.w.closeConn(id)
 			}
 			return

@@ -28,7 +28,9 @@ export async function drill(connect) {
     }
   }
   await Promise.race([session.close().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
-  process.exit(0);
+  // Exit once stdout has drained: a large report line to a pipe is written
+  // asynchronously, and process.exit would cut it.
+  process.stdout.write("", () => process.exit(0));
 }
 
 // server returns the drill's server as stdio {command, args} or {url}.

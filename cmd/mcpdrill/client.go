@@ -32,12 +32,12 @@ func clientCommand(run func(*cli.Context, *clientOptions) error) *cli.Command {
 			"or {command, args} for stdio) in its environment. It reports each call on stdout as a JSON\n" +
 			"line: {\"call\": NAME, \"outcome\": \"ok\"|\"error\"|\"timeout\", \"value\" or \"error\"}.\n\n" +
 			"Try: mcpdrill client --list; mcpdrill client -- node examples/client/sdk-client.mjs\n\n" +
-			exitCodes("findings at or above --fail-on (default: error)", false) + "\n" +
-			"   3 means the client command could not be started.",
+			"The client command could not be started: exit 3.\n\n" +
+			exitCodes("findings at or above --fail-on (default: error)", true),
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "list", Usage: "print the scenario catalogue"},
 			&cli.StringSliceFlag{Name: "only", Usage: "run only scenario `ID` (repeatable)"},
-			&cli.StringFlag{Name: "transport", Value: "both", Usage: "`stdio`, http or both"},
+			&cli.StringFlag{Name: "transport", Value: "both", Usage: "`MODE`: stdio, http or both"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of the planted values and arguments"},
 			&cli.DurationFlag{Name: "timeout", Value: clientdrill.DefaultTimeout, Usage: "request timeout `D` the client is asked to use (context timeoutMs)"},
 			&cli.DurationFlag{Name: "startup", Value: clientdrill.DefaultStartup, Usage: "how long `D` the client may take to make the faulted call"},

@@ -36,14 +36,15 @@ var allowed = map[string][]string{
 	// the proxy's relays, and the proxy does not know the guard.
 	"guard/intercept":                {"drift", "faults", "guard", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"scan":                           {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
+	"clientdrill":                    {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/splitmix", "report"},
+	"studies":                        {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
 	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
-	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
+	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue",
 		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "studies"},
 }

@@ -163,6 +163,15 @@ func (h *httpServer) post(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.waitLate(r.Context(), p)
+	if p.delay > 0 {
+		t := time.NewTimer(p.delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
 	if p.raw != nil {
 		rw.Header().Set("Content-Type", "application/json")
 		if p.cut {

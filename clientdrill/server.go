@@ -30,6 +30,8 @@ const (
 	askWait   = 2 * time.Second
 	largeSize = 10 << 20
 	askID     = "mcpdrill-ask-1"
+	// relistWait holds the call after list_changed.
+	relistWait = time.Second
 )
 
 // markers are the seeded strings a scenario plants in what it serves, so
@@ -92,6 +94,8 @@ type plan struct {
 	answered <-chan struct{}
 	// accepted: an HTTP POST of notifications or responses only (202).
 	accepted bool
+	// delay holds the answer this long (read on, meanwhile).
+	delay time.Duration
 }
 
 // world is one scenario run: what the server serves, shared by every
@@ -177,6 +181,12 @@ func (w *world) faultedAt() (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+func (w *world) notifiedLocked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.notified > 0
 }
 
 // releaseLate lets a held late reply go (once).
@@ -271,7 +281,12 @@ func (w *world) request(conn int, msg *jsonrpc.Message) *plan {
 			return w.fault(msg.ID, call.Name)
 		}
 		p := w.reply(msg.ID, w.result(call.Name, call.Arguments))
-		if msg.Method == "tools/call" && w.sc.fault == faultLate {
+		if w.sc.fault == faultListChanged && w.notifiedLocked() {
+			// A client that re-lists on its own, asynchronously, gets the
+			// time to do it before its next call returns.
+			p.delay = relistWait
+		}
+		if w.sc.fault == faultLate {
 			// The late reply goes before any later call's answer.
 			w.releaseLate()
 			p.waitLate = w.lateDone

@@ -143,6 +143,20 @@ func (s *stdioServer) serve(id int, c net.Conn) {
 			return
 		}
 		s.waitLate(p)
+		if p.delay > 0 {
+			pending.Add(1)
+			go func() {
+				defer pending.Done()
+				t := time.NewTimer(p.delay)
+				defer t.Stop()
+				select {
+				case <-t.C:
+					sc.write(p.frames...)
+				case <-s.ctx.Done():
+				}
+			}()
+			continue
+		}
 		if p.raw != nil {
 			sc.mu.Lock()
 			_, _ = c.Write(append(append([]byte(nil), p.raw...), '\n'))

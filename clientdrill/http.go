@@ -9,10 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/target"
 )
 
 // httpPath is where the scenario server serves Streamable HTTP.
@@ -55,21 +56,7 @@ func (h *httpServer) hostOK(host string) bool {
 }
 
 // originOK accepts no Origin, or one whose host is loopback.
-func originOK(origin string) bool {
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	name := u.Hostname()
-	if name == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
-}
+func originOK(origin string) bool { return origin == "" || target.LoopbackOrigin(origin) }
 
 func (h *httpServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if !h.hostOK(r.Host) || !originOK(r.Header.Get("Origin")) {
@@ -162,7 +149,7 @@ func (h *httpServer) post(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.waitLate(r.Context(), p)
+	h.w.waitLate(r.Context(), p)
 	if p.delay > 0 {
 		t := time.NewTimer(p.delay)
 		select {
@@ -220,19 +207,6 @@ func (h *httpServer) post(rw http.ResponseWriter, r *http.Request) {
 		if event(f) != nil {
 			return
 		}
-	}
-}
-
-func (h *httpServer) waitLate(ctx context.Context, p *plan) {
-	if p.waitLate == nil {
-		return
-	}
-	t := time.NewTimer(h.w.timeout + lateExtra + time.Second)
-	defer t.Stop()
-	select {
-	case <-p.waitLate:
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }
 

@@ -1,6 +1,7 @@
 package clientdrill
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -187,6 +188,21 @@ func (w *world) notifiedLocked() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.notified > 0
+}
+
+// waitLate holds an answer until a held late reply has gone out (bounded),
+// so that the late reply comes first.
+func (w *world) waitLate(ctx context.Context, p *plan) {
+	if p.waitLate == nil {
+		return
+	}
+	t := time.NewTimer(w.timeout + lateExtra + time.Second)
+	defer t.Stop()
+	select {
+	case <-p.waitLate:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // releaseLate lets a held late reply go (once).

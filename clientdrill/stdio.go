@@ -142,7 +142,7 @@ func (s *stdioServer) serve(id int, c net.Conn) {
 			c.Close()
 			return
 		}
-		s.waitLate(p)
+		s.w.waitLate(s.ctx, p)
 		if p.delay > 0 {
 			pending.Add(1)
 			go func() {
@@ -164,20 +164,6 @@ func (s *stdioServer) serve(id int, c net.Conn) {
 			continue
 		}
 		sc.write(p.frames...)
-	}
-}
-
-// waitLate holds an answer until a late reply has gone out (bounded).
-func (s *stdioServer) waitLate(p *plan) {
-	if p.waitLate == nil {
-		return
-	}
-	t := time.NewTimer(s.w.timeout + lateExtra + time.Second)
-	defer t.Stop()
-	select {
-	case <-p.waitLate:
-	case <-t.C:
-	case <-s.ctx.Done():
 	}
 }
 

@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/inputfile":     {},
 	"internal/clientconfig":  {},
 	"internal/outfile":       {},
-	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix"},
+	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix", "internal/target"},
 	"internal/mcp":           {"internal/jsonrpc", "internal/jsonvalue", "internal/pipes", "internal/reap"},
 	"internal/telemetry":     {"internal/jsonrpc"},
 	"faults":                 {"internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
@@ -36,12 +36,12 @@ var allowed = map[string][]string{
 	// the proxy's relays, and the proxy does not know the guard.
 	"guard/intercept":                {"drift", "faults", "guard", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"scan":                           {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"clientdrill":                    {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/splitmix", "report"},
+	"clientdrill":                    {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/splitmix", "internal/target", "report"},
 	"studies":                        {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
-	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
+	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/target", "internal/testbed"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",

@@ -64,7 +64,8 @@ func grade(sc Scenario, o observation) (Outcome, []Tag) {
 	switch {
 	case w.na:
 		return NotApplicable, tags
-	case fi < 0 && r0 == nil:
+	case fi < 0:
+		// Whatever the application reports, the fault never happened.
 		return NoCall, tags
 	}
 	if sc.Wire {

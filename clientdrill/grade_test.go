@@ -54,6 +54,7 @@ func TestGrade(t *testing.T) {
 		{"hung before answering", "unsolicited-request", observation{wire: wireLog{events: seq(faulted(ToolLookup))}, hasRecs: true, exit: exitInfo{deadline: true}}, Hung, []Tag{}},
 		{"not applicable", "schema-lie", observation{wire: wireLog{na: true, events: seq(faulted(ToolLookup))}, app: []record{ok(0, m.truth)}, hasRecs: true, exit: done}, NotApplicable, []Tag{}},
 		{"no call", "schema-lie", observation{exit: done}, NoCall, []Tag{}},
+		{"an error before the call reached the server", "duplicate-reply", observation{app: []record{{step: 0, outcome: appError}}, hasRecs: true, exit: done}, NoCall, []Tag{}},
 		{"status only, non-zero", "tool-error-rpc", observation{wire: wireLog{events: seq(faulted(ToolLookup))}, exit: exitInfo{exited: true, status: 1}}, Surfaced, []Tag{}},
 		{"killed by a signal", "tool-error-rpc", observation{wire: wireLog{events: seq(faulted(ToolLookup))}, exit: exitInfo{exited: true, signaled: true, status: 137}}, Crashed, []Tag{}},
 	}

@@ -184,7 +184,7 @@ var catalogue = []Scenario{
 		Behaviour: "the server dies mid-call: the stdio server process exits; over HTTP the response is aborted and every session is forgotten (a restarted server answers 404 to the old session id)",
 		Grades:    "a dead server fails pending calls at once rather than at their timeout (basic/transports, stdio and Session Management)"},
 	{ID: "large-result", fault: faultLarge, Tool: ToolReadLog, Expect: []Outcome{Delivered, Surfaced}, Severity: report.SeverityWarn,
-		Behaviour: "the result is one 10 MiB text block whose first and last bytes are markers",
+		Behaviour: "the result is one 10 MiB text block whose first and last bytes are markers (every call of the tool, a retry too)",
 		Grades:    "a large result is delivered whole or refused, never cut short or fatal"},
 	{ID: "tool-error-rpc", fault: faultRPCError, Tool: ToolLookup, Expect: []Outcome{Surfaced}, Severity: report.SeverityError,
 		Behaviour: "the tool fails with a JSON-RPC error (-32603) whose message is a marker",

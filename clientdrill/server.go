@@ -293,7 +293,9 @@ func (w *world) request(conn int, msg *jsonrpc.Message) *plan {
 	case "tools/list":
 		return w.reply(msg.ID, map[string]any{"tools": w.tools()})
 	case "tools/call":
-		if faulted {
+		if faulted || (w.sc.fault == faultLarge && call.Name == ToolReadLog) {
+			// Size is a property of the tool, not a passing fault: every
+			// read_log of large-result is large.
 			return w.fault(msg.ID, call.Name)
 		}
 		p := w.reply(msg.ID, w.result(call.Name, call.Arguments))

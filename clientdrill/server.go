@@ -302,7 +302,7 @@ func (w *world) request(conn int, msg *jsonrpc.Message) *plan {
 		if w.sc.fault == faultListChanged && w.notifiedLocked() {
 			// A client that re-lists on its own, asynchronously, gets the
 			// time to do it before its next call returns.
-			p.delay = relistWait
+			p.delay = min(relistWait, w.timeout/2) // well within the client's timeout
 		}
 		if w.sc.fault == faultLate {
 			// The late reply goes before any later call's answer.

@@ -95,7 +95,7 @@ clients-install:
 	cd $(CLIENTS_DIR) && $(GO) build -o bin/ ./go/gosdk ./go/mcpgo
 
 study-clients: build clients-install
-	./$(BIN) study clients $(CLIENTS_DIR)/clients.json -o $(CLIENTS_DIR) -j 2
+	./$(BIN) study clients -o $(CLIENTS_DIR) -j 2 $(CLIENTS_DIR)/clients.json
 
 # The client drill's smoke (CI runs it): two clients of the study, the
 # official TypeScript SDK and the official Go SDK, through every scenario

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 bin=${MCPDRILL:-bin/mcpdrill}
 out=${SMOKE_OUT:-out/client-smoke}
 mkdir -p "$out"
-"$bin" study clients studies/clients/clients.json --only ts-sdk --only go-sdk -j 2 -q -o "$out"
+"$bin" study clients --only ts-sdk --only go-sdk -j 2 -q -o "$out" studies/clients/clients.json
 python3 - "$out/results.json" studies/clients/results.json <<'PY'
 import json, sys
 got = json.load(open(sys.argv[1]))

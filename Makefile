@@ -18,20 +18,28 @@ export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
 export MCPDRILL_NPM_FILESYSTEM  := $(NPM_BIN)/mcp-server-filesystem
 export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
-.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke screenshot clean
+CLIENTS_DIR := studies/clients
+
+.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/mcpdrill
 
-# Installs the pinned npm servers when npm is present and they are missing.
-npm: $(NPM_DIR)/node_modules/.package-lock.json
+# Installs the pinned npm servers, and the README's example client, when npm
+# is present and they are missing.
+npm: $(NPM_DIR)/node_modules/.package-lock.json examples/client/node_modules/.package-lock.json
 
 $(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: integration tests with npm servers will be skipped"; fi
+
+examples/client/node_modules/.package-lock.json: examples/client/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd examples/client && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the example client's test will be skipped"; fi
 
 test: npm
 	$(GO) test -race -timeout 20m ./...
@@ -78,6 +86,22 @@ study-ecosystem: build
 # installed, scanned and reported, every row's outcome checked.
 study-smoke: build
 	studies/smoke/run.sh
+
+# The client study (studies/clients, METHODOLOGY "The client study"): the
+# pinned client libraries (npm ci from the lockfile, install scripts off; the
+# Go adapters built from their module), then every adapter drilled.
+clients-install:
+	cd $(CLIENTS_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cd $(CLIENTS_DIR) && $(GO) build -o bin/ ./go/gosdk ./go/mcpgo
+
+study-clients: build clients-install
+	./$(BIN) study clients -o $(CLIENTS_DIR) -j 2 $(CLIENTS_DIR)/clients.json
+
+# The client drill's smoke (CI runs it): two clients of the study, the
+# official TypeScript SDK and the official Go SDK, through every scenario
+# over both transports; every cell must be observed (scripts/client-smoke.sh).
+client-smoke: build clients-install
+	scripts/client-smoke.sh
 
 # Renders the pilot scoreboard in headless Chromium to out/study/scoreboard.png (not committed).
 screenshot: build

@@ -27,7 +27,7 @@ func studyCommand() *cli.Command {
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
 		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyMergeCommand(nil),
-			studyReportCommand(nil), studyImportCommand(nil)},
+			studyReportCommand(nil), studyImportCommand(nil), studyClientsCommand(nil)},
 	}
 }
 

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"internal/inputfile":     {},
 	"internal/clientconfig":  {"internal/redact"},
 	"internal/outfile":       {},
-	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix"},
+	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix", "internal/target"},
 	"internal/mcp":           {"internal/jsonrpc", "internal/jsonvalue", "internal/safetext", "internal/pipes", "internal/reap"},
 	"internal/telemetry":     {"internal/jsonrpc"},
 	"faults":                 {"internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
@@ -39,15 +39,16 @@ var allowed = map[string][]string{
 	"guard/intercept":                {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"scan/provider":                  {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
 	"scan":                           {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	"clientdrill":                    {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/safetext", "internal/splitmix", "internal/target", "report"},
+	"studies":                        {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
 	"internal/mcptest/hostile":       {},
-	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
+	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/target", "internal/testbed"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
-	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
+	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext",
 		"internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "scan/provider", "studies"},
 }

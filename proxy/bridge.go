@@ -104,10 +104,10 @@ type BridgeOptions struct {
 // with a server process of its own; 2026-07-28 requests, which have no
 // session, share one process, under ids of the bridge's. Frames travel
 // through the stdio proxy, so faults apply as over stdio. A POSTed request
-// is answered with the server's reply, as JSON, or as an event stream
-// once the server sends something for it before its reply; what a
-// session's server sends unasked and for no request goes to the session's
-// GET stream.
+// is answered with the server's reply, as JSON, or, to a client that
+// takes one, as an event stream of what the server sends for the request
+// (on 2026-07-28 only once something comes before the reply); what a
+// session's server sends for no request goes to the session's GET stream.
 type Bridge struct {
 	o      BridgeOptions
 	allow  map[string]bool

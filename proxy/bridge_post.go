@@ -324,9 +324,10 @@ func (b *Bridge) answerAsk(w http.ResponseWriter, line []byte, pk jsonrpc.Peek, 
 }
 
 // exchange sends a request (or a batch holding one) and answers the POST
-// with the reply: as JSON, or, when the client accepts an event stream
-// and the server sends something for the request before its reply, as
-// an event stream that ends with the reply.
+// with the reply: as JSON, or, when the client accepts an event stream, as
+// an event stream of what the server sends for the request, ending with
+// the reply; on 2026-07-28 only when the server sends something before
+// the reply.
 func (b *Bridge) exchange(w http.ResponseWriter, r *http.Request, s *bridgeSession, line []byte, p postMsg, free func()) {
 	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	c, parts, err := s.open(line, p.pk, sse)
@@ -346,7 +347,16 @@ func (b *Bridge) exchange(w http.ResponseWriter, r *http.Request, s *bridgeSessi
 		http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
 		return
 	}
+	// A session's reply to a client that takes an event stream is one
+	// from the start, as SDK servers answer (the official suite counts on
+	// it); a 2026-07-28 reply becomes one only when something comes
+	// before it, so that an error can have the status the revision gives
+	// it.
 	streaming := false
+	if c.events != nil && !p.modern {
+		sseHeaders(w)
+		streaming = true
+	}
 	event := func(m frameMsg) {
 		if !streaming {
 			sseHeaders(w)

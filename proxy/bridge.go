@@ -24,15 +24,16 @@ import (
 //     and the network can when the user binds another address. A session
 //     is named by 128 random bits, given only in the answer to the
 //     initialize that opened it; a request naming another is 404
-//     (TestBridgeSessions, TestBridgeSessionIDsUnguessable).
+//     (TestBridgeSessions, TestBridgeIDsAreTheBridges).
 //   - A web page can send requests to loopback: a foreign Origin is 403
 //     (TestBridgeSessions).
 //   - Sessionless (2026-07-28) clients share one server process. What it
 //     sends unasked reaches a client only when it names that client's
 //     request (its progress token, its id) or comes while that request has
 //     been the only one in flight since it was sent; the rest is withheld
-//     and counted (TestBridgeSessionlessCrossTalk,
-//     TestBridgeAttributesToTheOnlyCall).
+//     and counted; a call whose client went away keeps its messages
+//     (TestBridgeSessionlessCrossTalk, TestBridgeAttributesToTheOnlyCall,
+//     TestBridgeAbandonedCallKeepsItsMessages).
 //   - A client that learns the id another's request travels under (ids
 //     and progress tokens the shared process sees are the bridge's own:
 //     128 random bits each, never what a client sent) gains nothing by
@@ -41,7 +42,8 @@ import (
 //     every request is given a fresh id, an answer is taken only for a
 //     server request the bridge gave that client under an id of its own,
 //     and a client's cancellation is not forwarded
-//     (TestBridgeBatchMemberForgery, TestBridgeBatchesOfTwoClients).
+//     (TestBridgeBatchMemberForgery, TestBridgeBatchesOfTwoClients,
+//     TestBridgeIDsAreTheBridges).
 //   - A body the bridge and the server could read differently (two "id"
 //     members, or "id" and "ID", which encoding/json takes for one; the
 //     same for the progress token and the names the headers must match)
@@ -51,9 +53,10 @@ import (
 //     open, or a request within IdleGrace) is never ended to make room;
 //     past MaxSessions a new session is refused with 503
 //     (TestBridgeInitializeFloodKeepsSessions, TestBridgeEndsOnlyIdleSessions).
-//   - Request floods on the shared process: at most maxCalls calls in
-//     flight per server process, then 503; POST bodies and held answers
-//     are charged to the memory budget (TestBridgeMemoryBudget).
+//   - Request and stream floods: at most maxCalls calls in flight per
+//     server process and maxStreams GET streams per session, then 503;
+//     POST bodies and held answers are charged to the memory budget
+//     (TestBridgeBoundsStreamsAndCalls, TestBridgeMemoryBudget).
 //   - What it reveals: a server's stderr goes to the bridge's own stderr,
 //     never to a client; error bodies name no command, path or
 //     environment (TestBridgeErrorsNameNoCommand); a withheld message is

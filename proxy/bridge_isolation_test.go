@@ -441,9 +441,19 @@ func TestBridgeEndsOnlyIdleSessions(t *testing.T) {
 
 // TestBridgeIDsAreTheBridges: what a sessionless request travels under on
 // the shared process is the bridge's own id, 128 random bits, fresh for
-// every request whatever id the client sent.
+// every request whatever id the client sent; a session id is 128 random
+// bits too.
 func TestBridgeIDsAreTheBridges(t *testing.T) {
 	url := isolationBridge(t)
+	sessions := map[string]bool{}
+	for range 2 {
+		ex := do(http.DefaultClient, http.MethodPost, url, http.Header{"Content-Type": {"application/json"}}, []byte(hostileInit))
+		sid := ex.header.Get(sessionHeader)
+		if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(sid) || sessions[sid] {
+			t.Fatalf("session id %q (before: %v)", sid, sessions)
+		}
+		sessions[sid] = true
+	}
 	shape := regexp.MustCompile(`^"mcpdrill-[0-9a-f]{32}"$`)
 	seen := map[string]bool{}
 	for range 4 {

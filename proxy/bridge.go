@@ -33,7 +33,8 @@ import (
 //     been the only one in flight since it was sent; the rest is withheld
 //     and counted; a call whose client went away keeps its messages
 //     (TestBridgeSessionlessCrossTalk, TestBridgeAttributesToTheOnlyCall,
-//     TestBridgeAbandonedCallKeepsItsMessages).
+//     TestBridgeAbandonedCallKeepsItsMessages); an answer no call waits
+//     for is nobody's (TestBridgeStrayAnswersAreNobodys).
 //   - A client that learns the id another's request travels under (ids
 //     and progress tokens the shared process sees are the bridge's own:
 //     128 random bits each, never what a client sent) gains nothing by

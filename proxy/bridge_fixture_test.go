@@ -26,6 +26,8 @@ import (
 //     "holding KEY as ID" (notifications/message), then waits until a
 //     release of its key and answers "held KEY";
 //   - release {key}: releases key;
+//   - stray: writes an answer to an id nobody sent and a line that is not
+//     JSON, then answers;
 //   - chatty {tag, after, ask}: logs "chatty started", waits for the key
 //     after (if any), then
 //     sends notifications/progress for the request's progressToken and a
@@ -199,6 +201,10 @@ func (f *fixture) handle(m fixtureMsg) []byte {
 		case "release":
 			f.release(a.Key)
 			return text("released " + a.Key)
+		case "stray":
+			f.write([]byte(`{"jsonrpc":"2.0","id":"nobody's","result":{"text":"stray answer"}}`))
+			f.write([]byte("stray line, not JSON"))
+			return text("strayed")
 		case "hold":
 			if a.Release != "" {
 				f.release(a.Release)

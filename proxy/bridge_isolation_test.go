@@ -272,6 +272,20 @@ func TestBridgeAttributesToTheOnlyCall(t *testing.T) {
 	}
 }
 
+// TestBridgeStrayAnswersAreNobodys: on the shared process an answer no
+// call waits for, and a line that is no message, are withheld even while a
+// call is alone in flight: only notifications and requests are attributed.
+func TestBridgeStrayAnswersAreNobodys(t *testing.T) {
+	b, url := serveBridge(t, BridgeOptions{ReplyTimeout: time.Minute}, nil, "bridge-fixture")
+	got := drain(post(url, modernHeaders("tools/call", "stray"), modernCall(t, 1, "stray", nil, "")))
+	if !bytes.Contains(got.body, []byte("strayed")) || bytes.Contains(got.body, []byte("stray answer")) || bytes.Contains(got.body, []byte("stray line")) {
+		t.Fatalf("%v", got)
+	}
+	if n := b.Withheld(); n != 2 {
+		t.Fatalf("%d withheld, want 2", n)
+	}
+}
+
 // TestBridgeAbandonedCallKeepsItsMessages: a sessionless client that goes
 // away ends its call: the server is told (notifications/cancelled under
 // the id the call travelled under), and until the server answers, the

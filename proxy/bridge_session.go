@@ -593,10 +593,11 @@ func (s *bridgeSession) routeArray(frame []byte) {
 }
 
 // unasked routes a frame that answers no call: a server request, a
-// notification, or an answer nobody waits for. On the shared process it
-// goes to the call it is attributed to (see attribute), or is withheld,
-// and a server request withheld is answered with an error, so the server
-// does not wait for ever. A session's goes to the call it is attributed
+// notification, or an answer nobody waits for. On the shared process a
+// request or notification goes to the call it is attributed to (see
+// attribute), or is withheld, as is anything else; a server request
+// withheld is answered with an error, so the server does not wait for
+// ever. A session's goes to the call it is attributed
 // to, else to its latest GET stream, else to its latest call taking
 // events, else nowhere. s.mu is held.
 func (s *bridgeSession) unasked(frame []byte, pk jsonrpc.Peek) {
@@ -622,6 +623,11 @@ func (s *bridgeSession) unasked(frame []byte, pk jsonrpc.Peek) {
 		return
 	}
 	request := pk.Kind == jsonrpc.KindRequest
+	if !request && pk.Kind != jsonrpc.KindNotification {
+		// An answer no call waits for (a duplicate, one to a call
+		// forgotten), or a line that is no message: nobody's.
+		ok = false
+	}
 	switch {
 	case !ok && request:
 		s.b.withhold("a request")

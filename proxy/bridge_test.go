@@ -24,13 +24,24 @@ func startBridge(t *testing.T, role string, cfg Config, env ...string) string {
 // startBridgeWith is startBridge with more of the options set.
 func startBridgeWith(t *testing.T, o BridgeOptions, role string, env ...string) string {
 	t.Helper()
+	_, url := serveBridge(t, o, nil, role, env...)
+	return url
+}
+
+// serveBridge serves a bridge to the server role in this test binary,
+// after tune (if any) has changed it, and returns it and its URL.
+func serveBridge(t *testing.T, o BridgeOptions, tune func(*Bridge), role string, env ...string) (*Bridge, string) {
+	t.Helper()
 	o.Command, o.Env = self(role, env...)
 	o.Stderr, o.OnError = testStderr(), func(err error) { t.Logf("bridge: %v", err) }
 	b, err := NewBridge(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	if tune != nil {
+		tune(b)
+	}
+	return b, "http://" + serveLoopback(t, b.Serve) + "/mcp"
 }
 
 // TestBridgeServesStdioOverHTTP: a stdio server (on the official Go SDK)
@@ -59,17 +70,23 @@ func TestBridgeFaultsApply(t *testing.T) {
 	}
 }
 
-// TestBridgeSessions: a request without a session goes to the server that
-// sessionless (stateless-revision) requests share; an unknown session is
-// 404, a GET stream without one 400, a foreign Origin 403.
+// TestBridgeSessions: a 2026-07-28 request (no session) goes to the server
+// that sessionless requests share; any other request without a session
+// but initialize is 400; an unknown session is 404, a GET or DELETE
+// without one 405, a foreign Origin 403.
 func TestBridgeSessions(t *testing.T) {
 	url := startBridge(t, "sdk", Config{})
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusOK || !strings.Contains(string(ex.body), `"id":1`) {
-		t.Errorf("no session: %v", ex)
+	if ex := do(http.DefaultClient, http.MethodPost, url, statelessHeader("ping"), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusOK || !strings.Contains(string(ex.body), `"id":1`) {
+		t.Errorf("no session, 2026-07-28: %v", ex)
 	}
-	if ex := do(http.DefaultClient, http.MethodGet, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusBadRequest {
-		t.Errorf("GET without a session: %v", ex)
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusBadRequest || !strings.Contains(string(ex.body), "missing Mcp-Session-Id") {
+		t.Errorf("no session, legacy: %v", ex)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		if ex := do(http.DefaultClient, m, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusMethodNotAllowed || ex.header.Get(sessionHeader) != "" {
+			t.Errorf("%s without a session: %v", m, ex)
+		}
 	}
 	for body, code := range map[string]string{`{"jsonrpc":"2.0","id":1,"method":`: "-32700", `{"jsonrpc":"2.0","id":2}`: "-32600", `{"jsonrpc":"1.0","id":3,"method":"ping"}`: "-32600"} {
 		if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(body)); ex.status != http.StatusBadRequest || !strings.Contains(string(ex.body), code) {
@@ -88,6 +105,12 @@ func TestBridgeSessions(t *testing.T) {
 }
 
 func mcpConfigURL(url string) mcp.Config { return mcp.Config{URL: url} }
+
+// statelessHeader is the header of a 2026-07-28 POST of method, whose body
+// may lack _meta (the bench server reads none).
+func statelessHeader(method string) http.Header {
+	return http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {method}}
+}
 
 // TestBridgeStatelessClientsDoNotCollide: two clients of the shared
 // stateless process send calls under the same ids at once; each gets the
@@ -129,7 +152,7 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 
 // TestBridgeFrameCap: a server frame over the frame cap is dropped unread,
 // and the POST it answers is told at once rather than waiting out the
-// reply timeout: 502, or on an event stream (whose status is already
+// reply timeout: 502, or on an event stream already begun (its status is
 // sent) an error answer with the request's id. The session goes on
 // reading the frames after it. A POST body over the cap is refused with
 // 413 before it is read.
@@ -145,7 +168,9 @@ func TestBridgeFrameCap(t *testing.T) {
 		{"reply under the cap", "application/json", cap - 1024, 0, http.StatusOK, `"result"`},
 		{"reply under the cap, event stream", "application/json, text/event-stream", cap - 1024, 0, http.StatusOK, `"result"`},
 		{"reply over the cap", "application/json", 4 * cap, 0, http.StatusBadGateway, "over the frame cap"},
-		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, 0, http.StatusOK, `"code":-32603`},
+		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, 0, http.StatusBadGateway, "over the frame cap"},
+		// The server's request before the reply begins the stream.
+		{"reply over the cap, event stream begun", "application/json, text/event-stream", 4 * cap, 200, http.StatusOK, `"code":-32603`},
 		// A request of the server's over the cap, under the id the POST's
 		// request travels under, fails nothing: the reply after it is the
 		// POST's.
@@ -153,7 +178,8 @@ func TestBridgeFrameCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := startBridgeWith(t, BridgeOptions{Config: Config{MaxFrame: cap}}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply), fmt.Sprintf("MCPDRILL_BENCH_ASK=%d", tt.ask))
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			hdr := statelessHeader("ping")
+			hdr.Set("Accept", tt.accept)
 			for i := range 3 {
 				ex := do(c, http.MethodPost, url, hdr, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
 				if ex.status != tt.status || !strings.Contains(string(ex.body), tt.body) {
@@ -172,8 +198,8 @@ func TestBridgeFrameCap(t *testing.T) {
 }
 
 // TestBridgeMemoryBudget: a POST body that does not fit in the bridge's
-// memory budget is refused with 503, and so is an answer: 503, or an error
-// answer on an event stream. What fits is served.
+// memory budget is refused with 503, and so is an answer, an event stream
+// not begun included. What fits is served.
 func TestBridgeMemoryBudget(t *testing.T) {
 	pad := func(n int) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", n) + `"}}`)
@@ -187,11 +213,12 @@ func TestBridgeMemoryBudget(t *testing.T) {
 		{"body within, reply within", "application/json", 16 << 10, 100, http.StatusOK, `"result"`},
 		{"body over", "application/json", 40 << 10, 100, http.StatusServiceUnavailable, "memory budget"},
 		{"reply over", "application/json", 100, 40 << 10, http.StatusServiceUnavailable, "memory budget"},
-		{"reply over, event stream", "application/json, text/event-stream", 100, 40 << 10, http.StatusOK, `"code":-32603`},
+		{"reply over, event stream", "application/json, text/event-stream", 100, 40 << 10, http.StatusServiceUnavailable, "memory budget"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := startBridgeWith(t, BridgeOptions{MemoryBudget: 32 << 10}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply))
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			hdr := statelessHeader("ping")
+			hdr.Set("Accept", tt.accept)
 			if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(tt.body)); ex.status != tt.status || !strings.Contains(string(ex.body), tt.want) {
 				t.Fatalf("%v, want %d with %s", ex, tt.status, tt.want)
 			}
@@ -324,7 +351,9 @@ func BenchmarkBridge(b *testing.B) {
 			}
 			url := "http://" + serveLoopback(b, br.Serve) + "/mcp"
 			body := l.call(1)
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+			hdr := statelessHeader("tools/call")
+			hdr.Set("Accept", "application/json")
+			hdr.Set("Mcp-Name", "blob")
 			call := func() {
 				if ex := do(http.DefaultClient, http.MethodPost, url, hdr, body); ex.status != http.StatusOK || len(ex.body) < l.replySize() {
 					b.Fatalf("%v, a body of %d bytes", ex.err, len(ex.body))

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -40,10 +41,30 @@ type Change struct {
 // name. The result is sorted by tool, pointer and kind, and is empty when
 // the sets are equal up to key order, tool order and number spelling.
 func Diff(oldTools, newTools []mcp.Tool) []Change {
+	out, _ := DiffContext(context.Background(), oldTools, newTools)
+	return out
+}
+
+// ctxStride is how many tools a comparison handles between two looks at
+// its context: often enough that a deadline stops 100,000 tools within
+// milliseconds, rarely enough to cost nothing.
+const ctxStride = 64
+
+// DiffContext is Diff under ctx: once ctx ends it stops between two tools
+// and returns ctx's error (and no changes: a partial comparison would read
+// as "nothing else changed").
+func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, error) {
 	oldBy := indexTools(oldTools)
 	newBy := indexTools(newTools)
 	var out []Change
+	i := 0
 	for name, o := range oldBy {
+		if i%ctxStride == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		i++
 		n, ok := newBy[name]
 		if !ok {
 			out = append(out, newChange(name, "", KindToolRemoved, DirectionTool, condNone,
@@ -52,6 +73,9 @@ func Diff(oldTools, newTools []mcp.Tool) []Change {
 		}
 		out = append(out, DiffTool(o, n)...)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for name := range newBy {
 		if _, ok := oldBy[name]; !ok {
 			out = append(out, newChange(name, "", KindToolAdded, DirectionTool, condNone,
@@ -59,7 +83,7 @@ func Diff(oldTools, newTools []mcp.Tool) []Change {
 		}
 	}
 	SortChanges(out)
-	return out
+	return out, nil
 }
 
 // SortChanges orders changes by tool, pointer, kind and message.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -35,6 +34,14 @@ type Change struct {
 	Direction Direction       `json:"direction"`
 	// Message describes the change with schema values only.
 	Message string `json:"message"`
+	// Verdict is, for a change inside a schema, whether it lets through a
+	// value the receiving side rejects: compatible, breaking or
+	// undetermined (grade.go); empty for other changes.
+	Verdict string `json:"verdict,omitempty"`
+	// Witness is, for a breaking (or format-dependent) change, the value
+	// that shows it: an instance pointer and the value placed there, built
+	// from the schemas alone.
+	Witness string `json:"witness,omitempty"`
 }
 
 // Diff classifies every difference between two tool sets, matched by tool
@@ -71,7 +78,7 @@ func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, 
 				fmt.Sprintf("tool %q removed", name)))
 			continue
 		}
-		out = append(out, DiffTool(o, n)...)
+		out = append(out, diffTool(ctx, o, n)...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -107,7 +114,13 @@ func indexTools(ts []mcp.Tool) map[string]mcp.Tool {
 // DiffTool classifies the differences between two versions of one tool.
 // Names are not compared.
 func DiffTool(o, n mcp.Tool) []Change {
-	d := &differ{tool: n.Name}
+	return diffTool(context.Background(), o, n)
+}
+
+// diffTool is DiffTool under ctx: the witness searches of grading stop
+// when it ends (what they did not establish is then undetermined).
+func diffTool(ctx context.Context, o, n mcp.Tool) []Change {
+	d := &differ{tool: n.Name, oldIndex: map[string]int{}}
 	if o.Description != n.Description {
 		d.add("/description", KindDescriptionChanged, DirectionTool, condNone, "tool description changed")
 	}
@@ -116,6 +129,7 @@ func DiffTool(o, n mcp.Tool) []Change {
 	}
 	d.annotations(o.AnnotationsValue(), n.AnnotationsValue())
 
+	var sides []*side
 	d.dir = DirectionInput
 	oi, ni := o.InputSchemaValue(), n.InputSchemaValue()
 	if oi == nil {
@@ -124,7 +138,11 @@ func DiffTool(o, n mcp.Tool) []Change {
 	if ni == nil {
 		ni = map[string]any{}
 	}
-	d.schema("/inputSchema", jsonschema.ExpandRefs(oi), jsonschema.ExpandRefs(ni), 0)
+	if !equalJSON(oi, ni) {
+		in := newSide(DirectionInput, "/inputSchema", oi, ni)
+		d.schema(in.root, in.oldX, in.newX, 0)
+		sides = append(sides, in)
+	}
 
 	d.dir = DirectionOutput
 	oo, no := o.OutputSchemaValue(), n.OutputSchemaValue()
@@ -133,8 +151,13 @@ func DiffTool(o, n mcp.Tool) []Change {
 		d.add("/outputSchema", KindOutputSchemaRemoved, DirectionTool, condNone, "outputSchema removed")
 	case oo == nil && no != nil:
 		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
-	case oo != nil:
-		d.schema("/outputSchema", jsonschema.ExpandRefs(oo), jsonschema.ExpandRefs(no), 0)
+	case oo != nil && !equalJSON(oo, no):
+		out := newSide(DirectionOutput, "/outputSchema", oo, no)
+		d.schema(out.root, out.oldX, out.newX, 0)
+		sides = append(sides, out)
+	}
+	for _, sd := range sides {
+		d.grade(ctx, sd)
 	}
 	SortChanges(d.out)
 	return d.out
@@ -162,10 +185,19 @@ type differ struct {
 	tool string
 	dir  Direction
 	out  []Change
+	// node is the pointer of the schema being compared; nodes holds, for
+	// each change in out, the node it was found at.
+	node  string
+	nodes []string
+	// oldIndex maps the pointer of an anyOf/oneOf/allOf branch compared
+	// member by member (one branch left, one arrived) to the old branch's
+	// index; the pointer carries the new one.
+	oldIndex map[string]int
 }
 
 func (d *differ) add(ptr string, k Kind, dir Direction, cond, msg string) {
 	d.out = append(d.out, newChange(d.tool, ptr, k, dir, cond, msg))
+	d.nodes = append(d.nodes, d.node)
 }
 
 // emit records a change on the current schema side.
@@ -293,6 +325,8 @@ func (d *differ) schema(ptr string, a, b any, depth int) {
 	if equalJSON(a, b) {
 		return
 	}
+	defer func(parent string) { d.node = parent }(d.node)
+	d.node = ptr
 	if depth >= maxDepth {
 		d.emit(ptr, KindSchemaTooDeep, condNone, "schemas differ below the depth limit")
 		return
@@ -763,7 +797,9 @@ func (d *differ) branches(ptr string, a, b map[string]any, kw string, depth int)
 		}
 	}
 	if len(gone) == 1 && len(fresh) == 1 {
-		d.schema(joinPointer(p, fmt.Sprint(fresh[0])), ab[gone[0]], bb[fresh[0]], depth+1)
+		child := joinPointer(p, fmt.Sprint(fresh[0]))
+		d.oldIndex[child] = gone[0]
+		d.schema(child, ab[gone[0]], bb[fresh[0]], depth+1)
 		return
 	}
 	for _, i := range gone {

@@ -216,7 +216,7 @@ func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.
 	f := report.Finding{
 		Tool: c.Tool, Pointer: c.Pointer, Change: c.ChangeID, Breaking: &b, Severity: c.Severity,
 		Message:  c.Message,
-		Evidence: fmt.Sprintf("graded by %s (%s)", c.RuleID, c.Direction),
+		Evidence: changeEvidence(c),
 	}
 	switch c.Kind {
 	case KindToolRemoved:
@@ -234,11 +234,29 @@ func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.
 	case KindAnnotationChanged:
 		f.Rule = RuleAnnotation
 	default:
-		if c.Breaking {
+		switch {
+		case c.Breaking:
 			f.Rule = RuleSchema
-		} else {
+		case c.Verdict == VerdictUndetermined:
+			f.Rule = RuleSchemaUndetermined
+		default:
 			f.Rule = RuleSchemaCompatible
 		}
 	}
 	return f, true
+}
+
+// changeEvidence names the rule that graded a change and, for one inside a
+// schema, its witness: the value, built from the schemas alone, that the
+// receiving side rejects.
+func changeEvidence(c Change) string {
+	e := fmt.Sprintf("graded by %s (%s)", c.RuleID, c.Direction)
+	if c.Witness == "" {
+		return e
+	}
+	what := "a value clients send by the old schema, rejected by the new"
+	if c.Direction == DirectionOutput {
+		what = "a value the new schema admits and the old one rejects"
+	}
+	return e + "; " + what + ": " + c.Witness
 }

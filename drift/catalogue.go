@@ -77,6 +77,9 @@ const (
 	condOpenWorld   = "openWorld"
 	condDeclaration = "declaration"
 	condOther       = "other"
+	// condUnlisted: a tool missing from a default listing that another
+	// configuration lists (or may list).
+	condUnlisted = "unlisted"
 	// Verdict conditions of the kindAny rows.
 	condCovered      = "covered"
 	condUndeclared   = "undeclared"
@@ -106,6 +109,8 @@ var (
 var grades = []grade{
 	{KindToolRemoved, DirectionTool, condNone, "BRK-TOOL-REMOVED", sevE, "Tool removed",
 		"A client built against the old list calls the tool and fails."},
+	{KindToolRemoved, DirectionTool, condUnlisted, "BRK-TOOL-UNLISTED", sevE, "Tool no longer listed by default",
+		"The tool is absent from the new release's default listing, but the new release lists it under a configuration known for the package (a toolset switch), or its listing under one was not established: clients on the default configuration lose it, those that set the switch may keep it. Not called removed."},
 	{KindToolAdded, DirectionTool, condNone, "BRK-TOOL-ADDED", sevI, "Tool added",
 		"Nothing a client did before stops working; agents may now discover and call it."},
 	{KindDescriptionChanged, DirectionTool, condNone, "BRK-TOOL-DESCRIPTION-CHANGED", sevW, "Tool description changed",

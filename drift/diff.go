@@ -93,6 +93,19 @@ func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, 
 	return out, nil
 }
 
+// Unlisted regrades a removed tool that the new side still lists under
+// another configuration, or whose listing under one was not established:
+// "no longer listed by default" (BRK-TOOL-UNLISTED), never "removed". how
+// says which (for the message); c is returned unchanged when it is not a
+// removed tool.
+func Unlisted(c Change, how string) Change {
+	if c.Kind != KindToolRemoved {
+		return c
+	}
+	return newChange(c.Tool, c.Pointer, c.Kind, c.Direction, condUnlisted,
+		fmt.Sprintf("tool %q no longer listed by default (%s)", c.Tool, how))
+}
+
 // SortChanges orders changes by tool, pointer, kind and message.
 func SortChanges(cs []Change) {
 	slices.SortFunc(cs, func(a, b Change) int {

@@ -320,7 +320,9 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 	if rep.Meta.Timing != nil {
 		sm.StartupMS = rep.Meta.Timing.StartupMS
 	}
-	return rowFromReport(row, rep, cl), sm
+	out = rowFromReport(row, rep, cl)
+	out.Configurations = scanConfigurations(ctx, e, cfg, x, o, cl)
+	return out, sm
 }
 
 // cleaner returns a function that replaces the run-dependent parts of a

@@ -271,7 +271,10 @@ func widensAlone(k Kind, kw string, dir Direction) bool {
 }
 
 // keywordOf names the keyword a change is about, from its pointer below
-// the node it was found at ("" for the node itself).
+// the node it was found at ("" for the node itself), and the member it
+// names: a property change points at node/properties/NAME, a required-ness
+// change there too, or at node/required when the name is not a declared
+// property (its message names it then).
 func keywordOf(c Change, node string) (kw, member string) {
 	toks, ok := jsonvalue.SplitPointer(strings.TrimPrefix(c.Pointer, node))
 	if !ok || len(toks) == 0 {
@@ -281,24 +284,11 @@ func keywordOf(c Change, node string) (kw, member string) {
 	if len(toks) > 1 {
 		member = toks[1]
 	}
-	switch c.Kind {
-	case KindRequiredAdded, KindRequiredRemoved:
+	if c.Kind == KindRequiredAdded || c.Kind == KindRequiredRemoved {
 		if kw == "required" {
-			member = ""
-			if len(toks) > 1 {
-				member = toks[1]
-			}
+			member = propertyNamed(c)
 		}
 		kw = "required"
-		if member == "" {
-			// A name required without a property definition: the message
-			// names it.
-			if i := strings.Index(c.Message, `"`); i >= 0 {
-				if j := strings.Index(c.Message[i+1:], `"`); j >= 0 {
-					member = c.Message[i+1 : i+1+j]
-				}
-			}
-		}
 	}
 	return kw, member
 }
@@ -527,8 +517,9 @@ func (g *grader) declaredInReceiver(c Change, node string) bool {
 	return name != "" && declares(newNode, name, 0)
 }
 
-// propertyNamed is the old name a property change is about: the removed
-// property, or the renamed one's former name (from the message).
+// propertyNamed is the first name quoted in a change's message: the
+// removed property, a renamed one's former name, the name that became
+// required or optional.
 func propertyNamed(c Change) string {
 	i := strings.Index(c.Message, `"`)
 	if i < 0 {

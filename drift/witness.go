@@ -220,11 +220,7 @@ func (ws *witnessSearch) find(path []step, kw string, members []string) (witness
 	for i := len(path) - 1; i >= 0 && (path[i].kw == "anyOf" || path[i].kw == "oneOf" || path[i].kw == "allOf"); i-- {
 		branch = branch || path[i].kw != "allOf"
 	}
-	member := ""
-	if len(members) > 0 {
-		member = members[0]
-	}
-	cands := ws.candidates(path, kw, member)
+	cands := ws.candidates(path, kw, members)
 	for _, w := range cands {
 		for _, base := range ws.bases {
 			if ws.validations >= witnessValidations || ws.g.ctx.Err() != nil {
@@ -332,7 +328,7 @@ func shortValue(at string, v any) string {
 // schema and their variants, then plain probes; only those the sender's
 // schema at that place accepts and the receiver's rejects are kept when
 // both compile on their own.
-func (ws *witnessSearch) candidates(path []step, kw, member string) []any {
+func (ws *witnessSearch) candidates(path []step, kw string, members []string) []any {
 	s, t, ok := ws.g.nodes(path)
 	if !ok {
 		return nil
@@ -366,6 +362,20 @@ func (ws *witnessSearch) candidates(path []step, kw, member string) []any {
 	if v, ok := sm["const"]; ok {
 		add(v)
 	}
+	// Values the receiver's keyword there rules out: what its "not" admits,
+	// and neighbours of its const or enum values.
+	if kw == "not" {
+		add(ws.synth(tm["not"], nil, 0, 4)...)
+	}
+	if kw == "const" || kw == "enum" {
+		vals, _ := tm["enum"].([]any)
+		if v, ok := tm["const"]; ok {
+			vals = append(vals, v)
+		}
+		for _, v := range vals {
+			add(neighbours(v)...)
+		}
+	}
 	insts := append(ws.synth(s, nil, 0, 8), ws.synth(s, nil, 1, 4)...)
 	if at < len(path) {
 		// Values of the branch on both sides, and of the whole place.
@@ -389,7 +399,10 @@ func (ws *witnessSearch) candidates(path []step, kw, member string) []any {
 		if !isObj {
 			continue
 		}
-		if member != "" {
+		for _, member := range members {
+			if member == "" {
+				continue
+			}
 			if _, has := obj[member]; has {
 				cut := maps.Clone(obj)
 				delete(cut, member)
@@ -433,6 +446,33 @@ func (ws *witnessSearch) candidates(path []step, kw, member string) []any {
 		}
 	}
 	return kept
+}
+
+// neighbours are values next to a schema value: a number one and a half
+// either side, a string with a letter more, or emptied.
+func neighbours(v any) []any {
+	switch x := v.(type) {
+	case json.Number:
+		r := jsonschema.ExactNumber(x)
+		if r == nil {
+			return nil
+		}
+		var out []any
+		for _, d := range []*big.Rat{big.NewRat(1, 1), big.NewRat(-1, 1), big.NewRat(1, 2), big.NewRat(-1, 2)} {
+			n := new(big.Rat).Add(r, d)
+			if n.IsInt() {
+				out = append(out, json.Number(n.FloatString(0)))
+			} else {
+				out = append(out, json.Number(n.FloatString(12)))
+			}
+		}
+		return out
+	case string:
+		return []any{x + "x", ""}
+	case bool:
+		return []any{!x}
+	}
+	return nil
 }
 
 // violator is a schema whose instances break the receiver's keyword kw

@@ -321,7 +321,9 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		sm.StartupMS = rep.Meta.Timing.StartupMS
 	}
 	out = rowFromReport(row, rep, cl)
-	out.Configurations = scanConfigurations(ctx, e, cfg, x, o, cl)
+	if out.Status == StatusScanned {
+		out.Configurations = scanConfigurations(ctx, e, cfg, x, o, cl)
+	}
 	return out, sm
 }
 

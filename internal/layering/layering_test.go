@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
 	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
+	"internal/mcptest/schemapair":    {"internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",

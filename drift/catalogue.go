@@ -234,19 +234,19 @@ var grades = []grade{
 	// Rows by verdict (grade.go): they grade a change of any kind inside a
 	// schema whose verdict disagrees with its kind's row.
 	{kindAny, DirectionInput, condCovered, "BRK-IN-COVERED", sevI, "Input change proved compatible",
-		"A change of a kind that can reject old values (a removed property, an added anyOf, a tightened bound) inside a schema proved to accept every value the old one did: for example the old schema kept, byte for byte, as a branch of a new anyOf. Not breaking."},
+		"A change of a kind that can reject old values (a removed property, an added anyOf, a tightened bound) inside a schema proved to accept every value the old one did: for example the old schema kept, byte for byte, as a branch of a new anyOf."},
 	{kindAny, DirectionInput, condUndeclared, "BRK-IN-PROPERTY-UNDECLARED", sevW, "Input property no longer declared, still accepted",
-		"The property left the schema, but the new schema still accepts it as an undeclared member: calls that send it are accepted, and the server may now ignore it. Not breaking by the instances; review."},
+		"The property left the schema, but the new schema still accepts it as an undeclared member: calls that send it are accepted, and the server may now ignore it. Review it."},
 	{kindAny, DirectionInput, condWitnessed, "BRK-IN-NARROWED", sevE, "Input change rejects old values",
 		"A change whose kind alone does not reject old values (an ungraded keyword, a oneOf branch whose values now match two branches, an object that stopped being free-form) for which the search found a value the old schema accepted and the new one rejects; the witness is in the evidence."},
 	{kindAny, DirectionInput, condUndetermined, "BRK-IN-UNDETERMINED", sevW, "Input change undetermined",
-		"The procedure could neither prove that the new schema accepts every value the old one did nor find a value it rejects (or found one rejected only where format is asserted). Review it; not counted breaking."},
+		"The procedure could neither prove that the new schema accepts every value the old one did nor find a value it rejects (or found one rejected only where format is asserted). Review it."},
 	{kindAny, DirectionOutput, condCovered, "BRK-OUT-COVERED", sevI, "Output change proved compatible",
-		"A change of a kind that can admit new values inside a schema proved to admit only what the old one did. Not breaking."},
+		"A change of a kind that can admit new values inside a schema proved to admit only what the old one did."},
 	{kindAny, DirectionOutput, condWitnessed, "BRK-OUT-WIDENED", sevE, "Output change admits new values",
 		"A change whose kind alone does not widen the output (an ungraded keyword, a new member where the old object was closed) for which the search found a value the new schema admits and the old one rejects; the witness is in the evidence."},
 	{kindAny, DirectionOutput, condUndetermined, "BRK-OUT-UNDETERMINED", sevW, "Output change undetermined",
-		"The procedure could neither prove that the new schema admits only what the old one did nor find a value it admits that the old one rejects. Review it; not counted breaking."},
+		"The procedure could neither prove that the new schema admits only what the old one did nor find a value it admits that the old one rejects. Review it."},
 }
 
 // kindDocs explains each change kind.

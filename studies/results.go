@@ -129,6 +129,9 @@ type Row struct {
 	// scan showed, with the evidence (SDK is the declared label); absent
 	// when nothing named one.
 	SDKObserved *SDKObserved `json:"sdk_observed,omitempty"`
+	// Configurations are the tool listings under the entry's known
+	// configurations (servers.json "configurations"), in its order.
+	Configurations []ConfigScan `json:"configurations,omitempty"`
 	// VersionDrift grades this release against its previous one (the row
 	// whose previous_of names this one), when both were in the run.
 	VersionDrift *VersionDrift `json:"version_drift,omitempty"`

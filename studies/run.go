@@ -325,7 +325,11 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 	if rep.Meta.Timing != nil {
 		sm.StartupMS = rep.Meta.Timing.StartupMS
 	}
-	return maskRow(rowFromReport(row, rep, cl), mask), sm
+	out = rowFromReport(row, rep, cl)
+	if out.Status == StatusScanned {
+		out.Configurations = scanConfigurations(ctx, e, cfg, x, o, cl)
+	}
+	return maskRow(out, mask), sm
 }
 
 // cleaner returns a function that replaces the run-dependent parts of a

@@ -36,7 +36,7 @@ type Spec struct {
 // (command, args, env, cwd, url, headers, type, disabled mean what they
 // mean to MCP clients) and the study keys (package, sdk, protocol,
 // variant_of, launch, registry, excluded, credentials, downloads,
-// previous_of), which clients ignore.
+// previous_of, configurations), which clients ignore.
 type Entry struct {
 	clientconfig.Server
 
@@ -74,6 +74,9 @@ type Entry struct {
 	// variants, previous releases are scanned and listed but left out of
 	// the tool- and server-weighted figures.
 	PreviousOf string `json:"previous_of,omitempty"`
+	// Configurations are the settings known to make the server list
+	// another tool set (configs.go); its tools are listed under each too.
+	Configurations []Configuration `json:"configurations,omitempty"`
 }
 
 // Registries an entry's package can come from.
@@ -180,6 +183,9 @@ func (e Entry) validate() error {
 		return errors.New(`"downloads" must not be negative`)
 	case e.PreviousOf != "" && e.PreviousOf == e.Name:
 		return errors.New(`"previous_of" names the entry itself`)
+	}
+	if err := e.validateConfigurations(); err != nil {
+		return err
 	}
 	switch e.Registry {
 	case "", RegistryNPM, RegistryPyPI, RegistryGo, RegistryOCI:

@@ -122,8 +122,10 @@ type driftOptions struct {
 	manifest     drift.Manifest
 	// live is the server to compare with, gated by its flags.
 	live gatedTarget
-	// deadline bounds the whole run (0: none).
+	// deadline bounds the whole run (0: none), counted from start: reading
+	// a 64 MiB manifest is part of the run.
 	deadline time.Duration
+	start    time.Time
 }
 
 // parseDriftOptions reads and checks drift's flags and arguments and the
@@ -136,7 +138,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline")}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now()}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -147,8 +149,16 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if o.data, err = inputfile.Read(o.manifestPath); err != nil {
 		return nil, usageErr("read manifest: %v", err)
 	}
-	if o.manifest, err = drift.ParseManifest(o.data); err != nil {
-		return nil, usageErr("%s: %v", o.manifestPath, err)
+	// Decoding 100,000 tools takes seconds on a busy machine: it is part
+	// of the run the deadline bounds.
+	ctx, cancel := runContextFrom(c, o.start, o.deadline)
+	defer cancel()
+	var parseErr error
+	if err := beforeDeadline(ctx, func() { o.manifest, parseErr = drift.ParseManifest(o.data) }); err != nil {
+		return nil, exitErr(exitUnreachable, fmt.Errorf("reading the manifest %s: %w", o.manifestPath, err))
+	}
+	if parseErr != nil {
+		return nil, usageErr("%s: %v", o.manifestPath, parseErr)
 	}
 	g, err := gateOptions(c, live.cfg)
 	if err != nil {
@@ -170,7 +180,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		}
 	}()
 	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
-	ctx, cancel := runContext(c, o.deadline)
+	ctx, cancel := runContextFrom(c, o.start, o.deadline)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
 	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
@@ -189,17 +199,47 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		if rep == nil {
 			return connectError(err)
 		}
-		if werr := writeDrift(w, rep, o.out, place); werr != nil {
+		if werr := writeDriftBy(ctx, w, rep, o.out, place); werr != nil {
 			return werr
 		}
 		return exitErr(exitUnreachable, err)
 	}
 	place.add(rep.Served)
-	if err := writeDrift(w, rep, o.out, place); err != nil {
+	if err := writeDriftBy(ctx, w, rep, o.out, place); err != nil {
 		return err
 	}
 	return driftExit(rep, o.out.threshold)
 }
+
+// writeDriftBy is writeDrift within ctx's deadline: the report is rendered
+// aside (100,000 findings take seconds) and written only when it was
+// rendered before the deadline ended; otherwise nothing is written and the
+// run ends with exit 3.
+func writeDriftBy(ctx context.Context, w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
+	h := &heldWriter{to: w}
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		h.to = u.Unwrap()
+	}
+	var werr error
+	if err := beforeDeadline(ctx, func() { werr = writeDrift(h, rep, out, place) }); err != nil {
+		return exitErr(exitUnreachable, fmt.Errorf("writing the report of %d finding(s): %w", len(rep.Findings), err))
+	}
+	if werr != nil {
+		return werr
+	}
+	_, err := w.Write(h.Bytes())
+	return err
+}
+
+// heldWriter holds what is written to it; Unwrap names the writer it will
+// go to, so that a table is still fitted and coloured for its terminal.
+type heldWriter struct {
+	bytes.Buffer
+	to io.Writer
+}
+
+// Unwrap is the writer the output goes to.
+func (h *heldWriter) Unwrap() io.Writer { return h.to }
 
 // driftInvoke plans the named calls against the declared manifest (a server
 // cannot offer a name and have it called) and, with --execute, sends those
@@ -402,12 +442,43 @@ func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 // runContext is the context of a run that talks to a server: c's, ended
 // by an interrupt or SIGTERM and, when deadline is positive, after it.
 func runContext(c *cli.Context, deadline time.Duration) (context.Context, context.CancelFunc) {
+	return runContextFrom(c, time.Now(), deadline)
+}
+
+// runContextFrom is runContext with the deadline counted from start.
+func runContextFrom(c *cli.Context, start time.Time, deadline time.Duration) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	if deadline > 0 {
-		ctx2, cancel := context.WithTimeout(ctx, deadline)
+		ctx2, cancel := context.WithDeadline(ctx, start.Add(deadline))
 		return ctx2, func() { cancel(); stop() }
 	}
 	return ctx, stop
+}
+
+// beforeDeadline runs f, pure work on data in memory, and returns nil once
+// it has, or ctx's error as soon as ctx ends first. f then goes on in the
+// background and whatever it writes must not be read: the command is about
+// to end with that error.
+func beforeDeadline(ctx context.Context, f func()) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-done: // both ready: the work is done, use it
+			return nil
+		default:
+			return ctx.Err()
+		}
+	}
 }
 
 // connectError maps a failure to connect to or list the server to exit 3:
@@ -446,28 +517,35 @@ func driftExit(rep *drift.Report, threshold report.Severity) error {
 // line of each tool's entry in it, and the tools of both sides (one JUnit
 // case each).
 type driftPlace struct {
-	path  string
-	lines map[string]int
+	path string
+	// data is the file's content when already read; lines are found in it
+	// only when a format asks for them (lines).
+	data  []byte
 	tools []string
+	seen  map[string]bool // the names in tools, so that add stays linear
 	start time.Time
 }
 
 // newDriftPlace places a report in the file at path; data is its content
 // when already read.
 func newDriftPlace(path string, data []byte, tools []mcp.Tool) *driftPlace {
-	p := &driftPlace{path: path, start: time.Now()}
-	if data != nil {
-		p.lines = report.ToolLines(data)
-	} else {
-		p.lines = fileToolLines(path)
-	}
+	p := &driftPlace{path: path, data: data, start: time.Now(), seen: map[string]bool{}}
 	p.add(drift.ToolNames(tools))
 	return p
 }
 
+// lines finds the line of each tool's entry in the file.
+func (p *driftPlace) lines() map[string]int {
+	if p.data != nil {
+		return report.ToolLines(p.data)
+	}
+	return fileToolLines(p.path)
+}
+
 func (p *driftPlace) add(names []string) {
 	for _, n := range names {
-		if !slices.Contains(p.tools, n) {
+		if !p.seen[n] {
+			p.seen[n] = true
 			p.tools = append(p.tools, n)
 		}
 	}
@@ -481,7 +559,7 @@ func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPl
 		return renderDrift(w, rep, outputWidth(w))
 	}
 	o := report.Output{Command: rep.Command, Threshold: out.threshold,
-		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
+		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines()), Duration: time.Since(place.start)}
 	tools := slices.Sorted(slices.Values(place.tools))
 	for _, t := range tools {
 		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})

@@ -36,16 +36,15 @@ var allowed = map[string][]string{
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":                {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"scan/provider":                  {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
-	"scan":                           {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"clientdrill":                    {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/safetext", "internal/splitmix", "internal/target", "report"},
-	"studies":                        {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
-	"internal/mcptest/sdkserver":     {},
-	"internal/mcptest/relay":         {"internal/pipes"},
-	"internal/mcptest/testutil":      {},
-	"internal/mcptest/hostile":       {},
-	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/target", "internal/testbed"},
+	"guard/intercept":             {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"scan/provider":               {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
+	"scan":                        {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"clientdrill":                 {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/safetext", "internal/splitmix", "internal/target", "report"},
+	"studies":                     {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	"internal/mcptest/sdkserver":  {},
+	"internal/mcptest/relay":      {"internal/pipes"},
+	"internal/mcptest/testutil":   {},
+	"internal/mcptest/schemapair": {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",

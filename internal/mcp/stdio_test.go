@@ -519,10 +519,12 @@ func TestStdioWriteBlocked(t *testing.T) {
 	closeGrace = 100 * time.Millisecond
 	defer func() { closeGrace = old }()
 	c := connectFake(t, "deaf", func(c *Config) { c.Protocol = Rev20260728; c.RequestTimeout = 300 * time.Millisecond })
-	start := time.Now()
+	// The write blocks on a server that never reads; the request timeout
+	// ends the call (a hang would end the test binary instead: no
+	// wall-clock bound is asserted, the machine may be busy).
 	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": strings.Repeat("x", 1<<20)})
-	if !errors.Is(err, ErrTimeout) || time.Since(start) > 2*time.Second {
-		t.Fatalf("err = %v after %v", err, time.Since(start))
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v", err)
 	}
 	if c.pending() != 0 {
 		t.Fatalf("pending = %d", c.pending())

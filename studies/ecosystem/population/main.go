@@ -15,6 +15,7 @@
 //	    probe.json.
 //	go run ./population servers
 //	    writes servers.json from candidates.tsv, probe.json, overrides.json,
+//	    toolsets.json,
 //	    exclusions.tsv and, where study install has run, the installed
 //	    packages' READMEs (the credentials they name are set to "dummy").
 //
@@ -680,6 +681,9 @@ type Entry struct {
 	Credentials []string          `json:"credentials,omitempty"`
 	PreviousOf  string            `json:"previous_of,omitempty"`
 	Excluded    string            `json:"excluded,omitempty"`
+	// Configurations are the package's known toolset switches
+	// (toolsets.json), on its current release: studies.Configuration.
+	Configurations json.RawMessage `json:"configurations,omitempty"`
 }
 
 // Override is the dummy configuration of a package whose server needs
@@ -717,12 +721,21 @@ func servers() error {
 	}); err != nil {
 		return err
 	}
+	// Toolset switches known per package, each checked in the package's
+	// own source or README (the source says where).
+	toolsets := map[string]json.RawMessage{}
+	if err := readJSON("toolsets.json", &toolsets); err != nil {
+		return err
+	}
 	out := map[string]Entry{}
 	for _, c := range cands {
 		switch c.Registry {
 		case "npm":
 			pr := p.NPM[c.Name]
 			e := npmEntry(c, pr, overrides[c.Name], excluded[c.Name], nil)
+			if e.Excluded == "" {
+				e.Configurations = toolsets[c.Name]
+			}
 			out[c.Name] = e
 			if prev := p.Previous[c.Name]; prev != nil && e.Excluded == "" {
 				pc := c

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies/proc"
 )
 
 // ScanFunc is the scanner the runner calls; scan.Run in production.
@@ -169,7 +170,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 		o.Progress(ev)
 	}
 
-	err := eachIndex(ctx, len(entries), o.Jobs, func(i int) {
+	err := proc.Each(ctx, len(entries), o.Jobs, func(i int) {
 		e := entries[i]
 		mu.Lock()
 		report(Event{Kind: EventStart, Name: e.Name})
@@ -212,7 +213,7 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
 		return row, sm
 	}
-	if rec, ok := o.Installed.record(e); ok {
+	if rec, ok := o.Installed.Record(e); ok {
 		sm.InstallMS = rec.InstallMS
 		if rec.Status != InstallOK {
 			return failedRow(row, FailInstall, rec.Reason), sm
@@ -238,10 +239,13 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		Declared:  spec.Inputs,
 	})
 	t := e.Resolve(x, spec.Dir)
+	// A stdio server gets the environment of every program the study
+	// starts (proc.Env): a scratch HOME, the allow-list and its own env.
 	cfg := mcp.Config{
 		URL:            t.URL,
 		Command:        t.Command,
-		Env:            t.Env,
+		Env:            proc.Env(work, nil, t.Env...),
+		CleanEnv:       true,
 		Headers:        t.Headers,
 		Protocol:       e.Protocol,
 		RequestTimeout: o.RequestTimeout,
@@ -285,7 +289,7 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 
 	if e.Launch != nil {
 		t0 := time.Now()
-		l, err := startLaunch(launchArgv, launchEnv, launchDir)
+		l, err := startLaunch(launchArgv, launchEnv, launchDir, work)
 		if err != nil {
 			return failedRow(row, FailLaunch, cl(err.Error())), sm
 		}

@@ -7,15 +7,18 @@
 package studies
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
@@ -232,4 +235,22 @@ func (v Vars) vars() map[string]string {
 		}
 	}
 	return m
+}
+
+// WriteServers writes entries as a servers.json ({"mcpServers": {...}},
+// keys sorted, two-space indent) that ParseSpec reads back.
+func WriteServers(w io.Writer, entries []Entry) error {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Name]; dup {
+			return fmt.Errorf("servers.json: %q given twice", e.Name)
+		}
+		m[e.Name] = e
+	}
+	var b bytes.Buffer
+	if err := jsonvalue.WriteIndented(&b, map[string]any{"mcpServers": m}); err != nil {
+		return fmt.Errorf("writing servers.json: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

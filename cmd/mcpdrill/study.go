@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/registry"
 )
 
 // studyCommand is the `mcpdrill study` command.
@@ -408,7 +409,7 @@ type studyImportOptions struct {
 	// output is -o ("-" or "": stdout).
 	output string
 	// imp are the import's options, --pypi resolved.
-	imp studies.ImportOptions
+	imp registry.Options
 }
 
 // parseStudyImportOptions reads the saved registry list and checks the
@@ -439,7 +440,7 @@ func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
 
 // runStudyImport imports the registry list and writes servers.json.
 func runStudyImport(c *cli.Context, o *studyImportOptions) error {
-	im, err := studies.ImportRegistry(o.data, o.imp)
+	im, err := registry.Import(o.data, o.imp)
 	if err != nil {
 		return exitErr(exitUsage, fmt.Errorf("%s: %w", o.path, err))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/install"
 )
 
 // studyInstallCommand is `study install`; run (nil: runStudyInstall)
@@ -62,7 +63,7 @@ type studyInstallOptions struct {
 	quiet bool
 	// install are the install's options but for Progress, which
 	// runStudyInstall sets.
-	install studies.InstallOptions
+	install install.Options
 }
 
 // parseStudyInstallOptions reads and checks study install's flags and its
@@ -72,7 +73,7 @@ func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: studies.InstallOptions{
+	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: install.Options{
 		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}}
 	if fl := c.String("find-links"); fl != "" {
 		if o.install.FindLinks, err = filepath.Abs(fl); err != nil {
@@ -97,7 +98,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log, err := studies.Install(ctx, o.spec, so)
+	log, err := install.Run(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
@@ -108,7 +109,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 	if err := studies.WriteInstallLog(dest, log); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	studies.InstallSummary(c.App.ErrWriter, log)
+	install.Summary(c.App.ErrWriter, log)
 	return nil
 }
 

@@ -34,9 +34,16 @@ var allowed = map[string][]string{
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":                {"drift", "faults", "guard", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"scan":                           {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan"},
+	"guard/intercept": {"drift", "faults", "guard", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"scan":            {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	// The study's core (spec, run, shard, results, aggregate) and its
+	// rooms: proc runs other people's programs, install installs them,
+	// registry imports a registry list; the rooms build on the core, never
+	// the other way, and proc on nothing of the study's.
+	"studies/proc":                   {"internal/reap"},
+	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "studies/proc"},
+	"studies/install":                {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "studies", "studies/proc"},
+	"studies/registry":               {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "studies", "studies/proc"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
@@ -45,7 +52,7 @@ var allowed = map[string][]string{
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue",
-		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "studies"},
+		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "studies", "studies/install", "studies/proc", "studies/registry"},
 }
 
 // TestEveryPackageIsLayered: a package missing from allowed would escape

@@ -1,4 +1,4 @@
-package studies
+package registry
 
 import (
 	"bytes"
@@ -10,21 +10,22 @@ import (
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 func importFixture(t *testing.T, data []byte) []byte {
 	t.Helper()
-	return importWith(t, data, ImportOptions{})
+	return importWith(t, data, Options{})
 }
 
-func importWith(t *testing.T, data []byte, o ImportOptions) []byte {
+func importWith(t *testing.T, data []byte, o Options) []byte {
 	t.Helper()
-	im, err := ImportRegistry(data, o)
+	im, err := Import(data, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteServers(&b, im.Servers); err != nil {
+	if err := studies.WriteServers(&b, im.Servers); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -34,7 +35,7 @@ func importWith(t *testing.T, data []byte, o ImportOptions) []byte {
 // packages, remote-only servers, several packages to one server, secrets,
 // three versions of one server) against the golden servers.json, and reads
 // the output back as a study spec.
-func TestImportRegistry(t *testing.T) {
+func TestImport(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,82 +43,86 @@ func TestImportRegistry(t *testing.T) {
 	got := importFixture(t, data)
 	testutil.Golden(t, filepath.Join("registry", "servers.golden.json"), got)
 
-	spec, err := ParseSpec(got, "/nonexistent")
+	spec, err := studies.ParseSpec(got, "/nonexistent")
 	if err != nil {
 		t.Fatalf("the import does not parse as servers.json: %v", err)
 	}
-	byName := map[string]Entry{}
+	byName := map[string]studies.Entry{}
 	for _, e := range spec.Servers {
 		byName[e.Name] = e
 	}
 	// What every row must say, whatever the golden holds.
 	checks := []struct {
 		name string
-		ok   func(Entry) bool
+		ok   func(studies.Entry) bool
 	}{
-		{"weather", func(e Entry) bool {
-			return e.Package == "@acme/weather-mcp@1.10.0" && e.Registry == RegistryNPM && e.Command == "npx" &&
+		{"weather", func(e studies.Entry) bool {
+			return e.Package == "@acme/weather-mcp@1.10.0" && e.Registry == studies.RegistryNPM && e.Command == "npx" &&
 				strings.Join(e.Args, " ") == "--node-options --max-old-space-size=256 -y @acme/weather-mcp@1.10.0 --cache-dir ${WORK_DIR}" &&
 				strings.Join(e.Credentials, ",") == "WEATHER_ACCOUNT,WEATHER_API_KEY" &&
 				e.Env["WEATHER_REGION"] == "eu-west-1" && e.Env["WEATHER_UNITS"] == "" && e.Env["WEATHER_API_KEY"] == "" && e.Excluded == ""
 		}},
 		// The release before the latest by publication, not by text (1.9.3, not 1.2.0).
-		{"weather-previous", func(e Entry) bool {
+		{"weather-previous", func(e studies.Entry) bool {
 			return e.Package == "@acme/weather-mcp@1.9.3" && e.PreviousOf == "weather" && e.VariantOf == ""
 		}},
-		{"time", func(e Entry) bool {
-			return e.Registry == RegistryPyPI && e.Package == "mcp-server-time@0.6.2" && e.Command == "uvx" &&
+		{"time", func(e studies.Entry) bool {
+			return e.Registry == studies.RegistryPyPI && e.Package == "mcp-server-time@0.6.2" && e.Command == "uvx" &&
 				strings.Join(e.Args, " ") == "mcp-server-time@0.6.2 --local-timezone UTC"
 		}},
-		{"filesystem", func(e Entry) bool {
+		{"filesystem", func(e studies.Entry) bool {
 			return strings.Join(e.Args, " ") == "-y @modelcontextprotocol/server-filesystem@2025.8.21 ${WORK_DIR}" && e.Env == nil
 		}},
-		{"filesystem-oci", func(e Entry) bool {
-			return e.VariantOf == "filesystem" && e.Registry == RegistryOCI && e.Package == "docker.io/mcp/filesystem:1.0.2" && e.Command == "docker" &&
+		{"filesystem-oci", func(e studies.Entry) bool {
+			return e.VariantOf == "filesystem" && e.Registry == studies.RegistryOCI && e.Package == "docker.io/mcp/filesystem:1.0.2" && e.Command == "docker" &&
 				strings.Join(e.Args, " ") == "run -i --rm --mount type=bind,src=${WORK_DIR},dst=/project -e LOG_LEVEL docker.io/mcp/filesystem:1.0.2 /project" &&
 				e.Env["LOG_LEVEL"] == "info"
 		}},
-		{"acme-analytics", func(e Entry) bool {
+		{"acme-analytics", func(e studies.Entry) bool {
 			return e.Type == "http" && e.URL == "https://analytics.example.com/mcp" && e.Headers["X-Client"] == "mcpdrill" &&
 				len(e.Headers) == 1 && strings.Join(e.Credentials, ",") == "AUTHORIZATION"
 		}},
-		{"acme-analytics-sse", func(e Entry) bool { return e.Type == "sse" && e.VariantOf == "acme-analytics" }},
+		{"acme-analytics-sse", func(e studies.Entry) bool { return e.Type == "sse" && e.VariantOf == "acme-analytics" }},
 		// The first remote needs a tenant: the launchable one leads.
-		{"tenant-search", func(e Entry) bool { return e.URL == "https://eu.search.example.com/mcp" && e.Excluded == "" }},
-		{"tenant-search-remote", func(e Entry) bool {
+		{"tenant-search", func(e studies.Entry) bool { return e.URL == "https://eu.search.example.com/mcp" && e.Excluded == "" }},
+		{"tenant-search-remote", func(e studies.Entry) bool {
 			return e.VariantOf == "tenant-search" && strings.Contains(e.Excluded, "{tenant}")
 		}},
-		{"hybrid-mcp", func(e Entry) bool {
+		{"hybrid-mcp", func(e studies.Entry) bool {
 			return strings.Join(e.Args, " ") == "-y @example/hybrid-mcp-server@1.5.0 --stdio" && strings.Join(e.Credentials, ",") == "API_KEY"
 		}},
-		{"hybrid-mcp-remote", func(e Entry) bool { return e.URL == "https://mcp.example.com/http" && e.VariantOf == "hybrid-mcp" }},
-		{"hybrid-mcp-npm", func(e Entry) bool {
+		{"hybrid-mcp-remote", func(e studies.Entry) bool {
+			return e.URL == "https://mcp.example.com/http" && e.VariantOf == "hybrid-mcp"
+		}},
+		{"hybrid-mcp-npm", func(e studies.Entry) bool {
 			return strings.Contains(e.Excluded, "streamable-http") && e.VariantOf == "hybrid-mcp"
 		}},
 		// Served over HTTP: launched with the port variable set to ${PORT}.
-		{"http-notes", func(e Entry) bool {
+		{"http-notes", func(e studies.Entry) bool {
 			return e.Type == "http" && e.URL == "http://localhost:${PORT}/mcp" && e.Command == "" && e.Launch != nil &&
 				e.Launch.Command == "uvx" && strings.Join(e.Launch.Args, " ") == "http-notes-mcp@0.4.1 --port ${PORT} --host 127.0.0.1" &&
 				strings.Join(e.Credentials, ",") == "NOTES_TOKEN" && e.Excluded == ""
 		}},
-		{"http-notes-npm-sse", func(e Entry) bool {
+		{"http-notes-npm-sse", func(e studies.Entry) bool {
 			return e.Type == "sse" && e.URL == "http://127.0.0.1:${PORT}/sse" && e.VariantOf == "http-notes" &&
 				e.Launch != nil && e.Launch.Env["NOTES_PORT"] == "${PORT}" && strings.Join(e.Launch.Args, " ") == "-y http-notes-mcp@0.4.1"
 		}},
-		{"http-notes-npm", func(e Entry) bool {
+		{"http-notes-npm", func(e studies.Entry) bool {
 			return strings.Contains(e.Excluded, "http://localhost:8000/mcp") && e.VariantOf == "http-notes"
 		}},
-		{"database-manager", func(e Entry) bool {
+		{"database-manager", func(e studies.Entry) bool {
 			return e.Package == "example/database-manager-mcp:3.1.0" && strings.Contains(e.Excluded, `"database_name" is required`)
 		}},
-		{"knapcode-samplemcpserver", func(e Entry) bool {
+		{"knapcode-samplemcpserver", func(e studies.Entry) bool {
 			return e.Registry == "" && e.Command == "dnx" && strings.Contains(e.Excluded, `registryType "nuget"`)
 		}},
-		{"knapcode-samplemcpserver-mcpb", func(e Entry) bool { return strings.Contains(e.Excluded, `registryType "mcpb"`) }},
-		{"alice-notes", func(e Entry) bool { return strings.Contains(e.Excluded, `runtimeHint "bunx"`) }},
-		{"bob-notes", func(e Entry) bool { return e.Command == "uvx" && e.Package == "bob-notes@2.0.0b1" && e.Excluded == "" }},
-		{"legacy", func(e Entry) bool { return e.Excluded == "deleted from the registry" }},
-		{"docs-only", func(e Entry) bool { return strings.Contains(e.Excluded, "no package and no remote") }},
+		{"knapcode-samplemcpserver-mcpb", func(e studies.Entry) bool { return strings.Contains(e.Excluded, `registryType "mcpb"`) }},
+		{"alice-notes", func(e studies.Entry) bool { return strings.Contains(e.Excluded, `runtimeHint "bunx"`) }},
+		{"bob-notes", func(e studies.Entry) bool {
+			return e.Command == "uvx" && e.Package == "bob-notes@2.0.0b1" && e.Excluded == ""
+		}},
+		{"legacy", func(e studies.Entry) bool { return e.Excluded == "deleted from the registry" }},
+		{"docs-only", func(e studies.Entry) bool { return strings.Contains(e.Excluded, "no package and no remote") }},
 	}
 	if len(spec.Servers) != len(checks) {
 		t.Errorf("%d rows, want %d", len(spec.Servers), len(checks))
@@ -143,19 +148,19 @@ func TestImportRegistryVenv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(b []byte) map[string]Entry {
-		spec, err := ParseSpec(b, "/nonexistent")
+	read := func(b []byte) map[string]studies.Entry {
+		spec, err := studies.ParseSpec(b, "/nonexistent")
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := map[string]Entry{}
+		m := map[string]studies.Entry{}
 		for _, e := range spec.Servers {
 			e.Raw = nil
 			m[e.Name] = e
 		}
 		return m
 	}
-	uvx, venv := read(importFixture(t, data)), read(importWith(t, data, ImportOptions{PyPIVenv: true}))
+	uvx, venv := read(importFixture(t, data)), read(importWith(t, data, Options{PyPIVenv: true}))
 	want := map[string][2]string{
 		"time":      {"pypi/time/venv/bin/mcp-server-time", "--local-timezone UTC"},
 		"bob-notes": {"pypi/bob-notes/venv/bin/bob-notes", ""},
@@ -174,7 +179,7 @@ func TestImportRegistryVenv(t *testing.T) {
 		if e.Launch != nil {
 			cmd, args = e.Launch.Command, e.Launch.Args
 		}
-		if cmd != w[0] || strings.Join(args, " ") != w[1] || e.Registry != RegistryPyPI || e.Package != uvx[name].Package {
+		if cmd != w[0] || strings.Join(args, " ") != w[1] || e.Registry != studies.RegistryPyPI || e.Package != uvx[name].Package {
 			t.Errorf("%s: %s %v (%s %s)", name, cmd, args, e.Registry, e.Package)
 		}
 	}
@@ -233,7 +238,7 @@ func TestImportRegistryNames(t *testing.T) {
 		{[]string{"io.github.a/***"}, []string{"server"}},
 	}
 	for _, tt := range tests {
-		im, err := ImportRegistry(list(tt.in...), ImportOptions{})
+		im, err := Import(list(tt.in...), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,16 +272,16 @@ func TestImportRegistryErrors(t *testing.T) {
 		{`{"servers": [{"server": {"name": "a/b", "version": "1"}, "_meta": {"io.modelcontextprotocol.registry/official": {"publishedAt": "yesterday"}}}]}`, "publishedAt"},
 	}
 	for _, tt := range tests {
-		_, err := ImportRegistry([]byte(tt.in), ImportOptions{})
+		_, err := Import([]byte(tt.in), Options{})
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("ImportRegistry(%q) = %v, want an error saying %q", tt.in, err, tt.err)
+			t.Errorf("Import(%q) = %v, want an error saying %q", tt.in, err, tt.err)
 		}
 	}
 }
 
 // FuzzImportRegistry: any input is an error or a servers.json that parses
 // back as a study spec with the same names.
-func FuzzImportRegistry(f *testing.F) {
+func FuzzImport(f *testing.F) {
 	if data, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.json")); err == nil {
 		f.Add(data, false)
 		f.Add(data, true)
@@ -284,15 +289,15 @@ func FuzzImportRegistry(f *testing.F) {
 	f.Add([]byte(`{"servers": [{"server": {"name": "a/b", "version": "1", "packages": [{"registryType": "pypi", "identifier": "x", "version": "1"}]}}]}`), true)
 	f.Add([]byte(`[{"servers": [{"server": {"name": "a/b", "remotes": [{"type": "sse", "url": "{x}"}]}}]}]`), false)
 	f.Fuzz(func(t *testing.T, data []byte, venv bool) {
-		im, err := ImportRegistry(data, ImportOptions{PyPIVenv: venv})
+		im, err := Import(data, Options{PyPIVenv: venv})
 		if err != nil {
 			return
 		}
 		var b bytes.Buffer
-		if err := WriteServers(&b, im.Servers); err != nil {
+		if err := studies.WriteServers(&b, im.Servers); err != nil {
 			t.Fatalf("WriteServers: %v", err)
 		}
-		spec, err := ParseSpec(b.Bytes(), "/nonexistent")
+		spec, err := studies.ParseSpec(b.Bytes(), "/nonexistent")
 		if err != nil {
 			t.Fatalf("the import does not parse back: %v\n%s", err, b.Bytes())
 		}

@@ -1,4 +1,4 @@
-package studies_test
+package registry_test
 
 import (
 	"bytes"
@@ -8,13 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // TestStudyImportCLI runs `mcpdrill study import` on the registry fixture:
 // to a file and to stdout, both the golden servers.json, which `study run`
 // accepts; malformed input is a usage error.
 func TestStudyImportCLI(t *testing.T) {
-	bin := studyBinary(t, "subprocess")
+	if testing.Short() {
+		t.Skip("subprocess")
+	}
+	bin := testutil.Binary(t)
 	fixture := filepath.Join("testdata", "registry", "servers.json")
 	want, err := os.ReadFile(filepath.Join("testdata", "registry", "servers.golden.json"))
 	if err != nil {
@@ -22,7 +27,13 @@ func TestStudyImportCLI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "servers.json")
-	stderr := runCLI(t, bin, "study", "import", fixture, "-o", out, "--pypi", "uvx")
+	var errBuf bytes.Buffer
+	run := exec.Command(bin, "study", "import", fixture, "-o", out, "--pypi", "uvx")
+	run.Stderr = &errBuf
+	if err := run.Run(); err != nil {
+		t.Fatalf("study import: %v\n%s", err, errBuf.String())
+	}
+	stderr := errBuf.String()
 	if !strings.Contains(stderr, "13 registry servers (15 documents): 22 rows, 9 excluded; PyPI packages run from uvx") {
 		t.Errorf("summary on stderr: %q", stderr)
 	}

@@ -1,16 +1,16 @@
-package studies
+package proc
 
 import (
 	"context"
 	"sync"
 )
 
-// eachIndex calls do(i) for every i in [0, n) on at most jobs goroutines
+// Each calls do(i) for every i in [0, n) on at most jobs goroutines
 // at once, and returns when every call that started has returned. Once
 // ctx ends it starts no more calls and returns ctx's error; the calls
 // under way are do's to end (they get ctx from their caller). A call
 // offered as ctx ends may still start: one at the most.
-func eachIndex(ctx context.Context, n, jobs int, do func(i int)) error {
+func Each(ctx context.Context, n, jobs int, do func(i int)) error {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(jobs, max(n, 1)) {

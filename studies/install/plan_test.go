@@ -1,4 +1,4 @@
-package studies
+package install
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // TestPlanInstall: entries become install units by registry; the entries of
@@ -20,7 +22,7 @@ func TestPlanInstall(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pypi", "locked", "requirements.txt"), []byte("x==1 --hash=sha256:00\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseSpec([]byte(`{"mcpServers":{
+	spec, err := studies.ParseSpec([]byte(`{"mcpServers":{
 		"a": {"command": "npm/g1/node_modules/.bin/a", "package": "a@1.0.0"},
 		"b": {"command": "node", "args": ["${SPEC_DIR}/npm/g1/node_modules/b/dist/index.js"], "package": "@s/b@2.0.0"},
 		"c": {"command": "npm/g2/node_modules/.bin/c", "package": "c@1.0.0"},

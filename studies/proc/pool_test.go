@@ -1,4 +1,4 @@
-package studies
+package proc
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestEachIndex(t *testing.T) {
 			var mu sync.Mutex
 			calls := map[int]int{}
 			running, most := 0, 0
-			err := eachIndex(context.Background(), tc.n, tc.jobs, func(i int) {
+			err := Each(context.Background(), tc.n, tc.jobs, func(i int) {
 				mu.Lock()
 				calls[i]++
 				running++
@@ -53,7 +53,7 @@ func TestEachIndexStopsWhenContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	called := 0
-	err := eachIndex(ctx, 10, 1, func(i int) {
+	err := Each(ctx, 10, 1, func(i int) {
 		mu.Lock()
 		called++
 		mu.Unlock()

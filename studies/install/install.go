@@ -1,10 +1,9 @@
-package studies
+package install
 
 import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,21 +17,12 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
-	"github.com/mcpdrill/mcpdrill/internal/reap"
+	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/proc"
 )
 
-// InstallLogName is the install log study install writes beside
-// servers.json and study run reads from there.
-const InstallLogName = "install-log.json"
-
-// Install statuses of a unit and of a server.
-const (
-	InstallOK     = "installed"
-	InstallFailed = "failed"
-)
-
-// InstallOptions tune study install.
-type InstallOptions struct {
+// Options tune an install (study install).
+type Options struct {
 	// Jobs bounds how many install units run at once (default 4).
 	Jobs int
 	// Timeout bounds one unit (default 10 minutes).
@@ -51,7 +41,7 @@ type InstallOptions struct {
 	// from the same lockfile (by default it is reused).
 	Force bool
 	// Progress, when set, is called (never concurrently) after each unit.
-	Progress func(InstallUnit)
+	Progress func(studies.InstallUnit)
 	// Now is the clock of the log (default time.Now).
 	Now func() time.Time
 	// TempDir is the parent of each unit's scratch HOME (default
@@ -59,92 +49,10 @@ type InstallOptions struct {
 	TempDir string
 }
 
-// InstallLog is what study install did: one unit per install command, and
-// per server the unit that installed it. study run turns a failed install
-// into a failed row (failure "install") and records the install time apart
-// from the scan's.
-type InstallLog struct {
-	SpecHash   string        `json:"spec_hash"`
-	StartedAt  string        `json:"started_at"`
-	FinishedAt string        `json:"finished_at"`
-	DurationMS int64         `json:"duration_ms"`
-	Jobs       int           `json:"jobs"`
-	Units      []InstallUnit `json:"units"`
-	// Servers maps each entry installed (or tried) to its outcome.
-	Servers map[string]InstallRecord `json:"servers"`
-}
-
-// InstallUnit is one install command: an npm project directory (npm ci), a
-// Go binary (go install), a venv (pip install) or an image (docker pull).
-type InstallUnit struct {
-	Key      string   `json:"key"`
-	Registry string   `json:"registry"`
-	Servers  []string `json:"servers"`
-	Status   string   `json:"status"`
-	Reason   string   `json:"reason,omitempty"`
-	// DurationMS is the unit's wall time.
-	DurationMS int64 `json:"duration_ms"`
-	// Reused: an earlier install of the same lockfile was kept (npm).
-	Reused bool `json:"reused,omitempty"`
-	// Fallback says how a unit was installed when its first command
-	// refused (npm install where npm ci found the lockfile out of sync).
-	Fallback string `json:"fallback,omitempty"`
-	// Output is the tail of what the commands printed, on failure.
-	Output []string `json:"output,omitempty"`
-	// Missing says, by server, why a unit that installed did not leave
-	// that server's command executable (the server's install failed).
-	Missing map[string]string `json:"missing,omitempty"`
-}
-
-// InstallRecord is one server's install outcome.
-type InstallRecord struct {
-	Package string `json:"package"`
-	Unit    string `json:"unit"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	// InstallMS is the wall time of its unit (shared by the unit's servers).
-	InstallMS int64 `json:"install_ms"`
-}
-
-// ReadInstallLog reads an install log.
-func ReadInstallLog(path string) (*InstallLog, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var l InstallLog
-	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &l, nil
-}
-
-// WriteInstallLog writes l as indented JSON.
-func WriteInstallLog(path string, l *InstallLog) error {
-	data, err := json.MarshalIndent(l, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// record returns the install outcome of e, if the log has one for its
-// package as servers.json pins it now.
-func (l *InstallLog) record(e Entry) (InstallRecord, bool) {
-	if l == nil {
-		return InstallRecord{}, false
-	}
-	r, ok := l.Servers[e.Name]
-	if !ok || r.Package != e.Package {
-		return InstallRecord{}, false
-	}
-	return r, true
-}
-
 // unit is a planned install command and the entries it serves.
 type unit struct {
 	key, registry string
-	entries       []Entry
+	entries       []studies.Entry
 	// dir is the npm project, the Go GOBIN or the venv.
 	dir string
 	// commands are the resolved paths the unit must leave executable, by
@@ -160,9 +68,9 @@ type unit struct {
 
 // planInstall groups the entries that have a package into install units,
 // sorted by key. Excluded, disabled and package-less entries have none.
-func planInstall(spec *Spec, only []string) []*unit {
+func planInstall(spec *studies.Spec, only []string) []*unit {
 	units := map[string]*unit{}
-	add := func(u *unit, e Entry, command string) {
+	add := func(u *unit, e studies.Entry, command string) {
 		if have, ok := units[u.key]; ok {
 			u = have
 		} else {
@@ -190,20 +98,20 @@ func planInstall(spec *Spec, only []string) []*unit {
 			args = e.Launch.Args
 		}
 		// npm's entries may run a package's script with node.
-		viaNode := reg == RegistryNPM && command == "node" && len(args) > 0
+		viaNode := reg == studies.RegistryNPM && command == "node" && len(args) > 0
 		if viaNode {
 			command = args[0]
 		}
 		path := ""
 		if strings.ContainsRune(command, '/') {
 			path = clientconfig.ResolvePath(strings.ReplaceAll(command, "${SPEC_DIR}", spec.Dir), spec.Dir)
-		} else if reg == RegistryNPM || reg == RegistryPyPI {
+		} else if reg == studies.RegistryNPM || reg == studies.RegistryPyPI {
 			// A bare command (npx, uvx) installs the package itself when
 			// it starts: there is nothing for study install to do.
 			continue
 		}
 		switch reg {
-		case RegistryNPM:
+		case studies.RegistryNPM:
 			dir, ok := npmProject(path)
 			if !ok {
 				add(&unit{key: "npm " + e.Name, registry: reg, err: fmt.Errorf("command %q is not under a node_modules directory: nothing to install it from", command)}, e, "")
@@ -214,14 +122,14 @@ func planInstall(spec *Spec, only []string) []*unit {
 				path = "node:" + path
 			}
 			add(&unit{key: "npm ci " + rel(spec.Dir, dir), registry: reg, dir: dir}, e, path)
-		case RegistryGo:
+		case studies.RegistryGo:
 			if path == "" {
 				add(&unit{key: "go " + e.Name, registry: reg, err: fmt.Errorf("command %q is not a path: go install needs a GOBIN", command)}, e, "")
 				continue
 			}
 			dir := filepath.Dir(path)
 			add(&unit{key: "go install " + e.Package + " " + rel(spec.Dir, dir), registry: reg, dir: dir, pkg: e.Package}, e, path)
-		case RegistryPyPI:
+		case studies.RegistryPyPI:
 			if path == "" || filepath.Base(filepath.Dir(path)) != "bin" {
 				add(&unit{key: "pypi " + e.Name, registry: reg, err: fmt.Errorf("command %q is not VENV/bin/SCRIPT: nothing to install it into", command)}, e, "")
 				continue
@@ -232,7 +140,7 @@ func planInstall(spec *Spec, only []string) []*unit {
 				u.requirements = req
 			}
 			add(u, e, path)
-		case RegistryOCI:
+		case studies.RegistryOCI:
 			add(&unit{key: "docker pull " + e.Package, registry: reg, pkg: e.Package}, e, "")
 		}
 	}
@@ -267,7 +175,7 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Install installs the pinned package of every entry of spec under the
+// Run installs the pinned package of every entry of spec under the
 // study directory: npm projects from their committed lockfiles (npm ci,
 // install scripts off), Go binaries with go install MODULE/PKG@VERSION
 // into the command's directory, PyPI packages into a venv per server with
@@ -276,7 +184,7 @@ func fileExists(p string) bool {
 // working directory, an environment without credentials, and a time bound.
 // A failed unit is a record, never an error: Install returns an error only
 // when ctx ends first.
-func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, error) {
+func Run(ctx context.Context, spec *studies.Spec, o Options) (*studies.InstallLog, error) {
 	if o.Jobs <= 0 {
 		o.Jobs = 4
 	}
@@ -297,26 +205,26 @@ func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, er
 	}
 	units := planInstall(spec, o.Only)
 	start := o.Now()
-	log := &InstallLog{SpecHash: spec.Hash, StartedAt: start.UTC().Format(time.RFC3339), Jobs: o.Jobs,
-		Units: make([]InstallUnit, len(units)), Servers: map[string]InstallRecord{}}
+	log := &studies.InstallLog{SpecHash: spec.Hash, StartedAt: start.UTC().Format(time.RFC3339), Jobs: o.Jobs,
+		Units: make([]studies.InstallUnit, len(units)), Servers: map[string]studies.InstallRecord{}}
 	var mu sync.Mutex
 	// npm is the heaviest installer: at most four of its units run at
 	// once, whatever -j lets the Go and PyPI units do beside them.
 	npmSlots := make(chan struct{}, min(o.Jobs, 4))
-	err := eachIndex(ctx, len(units), o.Jobs, func(i int) {
-		if units[i].registry == RegistryNPM {
+	err := proc.Each(ctx, len(units), o.Jobs, func(i int) {
+		if units[i].registry == studies.RegistryNPM {
 			npmSlots <- struct{}{}
 		}
 		res := runUnit(ctx, spec, units[i], o)
-		if units[i].registry == RegistryNPM {
+		if units[i].registry == studies.RegistryNPM {
 			<-npmSlots
 		}
 		mu.Lock()
 		log.Units[i] = res
 		for _, e := range units[i].entries {
-			rec := InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
+			rec := studies.InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
 			if why, ok := res.Missing[e.Name]; ok {
-				rec.Status, rec.Reason = InstallFailed, why
+				rec.Status, rec.Reason = studies.InstallFailed, why
 			}
 			log.Servers[e.Name] = rec
 		}
@@ -335,21 +243,21 @@ func Install(ctx context.Context, spec *Spec, o InstallOptions) (*InstallLog, er
 }
 
 // runUnit runs one unit's commands in a scratch HOME.
-func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) InstallUnit {
-	res := InstallUnit{Key: u.key, Registry: u.registry, Status: InstallOK}
+func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studies.InstallUnit {
+	res := studies.InstallUnit{Key: u.key, Registry: u.registry, Status: studies.InstallOK}
 	for _, e := range u.entries {
 		res.Servers = append(res.Servers, e.Name)
 	}
-	fail := func(reason string, out []string) InstallUnit {
-		res.Status, res.Reason, res.Output = InstallFailed, reason, out
+	fail := func(reason string, out []string) studies.InstallUnit {
+		res.Status, res.Reason, res.Output = studies.InstallFailed, reason, out
 		return res
 	}
 	if u.err != nil {
 		return fail(u.err.Error(), nil)
 	}
 	t0 := time.Now()
-	fail = func(reason string, out []string) InstallUnit {
-		res.Status, res.Reason, res.Output = InstallFailed, reason, out
+	fail = func(reason string, out []string) studies.InstallUnit {
+		res.Status, res.Reason, res.Output = studies.InstallFailed, reason, out
 		res.DurationMS = time.Since(t0).Milliseconds()
 		return res
 	}
@@ -365,19 +273,18 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 	clean := strings.NewReplacer(scratch, "${WORK_DIR}", o.CacheDir, "${CACHE_DIR}", spec.Dir, "${SPEC_DIR}").Replace
 	// Enough lines to hold npm's error before the usage text it prints
 	// after it; the log keeps the last 40.
-	var out tailBuffer
-	out.max = 400
+	out := &proc.Tail{Max: 400}
 	run := func(name string, args []string, extra ...string) error {
 		cmd := exec.Command(name, args...)
 		cmd.Env = append(slices.Clone(env), extra...)
 		cmd.Dir = scratch
-		cmd.Stdout, cmd.Stderr = &out, &out
-		return runBounded(uctx, cmd)
+		cmd.Stdout, cmd.Stderr = out, out
+		return proc.Run(uctx, cmd, 3*time.Second)
 	}
 	var steps [][]string
 	var stepEnv []string
 	switch u.registry {
-	case RegistryNPM:
+	case studies.RegistryNPM:
 		if !fileExists(filepath.Join(u.dir, "package-lock.json")) {
 			return fail("no package-lock.json in "+rel(spec.Dir, u.dir)+": the study installs npm packages from a committed lockfile only", nil)
 		}
@@ -386,13 +293,13 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 			break
 		}
 		steps = append(steps, []string{"npm", "ci", "--prefix", u.dir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"})
-	case RegistryGo:
+	case studies.RegistryGo:
 		if err := os.MkdirAll(u.dir, 0o755); err != nil {
 			return fail(err.Error(), nil)
 		}
 		stepEnv = []string{"GOBIN=" + u.dir}
 		steps = append(steps, []string{"go", "install", u.pkg})
-	case RegistryPyPI:
+	case studies.RegistryPyPI:
 		// The venv gets no pip of its own (ensurepip takes most of a
 		// minute); the interpreter's pip installs into it (--python).
 		steps = append(steps, []string{o.Python, "-m", "venv", "--clear", "--without-pip", u.dir})
@@ -406,7 +313,7 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 			pip = append(pip, u.pkg)
 		}
 		steps = append(steps, pip)
-	case RegistryOCI:
+	case studies.RegistryOCI:
 		steps = append(steps, []string{"docker", "pull", u.pkg})
 	}
 	for _, s := range steps {
@@ -414,7 +321,7 @@ func runUnit(ctx context.Context, spec *Spec, u *unit, o InstallOptions) Install
 			return fail(fmt.Sprintf("%s is not installed on this machine", s[0]), nil)
 		}
 		err := run(s[0], s[1:], stepEnv...)
-		if err != nil && u.registry == RegistryNPM && uctx.Err() == nil && npmOutOfSync(out.Lines()) {
+		if err != nil && u.registry == studies.RegistryNPM && uctx.Err() == nil && npmOutOfSync(out.Lines()) {
 			// npm ci refuses a lockfile that lacks another platform's
 			// optional packages (npm locks them only where the registry
 			// lists a version for them); npm install from the same
@@ -519,7 +426,7 @@ func installReason(step []string, err error, lines []string, ctx context.Context
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("%s did not finish within %s", what, timeout)
 	}
-	reason := fmt.Sprintf("%s: %s", what, clean(exitText(err)))
+	reason := fmt.Sprintf("%s: %s", what, clean(err.Error()))
 	if l := errorLine(lines); l != "" {
 		reason += ": " + l
 	}
@@ -572,70 +479,33 @@ func errorLine(lines []string) string {
 	return pick
 }
 
-// installEnv is the environment of every install command: the toolchain
-// and network settings of this one (PATH, locale, certificate bundles,
-// proxies, Go's module settings), a scratch HOME and TMPDIR, and the
-// package managers' caches under cacheDir; nothing else, so no token or
-// key of the caller's reaches an install script or a package manager.
+// installEnv is the environment of every install command: proc.Env with
+// the installer's inheritance (proxies, Go's module settings) and the
+// package managers' caches under cacheDir, so no token or key of the
+// caller's reaches an install script or a package manager.
 func installEnv(scratch, cacheDir string) []string {
-	env := []string{
-		"HOME=" + scratch,
-		"TMPDIR=" + scratch,
-		"npm_config_cache=" + filepath.Join(cacheDir, "npm"),
+	return proc.Env(scratch, proc.Installer,
+		"npm_config_cache="+filepath.Join(cacheDir, "npm"),
 		"npm_config_update_notifier=false",
 		"npm_config_fund=false",
 		"npm_config_audit=false",
-		"GOMODCACHE=" + filepath.Join(cacheDir, "go", "mod"),
-		"GOCACHE=" + filepath.Join(cacheDir, "go", "build"),
-		"GOPATH=" + filepath.Join(cacheDir, "go", "path"),
+		"GOMODCACHE="+filepath.Join(cacheDir, "go", "mod"),
+		"GOCACHE="+filepath.Join(cacheDir, "go", "build"),
+		"GOPATH="+filepath.Join(cacheDir, "go", "path"),
 		"GOFLAGS=-mod=mod",
-		"PIP_CACHE_DIR=" + filepath.Join(cacheDir, "pip"),
+		"PIP_CACHE_DIR="+filepath.Join(cacheDir, "pip"),
 		"PIP_DISABLE_PIP_VERSION_CHECK=1",
 		"DO_NOT_TRACK=1",
-	}
-	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
-		"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOTOOLCHAIN", "GOROOT",
-		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	)
 }
 
-// runBounded runs cmd in its own process group and ends the group when ctx
-// ends.
-func runBounded(ctx context.Context, cmd *exec.Cmd) error {
-	reap.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		kill(cmd)
-		return err
-	case <-ctx.Done():
-		reap.TerminateGroup(cmd)
-		select {
-		case err := <-done:
-			kill(cmd)
-			return err
-		case <-time.After(3 * time.Second):
-			kill(cmd)
-			return <-done
-		}
-	}
-}
-
-// InstallSummary is the text study install prints at the end.
-func InstallSummary(w io.Writer, l *InstallLog) {
+// Summary is the text study install prints at the end.
+func Summary(w io.Writer, l *studies.InstallLog) {
 	ok, failed := 0, 0
 	by := map[string][2]int{}
 	for _, u := range l.Units {
 		c := by[u.Registry]
-		if u.Status == InstallOK {
+		if u.Status == studies.InstallOK {
 			ok++
 			c[0]++
 		} else {
@@ -656,7 +526,7 @@ func InstallSummary(w io.Writer, l *InstallLog) {
 	}
 	b.WriteString("\n")
 	for _, u := range l.Units {
-		if u.Status != InstallOK {
+		if u.Status != studies.InstallOK {
 			fmt.Fprintf(&b, "  failed: %s (%s): %s\n", u.Key, strings.Join(u.Servers, ", "), u.Reason)
 		}
 		names := make([]string, 0, len(u.Missing))

@@ -1,4 +1,4 @@
-package studies
+package registry
 
 import (
 	"bytes"
@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // A saved MCP Registry list response (GET /v0.1/servers): each item is a
@@ -90,8 +89,8 @@ var launchers = map[string][]string{
 	"oci":  {"docker", "podman"},
 }
 
-// ImportOptions tune ImportRegistry.
-type ImportOptions struct {
+// Options tune Import.
+type Options struct {
 	// PyPIVenv launches PyPI packages from a venv per row,
 	// pypi/NAME/venv/bin/SCRIPT under the study directory (the layout
 	// study install fills), instead of with uvx. SCRIPT is the package's
@@ -99,15 +98,15 @@ type ImportOptions struct {
 	PyPIVenv bool
 }
 
-// Import is servers.json made from a registry list.
-type Import struct {
+// Result is servers.json made from a registry list.
+type Result struct {
 	// Servers are the entries, sorted by name.
-	Servers []Entry
+	Servers []studies.Entry
 	// Registry servers read (every version) and distinct names among them.
 	Documents, Names int
 }
 
-// ImportRegistry turns a saved MCP Registry list response (the body of GET
+// Import turns a saved MCP Registry list response (the body of GET
 // /v0.1/servers, or a JSON array of such pages) into servers.json entries.
 //
 // For each server name the latest version (isLatest, else the last
@@ -124,7 +123,7 @@ type Import struct {
 // non-secret variable with a default is set to it. What cannot be launched
 // (an unknown registryType or runtimeHint, a required argument without a
 // value, a deleted server) is an excluded row with the reason.
-func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
+func Import(data []byte, o Options) (*Result, error) {
 	items, err := readRegistry(data)
 	if err != nil {
 		return nil, err
@@ -188,7 +187,7 @@ func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 		}
 		final[rows[i].key] = rows[i].entry.Name
 	}
-	out := &Import{Documents: len(items), Names: len(names)}
+	out := &Result{Documents: len(items), Names: len(names)}
 	for _, r := range rows {
 		e := r.entry
 		if r.variantOf != "" {
@@ -197,7 +196,7 @@ func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 		if r.previousOf != "" {
 			e.PreviousOf = final[r.previousOf]
 		}
-		if o.PyPIVenv && e.Registry == RegistryPyPI && e.Excluded == "" {
+		if o.PyPIVenv && e.Registry == studies.RegistryPyPI && e.Excluded == "" {
 			// The command was the script's name until the row's name was final.
 			cmd := &e.Command
 			if e.Launch != nil {
@@ -207,7 +206,7 @@ func ImportRegistry(data []byte, o ImportOptions) (*Import, error) {
 		}
 		out.Servers = append(out.Servers, e)
 	}
-	slices.SortFunc(out.Servers, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.Servers, func(a, b studies.Entry) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -310,7 +309,7 @@ func (it registryItem) deleted() bool {
 // are keys of other rows.
 type importRow struct {
 	key, variantOf, previousOf string
-	entry                      Entry
+	entry                      studies.Entry
 }
 
 var unsafeName = regexp.MustCompile(`[^a-z0-9._-]+`)
@@ -370,9 +369,9 @@ func rowBases(names []string) map[string]string {
 // and remotes, the first the main row and the rest its variants, then what
 // cannot be launched, excluded. A server with no package and no remote is
 // one excluded row.
-func serverRows(base string, s registryServer, o ImportOptions) []importRow {
-	var ok, excluded []Entry
-	entries := make([]Entry, 0, len(s.Packages)+len(s.Remotes))
+func serverRows(base string, s registryServer, o Options) []importRow {
+	var ok, excluded []studies.Entry
+	entries := make([]studies.Entry, 0, len(s.Packages)+len(s.Remotes))
 	for _, p := range s.Packages {
 		entries = append(entries, packageEntry(p, o))
 	}
@@ -389,7 +388,7 @@ func serverRows(base string, s registryServer, o ImportOptions) []importRow {
 	all := append(ok, excluded...)
 	if len(all) == 0 {
 		// A row needs a command or a url; .invalid never resolves.
-		all = []Entry{{Excluded: "the registry lists no package and no remote"}}
+		all = []studies.Entry{{Excluded: "the registry lists no package and no remote"}}
 		all[0].URL = "https://registry.invalid/"
 	}
 	rows := make([]importRow, len(all))
@@ -412,7 +411,7 @@ func serverRows(base string, s registryServer, o ImportOptions) []importRow {
 
 // variantSuffix says what a variant row is: its registry (or for an
 // unknown one its command), or the remote's transport.
-func variantSuffix(e Entry) string {
+func variantSuffix(e studies.Entry) string {
 	switch {
 	case e.Launch != nil:
 		return e.Registry + "-" + e.Type
@@ -427,8 +426,8 @@ func variantSuffix(e Entry) string {
 // packageEntry maps one package to a launch command (for a PyPI package
 // in a venv, the command is the script's name: ImportRegistry makes it a
 // path once the row's name is final).
-func packageEntry(p registryPackage, o ImportOptions) Entry {
-	var e Entry
+func packageEntry(p registryPackage, o Options) studies.Entry {
+	var e studies.Entry
 	typ := strings.ToLower(p.RegistryType)
 	known, ok := launchers[typ]
 	if !ok {
@@ -441,7 +440,7 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 	launcher := cmp.Or(p.RuntimeHint, known[0])
 	e.Command = launcher
 	ref := packageRef(p.Identifier, p.Version)
-	if typ == RegistryOCI {
+	if typ == studies.RegistryOCI {
 		ref = imageRef(p.Identifier, p.Version)
 	}
 	e.Package = ref
@@ -459,7 +458,7 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 	case t != "streamable-http" && t != "sse":
 		e.Excluded = fmt.Sprintf("package transport %q: want stdio, streamable-http or sse", t)
 		return e
-	case typ == RegistryOCI:
+	case typ == studies.RegistryOCI:
 		e.Excluded = fmt.Sprintf("package transport %q: an image served over HTTP needs a published container port, which the import does not map", t)
 		return e
 	default:
@@ -492,7 +491,7 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 		}
 	}
 	switch {
-	case typ == RegistryPyPI && o.PyPIVenv:
+	case typ == studies.RegistryPyPI && o.PyPIVenv:
 		e.Args = pkgArgs
 		if !scriptName.MatchString(p.Identifier) {
 			problems = append(problems, fmt.Sprintf("PyPI name %q cannot be a script's name in a venv", p.Identifier))
@@ -515,7 +514,7 @@ func packageEntry(p registryPackage, o ImportOptions) Entry {
 	}
 	if url != "" {
 		// Served over HTTP: started as the entry's launch, scanned at url.
-		e.Launch = &Launch{Command: e.Command, Args: e.Args, Env: e.Env}
+		e.Launch = &studies.Launch{Command: e.Command, Args: e.Args, Env: e.Env}
 		e.Command, e.Args, e.Env, e.URL = "", nil, nil, url
 		e.Type = "http"
 		if p.Transport.Type == "sse" {
@@ -562,8 +561,8 @@ func bindPort(p *registryPackage) (string, error) {
 }
 
 // remoteEntry maps one remote to a URL row.
-func remoteEntry(r registryTransport) Entry {
-	var e Entry
+func remoteEntry(r registryTransport) studies.Entry {
+	var e studies.Entry
 	switch r.Type {
 	case "streamable-http":
 		e.Type = "http"
@@ -725,22 +724,4 @@ func sortedKeys(env map[string]string, more []string) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
-}
-
-// WriteServers writes entries as a servers.json ({"mcpServers": {...}},
-// keys sorted, two-space indent) that ParseSpec reads back.
-func WriteServers(w io.Writer, entries []Entry) error {
-	m := make(map[string]Entry, len(entries))
-	for _, e := range entries {
-		if _, dup := m[e.Name]; dup {
-			return fmt.Errorf("servers.json: %q given twice", e.Name)
-		}
-		m[e.Name] = e
-	}
-	var b bytes.Buffer
-	if err := jsonvalue.WriteIndented(&b, map[string]any{"mcpServers": m}); err != nil {
-		return fmt.Errorf("writing servers.json: %w", err)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
 }

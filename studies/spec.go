@@ -189,6 +189,11 @@ func (e Entry) validate() error {
 	default:
 		return fmt.Errorf("registry %q: want npm, pypi, go or oci", e.Registry)
 	}
+	if e.Package != "" {
+		if err := CheckPackage(e.PackageRegistry(), e.Package); err != nil {
+			return fmt.Errorf("package: %w", err)
+		}
+	}
 	if e.Launch != nil {
 		if e.Launch.Ready != "" {
 			if d, err := time.ParseDuration(e.Launch.Ready); err != nil || d <= 0 {

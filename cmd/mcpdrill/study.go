@@ -108,16 +108,22 @@ func studyImportCommand(run func(*cli.Context, *studyImportOptions) error) *cli.
 		ArgsUsage: "REGISTRY.json",
 		Description: "REGISTRY.json is the body of the registry's GET /v0.1/servers (server.json documents under\n" +
 			"\"servers\"), or a JSON array of such pages. Each server's latest version becomes a row: npm packages\n" +
-			"run with npx -y NAME@VERSION, pypi with uvx NAME@VERSION, oci with docker run -i --rm IMAGE,\n" +
-			"runtimeArguments and packageArguments in place; remotes become url rows. A second package or\n" +
-			"remote is a variant_of row, the release before the latest a previous_of row. Secret environment\n" +
-			"variables, and required ones without a default, are listed as \"credentials\" and left unset; a\n" +
-			"required one with a default is set to it. What cannot be launched is kept as an \"excluded\" row\n" +
-			"with the reason. The output is sorted and does not depend on the order of the input.\n\n" +
+			"run with npx -y -- NAME@VERSION, pypi with uvx --from NAME==VERSION NAME, oci with docker run -i\n" +
+			"--rm -- IMAGE, packageArguments after the package; remotes become url rows. Registry text is data:\n" +
+			"a name or version outside its registry's grammar (npm names, PEP 508 and PEP 440, image references,\n" +
+			"semantic versions) makes an excluded row; runtimeArguments pass only when known (npx: -y and\n" +
+			"--node-options memory limits; uvx: --python VERSION; docker: options that stay inside the\n" +
+			"container); those that widen a container's reach are dropped unless --allow-container-reach.\n" +
+			"A second package or remote is a variant_of row, the release before the latest a previous_of row.\n" +
+			"Secret environment variables, and required ones without a default, are listed as \"credentials\"\n" +
+			"and left unset; a required one with a default is set to it. What cannot be launched is kept as\n" +
+			"an \"excluded\" row with the reason. The output is sorted and does not depend on the order of the\n" +
+			"input.\n\n" +
 			exitCodes("", false),
 		Flags: []cli.Flag{
 			outputFlag("-", "write servers.json to `FILE` (- for stdout)"),
 			&cli.StringFlag{Name: "pypi", Usage: "launch PyPI packages with `HOW`: uvx, or venv (pypi/NAME/venv/bin/SCRIPT, which study install fills)", DefaultText: "uvx when it is on PATH, else venv"},
+			&cli.BoolFlag{Name: "allow-container-reach", Usage: "keep the docker runtime arguments that widen a container's reach (mounts, --privileged, host namespaces, devices, capabilities, ports)"},
 		},
 		Action: action(parseStudyImportOptions, run, runStudyImport),
 	}
@@ -435,6 +441,7 @@ func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
 	default:
 		return nil, usageErr("study import: --pypi %q: want uvx or venv", how)
 	}
+	o.imp.ContainerReach = c.Bool("allow-container-reach")
 	return o, nil
 }
 
@@ -460,6 +467,13 @@ func runStudyImport(c *cli.Context, o *studyImportOptions) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
 		im.Names, im.Documents, len(im.Servers), excluded, pypi)
+	what := "dropped (they widen the container's reach into this machine; --allow-container-reach keeps them)"
+	if im.Kept {
+		what = "kept (--allow-container-reach)"
+	}
+	for _, d := range im.Dropped {
+		fmt.Fprintf(c.App.ErrWriter, "  %s: %q %s\n", d.Row, d.Args, what)
+	}
 	return writeOutput(c, o.output, buf.Bytes())
 }
 

@@ -48,6 +48,7 @@ func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cl
 			&cli.StringFlag{Name: "log", Usage: "write the install log to `FILE`", DefaultText: studies.InstallLogName + " beside servers.json"},
 			&cli.StringSliceFlag{Name: "only", Usage: "install only the entry `NAME` (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "reinstall npm projects already installed from the same lockfile"},
+			&cli.BoolFlag{Name: "allow-source-builds", Usage: "let pip build source distributions (their build code runs at install time); by default wheels only"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		},
 		Action: action(parseStudyInstallOptions, run, runStudyInstall),
@@ -74,7 +75,7 @@ func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
 		return nil, err
 	}
 	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: install.Options{
-		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}}
+		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force"), SourceBuilds: c.Bool("allow-source-builds")}}
 	if fl := c.String("find-links"); fl != "" {
 		if o.install.FindLinks, err = filepath.Abs(fl); err != nil {
 			return nil, exitErr(exitUsage, err)

@@ -47,6 +47,10 @@ type Options struct {
 	// TempDir is the parent of each unit's scratch HOME (default
 	// os.TempDir()).
 	TempDir string
+	// SourceBuilds lets pip build a package from a source distribution,
+	// which runs the package's build code at install time; by default pip
+	// installs wheels only (--only-binary :all:).
+	SourceBuilds bool
 }
 
 // unit is a planned install command and the entries it serves.
@@ -298,23 +302,27 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 			return fail(err.Error(), nil)
 		}
 		stepEnv = []string{"GOBIN=" + u.dir}
-		steps = append(steps, []string{"go", "install", u.pkg})
+		steps = append(steps, []string{"go", "install", "--", u.pkg})
 	case studies.RegistryPyPI:
 		// The venv gets no pip of its own (ensurepip takes most of a
 		// minute); the interpreter's pip installs into it (--python).
 		steps = append(steps, []string{o.Python, "-m", "venv", "--clear", "--without-pip", u.dir})
 		pip := []string{o.Python, "-m", "pip", "--python", filepath.Join(u.dir, "bin", "python"), "install", "--no-input", "--disable-pip-version-check", "--retries", "1", "--timeout", "15"}
+		if !o.SourceBuilds {
+			// A source distribution's build code would run here.
+			pip = append(pip, "--only-binary", ":all:")
+		}
 		if o.FindLinks != "" {
 			pip = append(pip, "--no-index", "--find-links", o.FindLinks)
 		}
 		if u.requirements != "" {
 			pip = append(pip, "--require-hashes", "--no-deps", "-r", u.requirements)
 		} else {
-			pip = append(pip, u.pkg)
+			pip = append(pip, "--", u.pkg)
 		}
 		steps = append(steps, pip)
 	case studies.RegistryOCI:
-		steps = append(steps, []string{"docker", "pull", u.pkg})
+		steps = append(steps, []string{"docker", "pull", "--", u.pkg})
 	}
 	for _, s := range steps {
 		if _, err := exec.LookPath(s[0]); err != nil && !filepath.IsAbs(s[0]) {

@@ -96,6 +96,11 @@ type Options struct {
 	// study install fills), instead of with uvx. SCRIPT is the package's
 	// name, as uvx assumes; uvx's runtime arguments are dropped.
 	PyPIVenv bool
+	// ContainerReach keeps the docker runtime arguments that widen a
+	// container's reach into the host (mounts, --privileged, host
+	// namespaces, devices, capabilities, published ports); by default
+	// they are dropped and listed in Result.Dropped.
+	ContainerReach bool
 }
 
 // Result is servers.json made from a registry list.
@@ -104,6 +109,17 @@ type Result struct {
 	Servers []studies.Entry
 	// Registry servers read (every version) and distinct names among them.
 	Documents, Names int
+	// Dropped lists, by row, the container options that widen a
+	// container's reach, which the import left out (or, with
+	// Options.ContainerReach, kept: Kept says so).
+	Dropped []Dropped
+	Kept    bool
+}
+
+// Dropped is one row's container options that widen its reach.
+type Dropped struct {
+	Row  string
+	Args []string
 }
 
 // Import turns a saved MCP Registry list response (the body of GET
@@ -187,9 +203,12 @@ func Import(data []byte, o Options) (*Result, error) {
 		}
 		final[rows[i].key] = rows[i].entry.Name
 	}
-	out := &Result{Documents: len(items), Names: len(names)}
+	out := &Result{Documents: len(items), Names: len(names), Kept: o.ContainerReach}
 	for _, r := range rows {
 		e := r.entry
+		if len(r.wide) > 0 {
+			out.Dropped = append(out.Dropped, Dropped{Row: e.Name, Args: r.wide})
+		}
 		if r.variantOf != "" {
 			e.VariantOf = final[r.variantOf]
 		}
@@ -310,6 +329,8 @@ func (it registryItem) deleted() bool {
 type importRow struct {
 	key, variantOf, previousOf string
 	entry                      studies.Entry
+	// wide are the container options that widen its reach.
+	wide []string
 }
 
 var unsafeName = regexp.MustCompile(`[^a-z0-9._-]+`)
@@ -370,31 +391,34 @@ func rowBases(names []string) map[string]string {
 // cannot be launched, excluded. A server with no package and no remote is
 // one excluded row.
 func serverRows(base string, s registryServer, o Options) []importRow {
-	var ok, excluded []studies.Entry
-	entries := make([]studies.Entry, 0, len(s.Packages)+len(s.Remotes))
+	var ok, excluded []importRow
+	entries := make([]importRow, 0, len(s.Packages)+len(s.Remotes))
 	for _, p := range s.Packages {
-		entries = append(entries, packageEntry(p, o))
+		e, wide := packageEntry(p, o)
+		entries = append(entries, importRow{entry: e, wide: wide})
 	}
 	for _, r := range s.Remotes {
-		entries = append(entries, remoteEntry(r))
+		entries = append(entries, importRow{entry: remoteEntry(r)})
 	}
-	for _, e := range entries {
-		if e.Excluded != "" {
-			excluded = append(excluded, e)
+	for _, r := range entries {
+		if r.entry.Excluded != "" {
+			excluded = append(excluded, r)
 		} else {
-			ok = append(ok, e)
+			ok = append(ok, r)
 		}
 	}
 	all := append(ok, excluded...)
 	if len(all) == 0 {
 		// A row needs a command or a url; .invalid never resolves.
-		all = []studies.Entry{{Excluded: "the registry lists no package and no remote"}}
-		all[0].URL = "https://registry.invalid/"
+		e := studies.Entry{Excluded: "the registry lists no package and no remote"}
+		e.URL = "https://registry.invalid/"
+		all = []importRow{{entry: e}}
 	}
 	rows := make([]importRow, len(all))
 	used := map[string]int{}
-	for i, e := range all {
-		rows[i] = importRow{key: fmt.Sprintf("%s\x00%s\x00%d", s.Name, base, i), entry: e}
+	for i, r := range all {
+		e := r.entry
+		rows[i] = importRow{key: fmt.Sprintf("%s\x00%s\x00%d", s.Name, base, i), entry: e, wide: r.wide}
 		if i == 0 {
 			rows[i].entry.Name = base
 			continue
@@ -424,48 +448,65 @@ func variantSuffix(e studies.Entry) string {
 }
 
 // packageEntry maps one package to a launch command (for a PyPI package
-// in a venv, the command is the script's name: ImportRegistry makes it a
-// path once the row's name is final).
-func packageEntry(p registryPackage, o Options) studies.Entry {
-	var e studies.Entry
+// in a venv, the command is the script's name: Import makes it a path
+// once the row's name is final). Registry text reaches the command line
+// only as data: the identifier and version pass their registry's grammar
+// (else the row is excluded and has no package), the runner reads the
+// package after "--" (npx, docker) or as the value of its own package
+// option (uvx --from), and runtime arguments pass only when the import
+// knows them (runtime.go). wide are the container options left out (or
+// kept, with Options.ContainerReach) because they widen its reach.
+func packageEntry(p registryPackage, o Options) (e studies.Entry, wide []string) {
 	typ := strings.ToLower(p.RegistryType)
 	known, ok := launchers[typ]
 	if !ok {
-		e.Command = cmp.Or(p.RuntimeHint, typ, "unknown")
-		e.Args = []string{p.Identifier}
-		e.Excluded = fmt.Sprintf("registryType %q (%s): the study launches npm, pypi and oci packages", p.RegistryType, packageRef(p.Identifier, p.Version))
-		return e
+		e.Command = cmp.Or(launcherOr(p.RuntimeHint, ""), launcherOr(typ, ""), "unknown")
+		e.Excluded = fmt.Sprintf("registryType %q (%q): the study launches npm, pypi and oci packages", quoteArg(p.RegistryType), quoteArg(packageRef(p.Identifier, p.Version)))
+		return e, nil
 	}
 	e.Registry = typ
 	launcher := cmp.Or(p.RuntimeHint, known[0])
-	e.Command = launcher
-	ref := packageRef(p.Identifier, p.Version)
-	if typ == studies.RegistryOCI {
+	e.Command = launcherOr(launcher, known[0])
+	var ref string
+	var refErr error
+	switch typ {
+	case studies.RegistryOCI:
 		ref = imageRef(p.Identifier, p.Version)
+		refErr = studies.CheckOCIRef(ref)
+	case studies.RegistryNPM:
+		ref = packageRef(p.Identifier, p.Version)
+		refErr = errors.Join(studies.CheckNPMName(p.Identifier), studies.CheckSemver(p.Version))
+	case studies.RegistryPyPI:
+		ref = packageRef(p.Identifier, p.Version)
+		refErr = errors.Join(studies.CheckPyPIName(p.Identifier), studies.CheckPEP440(p.Version))
 	}
-	e.Package = ref
 	switch {
-	case !slices.Contains(known, launcher):
-		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", p.RuntimeHint, typ, strings.Join(known, " or "))
-		return e
 	case p.Identifier == "":
 		e.Excluded = "the package has no identifier"
-		return e
+		return e, nil
+	case refErr != nil:
+		e.Excluded = "registry text refused: " + strings.ReplaceAll(refErr.Error(), "\n", "; ")
+		return e, nil
+	}
+	e.Package = ref
+	if !slices.Contains(known, launcher) {
+		e.Excluded = fmt.Sprintf("runtimeHint %q: the study runs %s packages with %s", quoteArg(p.RuntimeHint), typ, strings.Join(known, " or "))
+		return e, nil
 	}
 	url := ""
 	switch t := p.Transport.Type; {
 	case t == "" || t == "stdio":
 	case t != "streamable-http" && t != "sse":
-		e.Excluded = fmt.Sprintf("package transport %q: want stdio, streamable-http or sse", t)
-		return e
+		e.Excluded = fmt.Sprintf("package transport %q: want stdio, streamable-http or sse", quoteArg(t))
+		return e, nil
 	case typ == studies.RegistryOCI:
 		e.Excluded = fmt.Sprintf("package transport %q: an image served over HTTP needs a published container port, which the import does not map", t)
-		return e
+		return e, nil
 	default:
 		u, err := bindPort(&p)
 		if err != nil {
 			e.Excluded = err.Error()
-			return e
+			return e, nil
 		}
 		url = u
 	}
@@ -476,6 +517,8 @@ func packageEntry(p registryPackage, o Options) studies.Entry {
 		switch val, need := inputValue(v.registryInput, v.Variables); {
 		case v.Name == "":
 			problems = append(problems, "an environment variable has no name")
+		case !envVarName.MatchString(v.Name):
+			problems = append(problems, fmt.Sprintf("environment variable %q: not a variable name", quoteArg(v.Name)))
 		case need:
 			creds = append(creds, v.Name)
 		case val != "":
@@ -490,24 +533,30 @@ func packageEntry(p registryPackage, o Options) studies.Entry {
 			problems = append(problems, err.Error())
 		}
 	}
+	var err error
 	switch {
 	case typ == studies.RegistryPyPI && o.PyPIVenv:
 		e.Args = pkgArgs
-		if !scriptName.MatchString(p.Identifier) {
-			problems = append(problems, fmt.Sprintf("PyPI name %q cannot be a script's name in a venv", p.Identifier))
-			break
-		}
 		e.Command = p.Identifier
+		if len(runtimeArgs) > 0 {
+			_, err = uvxRuntime(runtimeArgs) // checked, then left out: no uvx runs
+		}
 	case launcher == "npx":
-		e.Args = append(append(runtimeArgs, "-y", ref), pkgArgs...)
+		runtimeArgs, err = npxRuntime(runtimeArgs)
+		e.Args = slices.Concat([]string{"-y"}, runtimeArgs, []string{"--", ref}, pkgArgs)
 	case launcher == "uvx":
-		e.Args = append(append(runtimeArgs, ref), pkgArgs...)
+		runtimeArgs, err = uvxRuntime(runtimeArgs)
+		e.Args = slices.Concat(runtimeArgs, []string{"--from", p.Identifier + "==" + p.Version, p.Identifier}, pkgArgs)
 	default: // docker, podman: the container sees only the variables passed in
+		runtimeArgs, wide, err = dockerRuntime(runtimeArgs, o.ContainerReach)
 		e.Args = append([]string{"run", "-i", "--rm"}, runtimeArgs...)
 		for _, k := range sortedKeys(env, creds) {
 			e.Args = append(e.Args, "-e", k)
 		}
-		e.Args = append(append(e.Args, ref), pkgArgs...)
+		e.Args = append(append(e.Args, "--", ref), pkgArgs...)
+	}
+	if err != nil {
+		problems = append(problems, err.Error())
 	}
 	if len(env) > 0 {
 		e.Env = env
@@ -526,7 +575,7 @@ func packageEntry(p registryPackage, o Options) studies.Entry {
 	if len(problems) > 0 {
 		e.Excluded = strings.Join(problems, "; ")
 	}
-	return e
+	return e, wide
 }
 
 var localURL = regexp.MustCompile(`^http://(localhost|127\.0\.0\.1|\[::1\]):\{([A-Za-z_][A-Za-z0-9_.-]*)\}(/[^{}]*)?$`)
@@ -707,7 +756,19 @@ func imageRef(identifier, version string) string {
 	return identifier + ":" + version
 }
 
-var scriptName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// launcherOr is a runner's name from the registry when it is one (a
+// lowercase word), else def: an excluded row still says what it would run.
+func launcherOr(name, def string) string {
+	if launcherName.MatchString(name) {
+		return name
+	}
+	return def
+}
+
+var (
+	launcherName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,30}$`)
+	envVarName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // envName turns a header name into the environment variable that would
 // hold it (X-API-Key: X_API_KEY).

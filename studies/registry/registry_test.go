@@ -58,7 +58,7 @@ func TestImport(t *testing.T) {
 	}{
 		{"weather", func(e studies.Entry) bool {
 			return e.Package == "@acme/weather-mcp@1.10.0" && e.Registry == studies.RegistryNPM && e.Command == "npx" &&
-				strings.Join(e.Args, " ") == "--node-options --max-old-space-size=256 -y @acme/weather-mcp@1.10.0 --cache-dir ${WORK_DIR}" &&
+				strings.Join(e.Args, " ") == "-y --node-options=--max-old-space-size=256 -- @acme/weather-mcp@1.10.0 --cache-dir ${WORK_DIR}" &&
 				strings.Join(e.Credentials, ",") == "WEATHER_ACCOUNT,WEATHER_API_KEY" &&
 				e.Env["WEATHER_REGION"] == "eu-west-1" && e.Env["WEATHER_UNITS"] == "" && e.Env["WEATHER_API_KEY"] == "" && e.Excluded == ""
 		}},
@@ -68,14 +68,14 @@ func TestImport(t *testing.T) {
 		}},
 		{"time", func(e studies.Entry) bool {
 			return e.Registry == studies.RegistryPyPI && e.Package == "mcp-server-time@0.6.2" && e.Command == "uvx" &&
-				strings.Join(e.Args, " ") == "mcp-server-time@0.6.2 --local-timezone UTC"
+				strings.Join(e.Args, " ") == "--from mcp-server-time==0.6.2 mcp-server-time --local-timezone UTC"
 		}},
 		{"filesystem", func(e studies.Entry) bool {
-			return strings.Join(e.Args, " ") == "-y @modelcontextprotocol/server-filesystem@2025.8.21 ${WORK_DIR}" && e.Env == nil
+			return strings.Join(e.Args, " ") == "-y -- @modelcontextprotocol/server-filesystem@2025.8.21 ${WORK_DIR}" && e.Env == nil
 		}},
 		{"filesystem-oci", func(e studies.Entry) bool {
 			return e.VariantOf == "filesystem" && e.Registry == studies.RegistryOCI && e.Package == "docker.io/mcp/filesystem:1.0.2" && e.Command == "docker" &&
-				strings.Join(e.Args, " ") == "run -i --rm --mount type=bind,src=${WORK_DIR},dst=/project -e LOG_LEVEL docker.io/mcp/filesystem:1.0.2 /project" &&
+				strings.Join(e.Args, " ") == "run -i --rm -e LOG_LEVEL -- docker.io/mcp/filesystem:1.0.2 /project" &&
 				e.Env["LOG_LEVEL"] == "info"
 		}},
 		{"acme-analytics", func(e studies.Entry) bool {
@@ -89,7 +89,7 @@ func TestImport(t *testing.T) {
 			return e.VariantOf == "tenant-search" && strings.Contains(e.Excluded, "{tenant}")
 		}},
 		{"hybrid-mcp", func(e studies.Entry) bool {
-			return strings.Join(e.Args, " ") == "-y @example/hybrid-mcp-server@1.5.0 --stdio" && strings.Join(e.Credentials, ",") == "API_KEY"
+			return strings.Join(e.Args, " ") == "-y -- @example/hybrid-mcp-server@1.5.0 --stdio" && strings.Join(e.Credentials, ",") == "API_KEY"
 		}},
 		{"hybrid-mcp-remote", func(e studies.Entry) bool {
 			return e.URL == "https://mcp.example.com/http" && e.VariantOf == "hybrid-mcp"
@@ -100,12 +100,12 @@ func TestImport(t *testing.T) {
 		// Served over HTTP: launched with the port variable set to ${PORT}.
 		{"http-notes", func(e studies.Entry) bool {
 			return e.Type == "http" && e.URL == "http://localhost:${PORT}/mcp" && e.Command == "" && e.Launch != nil &&
-				e.Launch.Command == "uvx" && strings.Join(e.Launch.Args, " ") == "http-notes-mcp@0.4.1 --port ${PORT} --host 127.0.0.1" &&
+				e.Launch.Command == "uvx" && strings.Join(e.Launch.Args, " ") == "--from http-notes-mcp==0.4.1 http-notes-mcp --port ${PORT} --host 127.0.0.1" &&
 				strings.Join(e.Credentials, ",") == "NOTES_TOKEN" && e.Excluded == ""
 		}},
 		{"http-notes-npm-sse", func(e studies.Entry) bool {
 			return e.Type == "sse" && e.URL == "http://127.0.0.1:${PORT}/sse" && e.VariantOf == "http-notes" &&
-				e.Launch != nil && e.Launch.Env["NOTES_PORT"] == "${PORT}" && strings.Join(e.Launch.Args, " ") == "-y http-notes-mcp@0.4.1"
+				e.Launch != nil && e.Launch.Env["NOTES_PORT"] == "${PORT}" && strings.Join(e.Launch.Args, " ") == "-y -- http-notes-mcp@0.4.1"
 		}},
 		{"http-notes-npm", func(e studies.Entry) bool {
 			return strings.Contains(e.Excluded, "http://localhost:8000/mcp") && e.VariantOf == "http-notes"

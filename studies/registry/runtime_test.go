@@ -51,9 +51,9 @@ func positional(vals ...string) []any {
 // do to the runner (F6).
 func TestRegistryTextIsData(t *testing.T) {
 	for _, tc := range []struct {
-		name                      string
+		name                     string
 		typ, identifier, version string
-		hint                      string
+		hint                     string
 	}{
 		{"npm --call", "npm", "--call=touch /tmp/pwned #", "1.0.0", ""},
 		{"npm -c", "npm", "-c", "1.0.0", ""},

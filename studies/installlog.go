@@ -61,6 +61,9 @@ type InstallRecord struct {
 	Reason  string `json:"reason,omitempty"`
 	// InstallMS is the wall time of its unit (shared by the unit's servers).
 	InstallMS int64 `json:"install_ms"`
+	// ScriptsSkipped are the packages of its tree that declare an install
+	// script, which the install did not run (npm, scripts off).
+	ScriptsSkipped []string `json:"scripts_skipped,omitempty"`
 }
 
 // ReadInstallLog reads an install log.

@@ -203,7 +203,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm ServerMeta) {
 	// Registered first, run last: the launch's stop has recorded its
 	// stderr by then.
-	defer func() { out.Outcome = classify(e, out, sm.Stderr) }()
+	// evidence is everything the server said, cleaned; sm.Stderr keeps
+	// its last lines.
+	var evidence []string
+	var installed *InstallRecord
+	defer func() { out.Outcome, out.OutcomeWhy = classify(e, out, evidence, installed) }()
 	row := identity(e)
 	if e.Disabled || e.Excluded != "" {
 		row.Status, row.Reason = StatusSkipped, "disabled in servers.json"
@@ -214,6 +218,7 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		return row, sm
 	}
 	if rec, ok := o.Installed.Record(e); ok {
+		installed = &rec
 		sm.InstallMS = rec.InstallMS
 		if rec.Status != InstallOK {
 			return failedRow(row, FailInstall, rec.Reason), sm
@@ -295,7 +300,8 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		}
 		defer func() {
 			l.stop(3 * time.Second)
-			sm.Stderr = cleanLines(l.tail.Lines(), cl)
+			evidence = cleanLines(l.tail.Lines(), cl)
+			sm.Stderr = lastLines(evidence, 10)
 		}()
 		addr, err := addrOf(cfg.URL)
 		if err != nil {
@@ -319,7 +325,8 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		return failedRow(row, FailInternal, cl(err.Error())), sm
 	}
 	if e.Launch == nil {
-		sm.Stderr = cleanLines(rep.Meta.Stderr, cl)
+		evidence = cleanLines(rep.Meta.Stderr, cl)
+		sm.Stderr = lastLines(evidence, 10)
 	}
 	if rep.Meta.Timing != nil {
 		sm.StartupMS = rep.Meta.Timing.StartupMS
@@ -383,10 +390,14 @@ var (
 	pidTag = regexp.MustCompile(`\[\d{2,7}\]`)
 )
 
-func cleanLines(lines []string, cl func(string) string) []string {
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
+func lastLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
 	}
+	return lines
+}
+
+func cleanLines(lines []string, cl func(string) string) []string {
 	var out []string
 	for _, l := range lines {
 		out = append(out, cl(l))

@@ -238,3 +238,40 @@ func TestNpmCallNeverRuns(t *testing.T) {
 		t.Errorf("row %s: %q", r.Status, r.Reason)
 	}
 }
+
+// FuzzDockerRuntime: whatever the tokens, an option that widens a
+// container's reach never passes without the opt-in, and nothing passes
+// that is not a known option or an option's value.
+func FuzzDockerRuntime(f *testing.F) {
+	for _, s := range []string{"-v /:/host --privileged", "-itv /:/host", "--network=host --init", "-e A=1 --rm", "--privileged=false", "-iv/:/h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tokens := strings.Fields(s)
+		pass, _, err := dockerRuntime(tokens, false)
+		if err != nil {
+			return
+		}
+		for i := 0; i < len(pass); i++ {
+			f, ok := dockerFlags[pass[i]]
+			if !ok {
+				t.Fatalf("%q passed %q, not an option", tokens, pass[i])
+			}
+			val := ""
+			if f.value {
+				i++
+				val = pass[i]
+			}
+			if f.widens(val) {
+				t.Fatalf("%q passed %s %q, which widens the container's reach", tokens, pass[i-btoi(f.value)], val)
+			}
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -51,6 +51,13 @@ type InstallUnit struct {
 	// Missing says, by server, why a unit that installed did not leave
 	// that server's command executable (the server's install failed).
 	Missing map[string]string `json:"missing,omitempty"`
+	// ScriptsSkipped are the packages of the unit's tree that declare an
+	// install script the install did not run (npm, scripts off).
+	ScriptsSkipped []string `json:"scripts_skipped,omitempty"`
+	// Files counts the tree's files and SavedBytes what the store saved
+	// by linking those it already held (npm).
+	Files      int   `json:"files,omitempty"`
+	SavedBytes int64 `json:"saved_bytes,omitempty"`
 }
 
 // InstallRecord is one server's install outcome.

@@ -26,7 +26,7 @@ func studyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
-		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyMergeCommand(nil),
+		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyVerifyCommand(nil), studyMergeCommand(nil),
 			studyReportCommand(nil), studyImportCommand(nil)},
 	}
 }
@@ -148,7 +148,13 @@ func parseStudySpec(c *cli.Context, command string) (studySpec, error) {
 	if len(args) != 1 {
 		return studySpec{}, usageErr("%s: give exactly one servers.json", command)
 	}
-	s := studySpec{path: args[0]}
+	return readStudySpec(args[0], command)
+}
+
+// readStudySpec reads and parses the servers.json at path for command.
+func readStudySpec(path, command string) (studySpec, error) {
+	s := studySpec{path: path}
+	var err error
 	if s.data, err = inputfile.Read(s.path); err != nil {
 		return studySpec{}, usageErr("%s: %v", command, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,12 @@ type Options struct {
 	// TempDir is the parent of each unit's scratch HOME (default
 	// os.TempDir()).
 	TempDir string
+	// Scripts runs npm packages' install scripts (by default none runs:
+	// their code is the package's, run at install time with no review).
+	Scripts bool
+	// NoStore leaves each npm tree as npm wrote it instead of sharing its
+	// files with the store (CacheDir/store).
+	NoStore bool
 	// SourceBuilds lets pip build a package from a source distribution,
 	// which runs the package's build code at install time; by default pip
 	// installs wheels only (--only-binary :all:).
@@ -125,7 +132,7 @@ func planInstall(spec *studies.Spec, only []string) []*unit {
 				// A script node runs need not be executable itself.
 				path = "node:" + path
 			}
-			add(&unit{key: "npm ci " + rel(spec.Dir, dir), registry: reg, dir: dir}, e, path)
+			add(&unit{key: "npm ci " + rel(spec.Dir, dir), registry: reg, dir: dir, pkg: e.Package}, e, path)
 		case studies.RegistryGo:
 			if path == "" {
 				add(&unit{key: "go " + e.Name, registry: reg, err: fmt.Errorf("command %q is not a path: go install needs a GOBIN", command)}, e, "")
@@ -150,10 +157,41 @@ func planInstall(spec *studies.Spec, only []string) []*unit {
 	}
 	var out []*unit
 	for _, u := range units {
+		if u.registry == studies.RegistryNPM && u.err == nil {
+			u.err = isolated(spec.Dir, u)
+		}
 		out = append(out, u)
 	}
 	slices.SortFunc(out, func(a, b *unit) int { return cmp.Compare(a.key, b.key) })
 	return out
+}
+
+// isolated checks that an npm unit installs one package-version alone:
+// its entries name one package, and its project's package.json depends on
+// that package, at that version, and on nothing else.
+func isolated(specDir string, u *unit) error {
+	for _, e := range u.entries {
+		if e.Package != u.pkg {
+			return fmt.Errorf("%s serves %s and %s: each package-version is installed alone, in a project of its own (%s)", rel(specDir, u.dir), u.pkg, e.Package, NPMDir("NAME", "VERSION"))
+		}
+	}
+	var pj struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	data, err := os.ReadFile(filepath.Join(u.dir, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &pj)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s has no package.json: each package-version is installed from a project of its own (%s) with a committed lockfile", rel(specDir, u.dir), NPMDir("NAME", "VERSION"))
+	} else if err != nil {
+		return fmt.Errorf("%s/package.json cannot be read: %s", rel(specDir, u.dir), strings.ReplaceAll(err.Error(), specDir, "${SPEC_DIR}"))
+	}
+	name, version := u.entries[0].PackageName(), u.entries[0].PackageVersion()
+	if len(pj.Dependencies) != 1 || pj.Dependencies[name] != version {
+		return fmt.Errorf("%s/package.json pins %d packages, not %s alone: each package-version is installed alone, in a project of its own (%s)", rel(specDir, u.dir), len(pj.Dependencies), u.pkg, NPMDir("NAME", "VERSION"))
+	}
+	return nil
 }
 
 // npmProject returns the directory holding node_modules in path.
@@ -226,7 +264,7 @@ func Run(ctx context.Context, spec *studies.Spec, o Options) (*studies.InstallLo
 		mu.Lock()
 		log.Units[i] = res
 		for _, e := range units[i].entries {
-			rec := studies.InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS}
+			rec := studies.InstallRecord{Package: e.Package, Unit: res.Key, Status: res.Status, Reason: res.Reason, InstallMS: res.DurationMS, ScriptsSkipped: res.ScriptsSkipped}
 			if why, ok := res.Missing[e.Name]; ok {
 				rec.Status, rec.Reason = studies.InstallFailed, why
 			}
@@ -296,7 +334,7 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 			res.Reused = true
 			break
 		}
-		steps = append(steps, []string{"npm", "ci", "--prefix", u.dir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"})
+		steps = append(steps, npmCI(u.dir, o.Scripts))
 	case studies.RegistryGo:
 		if err := os.MkdirAll(u.dir, 0o755); err != nil {
 			return fail(err.Error(), nil)
@@ -307,20 +345,7 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 		// The venv gets no pip of its own (ensurepip takes most of a
 		// minute); the interpreter's pip installs into it (--python).
 		steps = append(steps, []string{o.Python, "-m", "venv", "--clear", "--without-pip", u.dir})
-		pip := []string{o.Python, "-m", "pip", "--python", filepath.Join(u.dir, "bin", "python"), "install", "--no-input", "--disable-pip-version-check", "--retries", "1", "--timeout", "15"}
-		if !o.SourceBuilds {
-			// A source distribution's build code would run here.
-			pip = append(pip, "--only-binary", ":all:")
-		}
-		if o.FindLinks != "" {
-			pip = append(pip, "--no-index", "--find-links", o.FindLinks)
-		}
-		if u.requirements != "" {
-			pip = append(pip, "--require-hashes", "--no-deps", "-r", u.requirements)
-		} else {
-			pip = append(pip, "--", u.pkg)
-		}
-		steps = append(steps, pip)
+		steps = append(steps, pipInstall(u, o))
 	case studies.RegistryOCI:
 		steps = append(steps, []string{"docker", "pull", "--", u.pkg})
 	}
@@ -337,7 +362,7 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 			// committed lockfile is put back as it was.
 			res.Fallback = "npm install (npm ci: " + npmSyncLine(out.Lines()) + ")"
 			err = npmInstallKeepingLock(u.dir, func() error {
-				return run("npm", []string{"install", "--prefix", u.dir, "--ignore-scripts", "--no-save", "--no-audit", "--no-fund", "--loglevel=error"}, stepEnv...)
+				return run("npm", scriptsFlag([]string{"install", "--prefix", u.dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error"}, o.Scripts), stepEnv...)
 			})
 		}
 		if err != nil {
@@ -347,6 +372,18 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 			}
 			reason := installReason(s, err, lines, uctx, o.Timeout, clean)
 			return fail(reason, lines[max(0, len(lines)-40):])
+		}
+	}
+	if u.registry == studies.RegistryNPM {
+		if l, err := ReadLock(u.dir, u.entries[0].PackageName()); err == nil && !o.Scripts {
+			res.ScriptsSkipped = l.Scripts
+		}
+		if !res.Reused && !o.NoStore {
+			st, err := linkTree(filepath.Join(u.dir, "node_modules"), filepath.Join(o.CacheDir, "store"))
+			res.Files, res.SavedBytes = st.Files, st.Saved
+			if err != nil {
+				res.Fallback = "files not shared with the store: " + clean(err.Error())
+			}
 		}
 	}
 	for name, c := range u.commands {
@@ -364,6 +401,37 @@ func runUnit(ctx context.Context, spec *studies.Spec, u *unit, o Options) studie
 	}
 	res.DurationMS = time.Since(t0).Milliseconds()
 	return res
+}
+
+// pipInstall is the pip command that installs a PyPI unit into its venv:
+// wheels only unless o.SourceBuilds (a source distribution's build code
+// runs at install time), hash-checked from the requirements.txt beside the
+// venv when there is one, and the package after "--" otherwise.
+func pipInstall(u *unit, o Options) []string {
+	pip := []string{o.Python, "-m", "pip", "--python", filepath.Join(u.dir, "bin", "python"), "install", "--no-input", "--disable-pip-version-check", "--retries", "1", "--timeout", "15"}
+	if !o.SourceBuilds {
+		pip = append(pip, "--only-binary", ":all:")
+	}
+	if o.FindLinks != "" {
+		pip = append(pip, "--no-index", "--find-links", o.FindLinks)
+	}
+	if u.requirements != "" {
+		return append(pip, "--require-hashes", "--no-deps", "-r", u.requirements)
+	}
+	return append(pip, "--", u.pkg)
+}
+
+// npmCI is the install command of an npm project.
+func npmCI(dir string, scripts bool) []string {
+	return scriptsFlag([]string{"npm", "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error"}, scripts)
+}
+
+// scriptsFlag adds --ignore-scripts unless scripts run.
+func scriptsFlag(argv []string, scripts bool) []string {
+	if scripts {
+		return argv
+	}
+	return append(argv, "--ignore-scripts")
 }
 
 // npmOutOfSync: npm ci said the lockfile does not match package.json.

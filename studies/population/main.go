@@ -1,19 +1,21 @@
 // Command population draws the ecosystem study's population by its rule
-// and writes servers.json from it (METHODOLOGY.md, "The ecosystem study:
-// population and installs"). Run from studies/ecosystem:
+// and writes servers.json from it (studies/ecosystem/README.md and
+// METHODOLOGY.md, "The ecosystem study"). It works in the study directory
+// (-C DIR, default studies/ecosystem):
 //
-//	go run ./population candidates -npm NPM.tsv -pypi PYPI.tsv -date YYYY-MM-DD
+//	go run ./studies/population candidates -npm NPM.tsv -pypi PYPI.tsv -date YYYY-MM-DD
 //	    applies the rule to the registries' package lists (name, version,
 //	    monthly downloads, summary) and writes candidates.tsv, the snapshot
 //	    every later step reads; Go candidates are the example servers of the
 //	    two Go SDKs at their tags, listed from the module cache.
-//	go run ./population lock
-//	    locks the npm candidates in groups (npm/gNN, package-lock.json
-//	    without registry URLs), reads each package's executables from the
-//	    lockfiles, picks the previous release of the most downloaded ones
-//	    (npm view PKG versions) and locks those too (npm/pNN); writes
-//	    probe.json.
-//	go run ./population servers
+//	go run ./studies/population lock -before YYYY-MM-DD
+//	    locks every npm candidate alone, in a project of its own
+//	    (npm/NAME@VERSION: package.json, .npmrc and a package-lock.json
+//	    without registry URLs, resolved as npm resolved on that day), reads
+//	    each package's executables from its lockfile, picks the previous
+//	    release of the most downloaded ones (kept from probe.json when it
+//	    names one; else npm view) and locks those too; writes probe.json.
+//	go run ./studies/population servers
 //	    writes servers.json from candidates.tsv, probe.json, overrides.json,
 //	    exclusions.tsv and, where study install has run, the installed
 //	    packages' READMEs (the credentials they name are set to "dummy").
@@ -26,6 +28,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -38,6 +41,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/install"
+	"github.com/mcpdrill/mcpdrill/studies/proc"
 )
 
 // The rule's numbers.
@@ -50,8 +58,8 @@ const (
 	// previousReleases is how many of the most downloaded npm servers (with
 	// an executable) get their previous release scanned too.
 	previousReleases = 100
-	// groupSize is how many npm packages share one npm project.
-	groupSize = 25
+	// lockJobs is how many packages lock at once.
+	lockJobs = 4
 )
 
 // Go candidates: the example servers of the official Go SDK and of mcp-go,
@@ -68,10 +76,19 @@ var goModules = []struct {
 const goplsModule, goplsVersion, goplsPrevious = "golang.org/x/tools/gopls", "v0.23.0", "v0.22.0"
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: population candidates|lock|servers [flags]")
+	top := flag.NewFlagSet("population", flag.ExitOnError)
+	dir := top.String("C", "studies/ecosystem", "the study directory")
+	_ = top.Parse(os.Args[1:])
+	args := top.Args()
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: population [-C DIR] candidates|lock|servers [flags]")
 		os.Exit(2)
 	}
+	if err := os.Chdir(*dir); err != nil {
+		fmt.Fprintln(os.Stderr, "population:", err)
+		os.Exit(1)
+	}
+	os.Args = append([]string{os.Args[0]}, args...)
 	var err error
 	switch os.Args[1] {
 	case "candidates":
@@ -82,7 +99,15 @@ func main() {
 		_ = fs.Parse(os.Args[2:])
 		err = candidates(*npm, *pypi, *date)
 	case "lock":
-		err = lock()
+		fs := flag.NewFlagSet("lock", flag.ExitOnError)
+		before := fs.String("before", "", "resolve as npm did at the end of this day (YYYY-MM-DD, UTC): the study's date")
+		_ = fs.Parse(os.Args[2:])
+		var day time.Time
+		if day, err = time.Parse(time.DateOnly, *before); err != nil {
+			err = fmt.Errorf("lock: -before %q: want YYYY-MM-DD", *before)
+			break
+		}
+		err = lock(day)
 	case "servers":
 		err = servers()
 	default:
@@ -289,22 +314,32 @@ type Probe struct {
 // NPMProbe is one locked npm package.
 type NPMProbe struct {
 	Version string `json:"version"`
-	// Group is the npm project (npm/GROUP) it is locked in.
-	Group string `json:"group,omitempty"`
+	// Dir is its npm project (install.NPMDir).
+	Dir string `json:"dir,omitempty"`
 	// Bins are its executables (name: path in the package).
 	Bins map[string]string `json:"bins,omitempty"`
 	// MCP lists its direct dependencies on MCP SDKs and frameworks.
 	MCP []string `json:"mcp_deps,omitempty"`
+	// Scripts are the packages of its tree with an install script (which
+	// the study does not run).
+	Scripts []string `json:"install_scripts,omitempty"`
+	// Packages counts the packages of its tree.
+	Packages int `json:"packages,omitempty"`
+	// LegacyPeers: npm resolved it only without peer dependencies.
+	LegacyPeers bool `json:"legacy_peer_deps,omitempty"`
 	// Error is why it could not be locked.
 	Error string `json:"error,omitempty"`
 }
 
-// lock locks the npm candidates in groups and their previous releases.
-func lock() error {
+// lock locks every npm candidate and the previous release of the most
+// downloaded servers, each alone, as npm resolved them at the end of day.
+func lock(day time.Time) error {
 	cands, err := readCandidates()
 	if err != nil {
 		return err
 	}
+	var old Probe
+	_ = readJSON("probe.json", &old) // the previous releases chosen before
 	p := &Probe{NPM: map[string]*NPMProbe{}, Previous: map[string]*NPMProbe{}, Go: map[string]string{}}
 	var npm []Candidate
 	for _, c := range cands {
@@ -317,9 +352,8 @@ func lock() error {
 			}
 		}
 	}
-	if err := lockGroups("g", npm, p.NPM); err != nil {
-		return err
-	}
+	o := install.LockOptions{Before: day, CacheDir: filepath.Join(mustAbs("."), ".cache", "npm")}
+	lockAll(npm, p.NPM, o)
 	// The previous release of the most downloaded servers (a package with
 	// an executable): the newest version of an earlier minor or major line.
 	var servers []Candidate
@@ -332,33 +366,35 @@ func lock() error {
 	// line; four look-ups at a time, the choice in download order.
 	servers = servers[:min(len(servers), previousReleases*3/2)]
 	versions := make([]string, len(servers))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i, c := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			v, err := previousVersion(c.Name, c.Version)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "population: %s: %v\n", c.Name, err)
-			}
-			versions[i] = v
-		}()
-	}
-	wg.Wait()
+	_ = proc.Each(context.Background(), len(servers), lockJobs, func(i int) {
+		c := servers[i]
+		if pr := old.Previous[c.Name]; pr != nil && pr.Version != "" {
+			versions[i] = pr.Version
+			return
+		}
+		v, err := previousVersion(c.Name, c.Version)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "population: %s: %v\n", c.Name, err)
+		}
+		versions[i] = v
+	})
 	var prev []Candidate
 	for i, c := range servers {
 		if versions[i] != "" && len(prev) < previousReleases {
 			prev = append(prev, Candidate{"npm", c.Name, versions[i], c.Downloads, c.Summary})
 		}
 	}
-	if err := lockGroups("p", prev, p.Previous); err != nil {
-		return err
-	}
+	lockAll(prev, p.Previous, o)
 	data, _ := json.MarshalIndent(p, "", "  ")
 	return os.WriteFile("probe.json", append(data, '\n'), 0o644)
+}
+
+func mustAbs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 // goPrevious is the previous release of a Go candidate whose package exists
@@ -381,169 +417,60 @@ func goPrevious(pkg string) string {
 	return ""
 }
 
-// lockGroups locks cands in npm projects npm/<prefix>01…, groupSize each in
-// the given order; a group that does not lock is locked member by member
-// to find who fails, and locked again without them.
-func lockGroups(prefix string, cands []Candidate, into map[string]*NPMProbe) error {
-	var groups [][]Candidate
-	for i := 0; i < len(cands); i += groupSize {
-		groups = append(groups, cands[i:min(i+groupSize, len(cands))])
-	}
-	sem := make(chan struct{}, 4)
+// lockAll locks each candidate in its own project, lockJobs at a time; a
+// project locked before from the same package.json is read, not locked
+// again (a rerun after an interruption redoes only what is missing).
+func lockAll(cands []Candidate, into map[string]*NPMProbe, o install.LockOptions) {
+	res := make([]*NPMProbe, len(cands))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var firstErr error
-	for gi, g := range groups {
-		name := fmt.Sprintf("%s%02d", prefix, gi+1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			res, err := lockGroup(name, g)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
+	done := 0
+	_ = proc.Each(context.Background(), len(cands), lockJobs, func(i int) {
+		c := cands[i]
+		dir := install.NPMDir(c.Name, c.Version)
+		l, err := lockedBefore(dir, c)
+		if l == nil && err == nil {
+			l, err = install.LockNPM(context.Background(), dir, c.Name, c.Version, o)
+		}
+		pr := &NPMProbe{Version: c.Version}
+		if err != nil {
+			pr.Error = hostRE.ReplaceAllString(err.Error(), "<host>")
+			_ = os.RemoveAll(dir)
+		} else {
+			pr.Dir, pr.Bins, pr.Scripts, pr.Packages, pr.LegacyPeers = dir, l.Bins, l.Scripts, l.Packages, l.LegacyPeers
+			for d, v := range l.Dependencies {
+				if mcpDep(d) {
+					pr.MCP = append(pr.MCP, d+"@"+v)
+				}
 			}
-			for k, v := range res {
-				into[k] = v
-			}
-		}()
+			slices.Sort(pr.MCP)
+		}
+		res[i] = pr
+		mu.Lock()
+		done++
+		fmt.Fprintf(os.Stderr, "[%d/%d] %s@%s %s\n", done, len(cands), c.Name, c.Version, cmp.Or(pr.Error, "locked"))
+		mu.Unlock()
+	})
+	for i, c := range cands {
+		into[c.Name] = res[i]
 	}
-	wg.Wait()
-	return firstErr
 }
 
-const npmrc = "# npm settings of this study project (npm ci reads them too).\nlegacy-peer-deps=true\nomit-lockfile-registry-resolved=true\nfund=false\naudit=false\n"
-
-func lockGroup(name string, members []Candidate) (map[string]*NPMProbe, error) {
-	dir := filepath.Join("npm", name)
-	out := map[string]*NPMProbe{}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	ok := members
-	// A group locked before from the same package.json is kept as it is
-	// (a rerun of lock after an interruption redoes only what is missing).
-	// A member left out of that package.json did not lock with the group:
-	// locked alone it says why.
-	reuse := false
-	if kept, ok2 := lockedBefore(dir, members); ok2 {
-		reuse, ok = true, nil
-		for _, c := range members {
-			if kept[c.Name] {
-				ok = append(ok, c)
-				continue
-			}
-			msg := "did not lock with its group"
-			if m, e := lockAlone(c); e != nil {
-				msg = m
-			}
-			out[c.Name] = &NPMProbe{Version: c.Version, Error: msg}
-		}
-	}
-	for attempt := 0; !reuse; attempt++ {
-		if err := writeProject(dir, name, ok); err != nil {
-			return nil, err
-		}
-		msg, err := npmLock(dir)
-		if err == nil {
-			break
-		}
-		if attempt > 0 || len(ok) == 1 {
-			for _, c := range ok {
-				out[c.Name] = &NPMProbe{Version: c.Version, Error: msg}
-			}
-			ok = nil
-			break
-		}
-		// Find the members that do not lock on their own.
-		var keep []Candidate
-		for _, c := range ok {
-			if m, e := lockAlone(c); e != nil {
-				out[c.Name] = &NPMProbe{Version: c.Version, Error: m}
-			} else {
-				keep = append(keep, c)
-			}
-		}
-		ok = keep
-		if len(ok) == 0 {
-			break
-		}
-	}
-	if len(ok) == 0 {
-		return out, os.RemoveAll(dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		return nil, err
-	}
-	var lf struct {
-		Packages map[string]struct {
-			Version      string            `json:"version"`
-			Bin          map[string]string `json:"bin"`
-			Dependencies map[string]string `json:"dependencies"`
-		} `json:"packages"`
-	}
-	if err := json.Unmarshal(data, &lf); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	for _, c := range ok {
-		lp := lf.Packages["node_modules/"+c.Name]
-		pr := &NPMProbe{Version: lp.Version, Group: name, Bins: lp.Bin}
-		for d, v := range lp.Dependencies {
-			if mcpDep(d) {
-				pr.MCP = append(pr.MCP, d+"@"+v)
-			}
-		}
-		slices.Sort(pr.MCP)
-		if lp.Version != c.Version {
-			pr.Error = fmt.Sprintf("locked %q, not the pinned %q", lp.Version, c.Version)
-		}
-		out[c.Name] = pr
-	}
-	return out, nil
-}
-
-// lockAlone locks one candidate in a scratch project.
-func lockAlone(c Candidate) (string, error) {
-	tmp, err := os.MkdirTemp("", "population-")
-	if err != nil {
-		return err.Error(), err
-	}
-	defer os.RemoveAll(tmp)
-	if err := writeProject(tmp, "one", []Candidate{c}); err != nil {
-		return err.Error(), err
-	}
-	return npmLock(tmp)
-}
-
-// lockedBefore reads a group an earlier lock left: its lockfile exists
-// and its package.json pins a subset of members at their versions (the
-// members that locked). It returns the names pinned.
-func lockedBefore(dir string, members []Candidate) (map[string]bool, bool) {
-	if _, err := os.Stat(filepath.Join(dir, "package-lock.json")); err != nil {
-		return nil, false
-	}
+// lockedBefore reads a project an earlier lock left for c: its
+// package.json pins c alone and its lockfile locks it.
+func lockedBefore(dir string, c Candidate) (*install.Lock, error) {
 	var pj struct {
 		Dependencies map[string]string `json:"dependencies"`
 	}
-	if err := readJSON(filepath.Join(dir, "package.json"), &pj); err != nil || len(pj.Dependencies) == 0 {
-		return nil, false
+	if err := readJSON(filepath.Join(dir, "package.json"), &pj); err != nil || len(pj.Dependencies) != 1 || pj.Dependencies[c.Name] != c.Version {
+		return nil, nil
 	}
-	want := map[string]string{}
-	for _, c := range members {
-		want[c.Name] = c.Version
+	l, err := install.ReadLock(dir, c.Name)
+	if err != nil {
+		return nil, nil
 	}
-	kept := map[string]bool{}
-	for n, v := range pj.Dependencies {
-		if want[n] != v {
-			return nil, false
-		}
-		kept[n] = true
-	}
-	return kept, true
+	rc, _ := os.ReadFile(filepath.Join(dir, ".npmrc"))
+	l.LegacyPeers = bytes.Contains(rc, []byte("legacy-peer-deps=true"))
+	return l, nil
 }
 
 // mcpDep: a dependency on an MCP SDK or framework.
@@ -553,66 +480,6 @@ func mcpDep(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "@modelcontextprotocol/") || strings.HasPrefix(name, "@tmcp/")
-}
-
-func projectJSON(name string, members []Candidate) ([]byte, error) {
-	deps := map[string]string{}
-	for _, c := range members {
-		deps[c.Name] = c.Version
-	}
-	pj := map[string]any{
-		"name":         "mcpdrill-ecosystem-" + name,
-		"private":      true,
-		"description":  "One npm project of mcpdrill's ecosystem study, pinned to exact versions (studies/ecosystem/population lock).",
-		"dependencies": deps,
-	}
-	data, err := json.MarshalIndent(pj, "", "  ")
-	return append(data, '\n'), err
-}
-
-func writeProject(dir, name string, members []Candidate) error {
-	data, err := projectJSON(name, members)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), data, 0o644); err != nil {
-		return err
-	}
-	_ = os.Remove(filepath.Join(dir, "package-lock.json"))
-	return os.WriteFile(filepath.Join(dir, ".npmrc"), []byte(npmrc), 0o644)
-}
-
-func npmLock(dir string) (string, error) {
-	cmd := exec.Command("npm", "install", "--package-lock-only", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err := cmd.Run()
-	if err == nil {
-		return "", nil
-	}
-	msg := ""
-	for _, l := range strings.Split(buf.String(), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "npm error code") || strings.HasPrefix(l, "npm error 404") || strings.HasPrefix(l, "npm error notarget") {
-			if msg != "" {
-				msg += "; "
-			}
-			msg += strings.TrimPrefix(l, "npm error ")
-		}
-	}
-	if msg == "" {
-		msg = strings.TrimSpace(buf.String())
-		if i := strings.LastIndex(msg, "\n"); i >= 0 {
-			msg = msg[i+1:]
-		}
-	}
-	// No host name goes into the committed files: a URL keeps its path.
-	msg = hostRE.ReplaceAllString(msg, "<host>")
-	if len(msg) > 300 {
-		msg = msg[:300]
-	}
-	return msg, err
 }
 
 var hostRE = regexp.MustCompile(`https?://[^/\s'"]+`)
@@ -668,18 +535,14 @@ func cmpVer(a, b [3]int) int {
 	return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]), cmp.Compare(a[2], b[2]))
 }
 
-// Entry is one servers.json entry as this generator writes it (the field
-// order is the file's).
-type Entry struct {
-	Command     string            `json:"command"`
-	Args        []string          `json:"args,omitempty"`
-	Env         map[string]string `json:"env,omitempty"`
-	Package     string            `json:"package"`
-	Registry    string            `json:"registry"`
-	Downloads   int64             `json:"downloads,omitempty"`
-	Credentials []string          `json:"credentials,omitempty"`
-	PreviousOf  string            `json:"previous_of,omitempty"`
-	Excluded    string            `json:"excluded,omitempty"`
+// Entry is a servers.json entry: the study's own type.
+type Entry = studies.Entry
+
+// entry is an entry with its command, arguments and environment.
+func entry(command string, args []string, env map[string]string) Entry {
+	var e Entry
+	e.Command, e.Args, e.Env = command, args, env
+	return e
 }
 
 // Override is the dummy configuration of a package whose server needs
@@ -732,7 +595,8 @@ func servers() error {
 				out[c.Name+"@"+prev.Version] = pe
 			}
 		case "pypi":
-			e := Entry{Command: "pypi/" + c.Name + "/venv/bin/" + c.Name, Env: baseEnv(), Package: c.Name + "@" + c.Version, Registry: "pypi", Excluded: excluded["pypi:"+c.Name]}
+			e := entry("pypi/"+c.Name+"/venv/bin/"+c.Name, nil, baseEnv())
+			e.Package, e.Registry, e.Excluded = c.Name+"@"+c.Version, "pypi", excluded["pypi:"+c.Name]
 			if e.Excluded != "" {
 				e.Command, e.Env = c.Name, nil
 			}
@@ -747,11 +611,20 @@ func servers() error {
 			}
 		}
 	}
-	data, err := json.MarshalIndent(map[string]any{"mcpServers": out}, "", "  ")
-	if err != nil {
+	entries := make([]Entry, 0, len(out))
+	for name, e := range out {
+		e.Name = name
+		entries = append(entries, e)
+	}
+	var b bytes.Buffer
+	if err := studies.WriteServers(&b, entries); err != nil {
 		return err
 	}
-	return os.WriteFile("servers.json", append(data, '\n'), 0o644)
+	// What the study reads back is what was written.
+	if _, err := studies.ParseSpec(b.Bytes(), "."); err != nil {
+		return err
+	}
+	return os.WriteFile("servers.json", b.Bytes(), 0o644)
 }
 
 func readJSON(path string, v any) error {
@@ -777,6 +650,8 @@ func npmEntry(c Candidate, pr *NPMProbe, o Override, excluded string, creds []st
 		excluded = "not locked (run population lock)"
 	case pr.Error != "":
 		excluded = "does not install: npm could not lock it (" + pr.Error + ")"
+	case len(pr.Bins) == 0 && excluded == "" && platformPackage.MatchString(c.Name):
+		excluded = "platform package: a binary another package installs for one platform, with no executable (bin) of its own"
 	case len(pr.Bins) == 0 && excluded == "":
 		excluded = "library: the package has no executable (bin)"
 	}
@@ -786,7 +661,7 @@ func npmEntry(c Candidate, pr *NPMProbe, o Override, excluded string, creds []st
 		return e
 	}
 	bin := pickBin(c.Name, pr.Bins)
-	dir := "npm/" + pr.Group + "/node_modules/"
+	dir := pr.Dir + "/node_modules/"
 	target := dir + c.Name + "/" + strings.TrimPrefix(filepath.ToSlash(filepath.Clean(pr.Bins[bin])), "./")
 	if isJS(target) {
 		e.Command, e.Args = "node", []string{"${SPEC_DIR}/" + target}
@@ -815,6 +690,10 @@ func npmEntry(c Candidate, pr *NPMProbe, o Override, excluded string, creds []st
 	slices.Sort(e.Credentials)
 	return e
 }
+
+// platformPackage: a name that ends in an operating system and an
+// architecture (foo-linux-x64, foo-darwin-arm64, foo-win32-x64-msvc).
+var platformPackage = regexp.MustCompile(`-(linux|darwin|win32|windows|freebsd|android)(-[a-z0-9]+)+$`)
 
 // pickBin chooses the executable: the one named like the package (without
 // its scope), else the only one, else the first with "mcp" in its name,
@@ -898,7 +777,8 @@ func goEntry(pkg, version, summary string, excluded map[string]string) (string, 
 			}
 		}
 	}
-	e := Entry{Package: pkg + "@" + version, Registry: "go", Args: args, Env: env, Excluded: excluded[pkg]}
+	e := entry("", args, env)
+	e.Package, e.Registry, e.Excluded = pkg+"@"+version, "go", excluded[pkg]
 	if e.Excluded == "" {
 		switch {
 		case strings.Contains(summary, "client") && !strings.Contains(summary, "stdio server"):

@@ -45,6 +45,9 @@ func linkTree(root, store string) (linkStats, error) {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
+		if p == filepath.Join(root, ".package-lock.json") {
+			return nil // npm's record of the install, which npmInstalled dates
+		}
 		info, err := d.Info()
 		if err != nil {
 			return err

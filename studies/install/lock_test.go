@@ -1,0 +1,60 @@
+package install
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func writeLock(t *testing.T, dir, body string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadLock: what a lockfile says of its package (version,
+// executables, the packages with install scripts), and a lockfile that
+// names a registry URL, or lacks the package, refused.
+func TestReadLock(t *testing.T) {
+	dir := t.TempDir()
+	writeLock(t, filepath.Join(dir, "ok"), `{"lockfileVersion": 3, "packages": {
+		"": {"dependencies": {"@s/srv": "2.10.0"}},
+		"node_modules/@s/srv": {"version": "2.10.0", "integrity": "sha512-x", "bin": {"srv": "dist/index.js"}, "dependencies": {"keytar": "^7"}},
+		"node_modules/keytar": {"version": "7.9.0", "integrity": "sha512-y", "hasInstallScript": true},
+		"node_modules/a/node_modules/esbuild": {"version": "0.25.0", "integrity": "sha512-z", "hasInstallScript": true}}}`)
+	l, err := ReadLock(filepath.Join(dir, "ok"), "@s/srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Version != "2.10.0" || l.Bins["srv"] != "dist/index.js" || !slices.Equal(l.Scripts, []string{"esbuild", "keytar"}) || l.Packages != 3 || l.Dependencies["keytar"] != "^7" {
+		t.Errorf("lock %+v", l)
+	}
+	writeLock(t, filepath.Join(dir, "url"), `{"packages": {"node_modules/x": {"version": "1.0.0", "resolved": "https://registry.example/x/-/x-1.0.0.tgz"}}}`)
+	if _, err := ReadLock(filepath.Join(dir, "url"), "x"); err == nil || !strings.Contains(err.Error(), "resolved from a URL") {
+		t.Errorf("a lockfile with a registry URL: %v", err)
+	}
+	if _, err := ReadLock(filepath.Join(dir, "ok"), "other"); err == nil {
+		t.Error("a lockfile without the package read")
+	}
+}
+
+// TestLockNPMRefusesRegistryText: a name or version outside npm's grammar
+// never reaches npm.
+func TestLockNPMRefusesRegistryText(t *testing.T) {
+	dir := t.TempDir()
+	for _, nv := range [][2]string{{"--call=id", "1.0.0"}, {"x", "^1.0.0"}, {"x", "1.0.0 --registry=https://evil.example"}, {"git+https://h/x", "1.0.0"}} {
+		if _, err := LockNPM(context.Background(), filepath.Join(dir, "p"), nv[0], nv[1], LockOptions{}); err == nil {
+			t.Errorf("%q@%q locked", nv[0], nv[1])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p")); err == nil {
+		t.Error("a project was written for refused registry text")
+	}
+}

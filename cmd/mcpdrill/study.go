@@ -26,7 +26,7 @@ func studyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
-		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyVerifyCommand(nil), studyMergeCommand(nil),
+		Subcommands: []*cli.Command{studyRunCommand(nil), studyLockCommand(nil), studyInstallCommand(nil), studyVerifyCommand(nil), studyMergeCommand(nil),
 			studyReportCommand(nil), studyImportCommand(nil)},
 	}
 }

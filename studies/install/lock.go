@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/studies"
@@ -197,4 +198,57 @@ func ReadLock(dir, name string) (*Lock, error) {
 	}
 	slices.Sort(l.Scripts)
 	return l, nil
+}
+
+// Locked is the lock of one npm project of a study.
+type Locked struct {
+	// Dir is the project, relative to the study directory; Package the
+	// package-version it installs and Servers the entries it serves.
+	Dir, Package string
+	Servers      []string
+	Lock         *Lock
+	Err          error
+}
+
+// LockSpec locks the npm project of every npm entry of spec that has a
+// package and is neither excluded nor disabled (only those named, when
+// only is set): the project holding the entry's command, by convention
+// NPMDir(NAME, VERSION). jobs bounds how many lock at once; progress, when
+// set, is called (never concurrently) after each. A failed lock is a
+// result, never an error: LockSpec returns an error only when ctx ends.
+func LockSpec(ctx context.Context, spec *studies.Spec, only []string, jobs int, o LockOptions, progress func(Locked)) ([]Locked, error) {
+	var units []*unit
+	for _, u := range planInstall(spec, only) {
+		if u.registry == studies.RegistryNPM {
+			units = append(units, u)
+		}
+	}
+	out := make([]Locked, len(units))
+	var mu sync.Mutex
+	err := proc.Each(ctx, len(units), max(jobs, 1), func(i int) {
+		u := units[i]
+		r := Locked{Dir: rel(spec.Dir, u.dir), Package: u.pkg}
+		for _, e := range u.entries {
+			r.Servers = append(r.Servers, e.Name)
+		}
+		switch {
+		case u.dir == "":
+			r.Err = u.err // the command is under no node_modules
+		case slices.ContainsFunc(u.entries, func(e studies.Entry) bool { return e.Package != u.pkg }):
+			r.Err = fmt.Errorf("%s serves more than one package: each package-version is locked alone (%s)", r.Dir, NPMDir("NAME", "VERSION"))
+		default:
+			e := u.entries[0]
+			r.Lock, r.Err = LockNPM(ctx, u.dir, e.PackageName(), e.PackageVersion(), o)
+		}
+		mu.Lock()
+		out[i] = r
+		if progress != nil {
+			progress(r)
+		}
+		mu.Unlock()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lock interrupted: %w", err)
+	}
+	return out, nil
 }

@@ -2,11 +2,14 @@ package install
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 func writeLock(t *testing.T, dir, body string) {
@@ -56,5 +59,35 @@ func TestLockNPMRefusesRegistryText(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p")); err == nil {
 		t.Error("a project was written for refused registry text")
+	}
+}
+
+// TestLockSpecRefusesShared: a project that would serve two packages, or
+// a command under no node_modules, is a failed lock with the reason; no
+// npm runs for either.
+func TestLockSpecRefusesShared(t *testing.T) {
+	dir := t.TempDir()
+	spec, err := studies.ParseSpec([]byte(`{"mcpServers": {
+		"a": {"command": "npm/g1/node_modules/.bin/a", "package": "a@1.0.0"},
+		"b": {"command": "npm/g1/node_modules/.bin/b", "package": "b@1.0.0"},
+		"loose": {"command": "bin/x", "package": "x@1.0.0"},
+		"skipped": {"command": "npm/s@1.0.0/node_modules/.bin/s", "package": "s@1.0.0", "excluded": "library"}
+	}}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := LockSpec(context.Background(), spec, nil, 2, LockOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range res {
+		got[strings.Join(r.Servers, ",")] = fmt.Sprint(r.Err)
+	}
+	if len(got) != 2 || !strings.Contains(got["a,b"], "serves more than one package") || !strings.Contains(got["loose"], "not under a node_modules directory") {
+		t.Errorf("results %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "npm", "g1", "package.json")); err == nil {
+		t.Error("a shared project was written")
 	}
 }

@@ -131,14 +131,17 @@ type Dropped struct {
 // other packages and the remotes are variants of it. A remote-only server's
 // first remote is its row. When the list holds an older version too, the
 // release just before the latest is a row with previous_of. Packages map
-// to launch commands by registryType and runtimeHint (npm: npx -y
-// name@version; pypi: uvx name@version, or a venv's script; oci: docker run
-// -i --rm image); a package served over HTTP on a port it takes as an
-// argument or variable is launched on ${PORT}. Environment variables that
-// are secret, or required with no value, become credentials; a required
-// non-secret variable with a default is set to it. What cannot be launched
-// (an unknown registryType or runtimeHint, a required argument without a
-// value, a deleted server) is an excluded row with the reason.
+// to launch commands by registryType and runtimeHint (npm: npx -y --
+// name@version; pypi: uvx --from name==version name, or a venv's script;
+// oci: docker run -i --rm -- image); a package served over HTTP on a port
+// it takes as an argument or variable is launched on ${PORT}. Registry
+// text is data: identifiers and versions must pass their registry's
+// grammar, and runtime arguments pass only when known (runtime.go).
+// Environment variables that are secret, or required with no value,
+// become credentials; a required non-secret variable with a default is set
+// to it. What cannot be launched (an unknown registryType or runtimeHint,
+// registry text refused, an unknown runner option, a required argument
+// without a value, a deleted server) is an excluded row with the reason.
 func Import(data []byte, o Options) (*Result, error) {
 	items, err := readRegistry(data)
 	if err != nil {

@@ -138,7 +138,7 @@ func LockNPM(ctx context.Context, dir, name, version string, o LockOptions) (*Lo
 		lines, err = run(npmrc + legacyPeers)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("npm could not lock %s@%s: %s", name, version, cmp.Or(errorLine(lines), err.Error()))
+		return nil, fmt.Errorf("%s", cmp.Or(npmWhy(lines), errorLine(lines), err.Error()))
 	}
 	l, err := ReadLock(dir, name)
 	if err != nil {
@@ -251,4 +251,32 @@ func LockSpec(ctx context.Context, spec *studies.Spec, only []string, jobs int, 
 		return nil, fmt.Errorf("lock interrupted: %w", err)
 	}
 	return out, nil
+}
+
+// npmWhy is npm's error code and the line after it that says why
+// ("ETARGET: No matching version found for X@^2.0.0…"), registry hosts
+// removed; "" when npm named no code.
+func npmWhy(lines []string) string {
+	code, why := "", ""
+	for _, l := range lines {
+		t, ok := strings.CutPrefix(strings.TrimSpace(l), "npm error ")
+		if !ok {
+			continue
+		}
+		switch {
+		case code == "" && strings.HasPrefix(t, "code "):
+			code = strings.TrimPrefix(t, "code ")
+		case code != "" && why == "" && !strings.HasPrefix(t, "A complete log") && !strings.HasPrefix(t, "In most cases"):
+			// "notarget No matching…", "404 Not Found - GET …", "notsup Unsupported platform…"
+			_, rest, _ := strings.Cut(t, " ")
+			why = hostRE.ReplaceAllString(rest, "<host>")
+		}
+	}
+	if code == "" {
+		return ""
+	}
+	if len(why) > 240 {
+		why = why[:240] + "…"
+	}
+	return strings.TrimSuffix(code+": "+why, ": ")
 }

@@ -91,3 +91,18 @@ func TestLockSpecRefusesShared(t *testing.T) {
 		t.Error("a shared project was written")
 	}
 }
+
+// TestNpmWhy: npm's code and the line that says why, no host.
+func TestNpmWhy(t *testing.T) {
+	for in, want := range map[string]string{
+		"npm warn x\nnpm error code ETARGET\nnpm error notarget No matching version found for @s/devtools@^2.0.0 with a date before 12/3/2026.\nnpm error notarget In most cases you asked for a version that does not exist.": "ETARGET: No matching version found for @s/devtools@^2.0.0 with a date before 12/3/2026.",
+		"npm error code E404\nnpm error 404 Not Found - GET https://registry.example/@a%2fb - Not found\nnpm error 404":                                                                                                        "E404: Not Found - GET <host>/@a%2fb - Not found",
+		"npm error code EBADPLATFORM\nnpm error notsup Unsupported platform for x@1.0.0: wanted {\"os\":\"win32\"}":                                                                                                            `EBADPLATFORM: Unsupported platform for x@1.0.0: wanted {"os":"win32"}`,
+		"npm error code ERESOLVE\nnpm error A complete log of this run can be found in: /x":                                                                                                                                    "ERESOLVE",
+		"nothing": "",
+	} {
+		if got := npmWhy(strings.Split(in, "\n")); got != want {
+			t.Errorf("npmWhy(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -74,10 +74,11 @@ study: build
 	./$(BIN) study report $(STUDY_DIR)/results.json -o $(STUDY_DIR)
 
 # The ecosystem study (studies/ecosystem, METHODOLOGY "The ecosystem study"): installs
-# every pinned package of its population under the study directory (npm projects
-# already installed from the same lockfile are kept), scans them, and reports.
+# every pinned package of its population alone under the study directory (npm projects
+# already installed from the same lockfile are kept; files shared through the store),
+# scans them, and reports. The lockfiles come from go run ./studies/population lock.
 study-ecosystem: build
-	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4 --timeout 40m
+	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4 --timeout 15m
 	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s \
 		--population "$(ECOSYSTEM_POPULATION)"
 	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json -o $(ECOSYSTEM_DIR)

@@ -120,7 +120,7 @@ func TestInstallPyPIOffline(t *testing.T) {
 	if r := rows["pypi:tampered"]; !strings.Contains(strings.ToLower(r.Reason), "hash") {
 		t.Errorf("tampered: reason %q does not name the hash", r.Reason)
 	}
-	if r := rows["npm-no-lock"]; !strings.Contains(r.Reason, "package-lock.json") {
+	if r := rows["npm-no-lock"]; !strings.Contains(r.Reason, "npm/none has no package.json") {
 		t.Errorf("npm-no-lock: reason %q", r.Reason)
 	}
 	p := rows["pypi:probe"]

@@ -100,10 +100,11 @@ type Row struct {
 	Status  string `json:"status"`
 	Failure string `json:"failure,omitempty"`
 	Reason  string `json:"reason,omitempty"`
-	// Outcome refines the status for a population (outcome.go): scanned,
-	// needs-credentials, failed-start, failed-install, not-a-server or
-	// excluded; absent in a document written before the field was added.
-	Outcome string `json:"outcome,omitempty"`
+	// Outcome refines the status for a population (outcome.go, one of
+	// Outcomes); absent in a document written before the field was added.
+	// OutcomeWhy says which rule decided it and on what evidence.
+	Outcome    string `json:"outcome,omitempty"`
+	OutcomeWhy string `json:"outcome_why,omitempty"`
 	// Registry is the package's registry (servers.json's, or inferred from
 	// the package) and Downloads its monthly downloads when the population
 	// was drawn (0: unknown), both copied from servers.json.

@@ -7,15 +7,18 @@
 package studies
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
@@ -192,6 +195,11 @@ func (e Entry) validate() error {
 	default:
 		return fmt.Errorf("registry %q: want npm, pypi, go or oci", e.Registry)
 	}
+	if e.Package != "" {
+		if err := CheckPackage(e.PackageRegistry(), e.Package); err != nil {
+			return fmt.Errorf("package: %w", err)
+		}
+	}
 	if e.Launch != nil {
 		if e.Launch.Ready != "" {
 			if d, err := time.ParseDuration(e.Launch.Ready); err != nil || d <= 0 {
@@ -238,4 +246,22 @@ func (v Vars) vars() map[string]string {
 		}
 	}
 	return m
+}
+
+// WriteServers writes entries as a servers.json ({"mcpServers": {...}},
+// keys sorted, two-space indent) that ParseSpec reads back.
+func WriteServers(w io.Writer, entries []Entry) error {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Name]; dup {
+			return fmt.Errorf("servers.json: %q given twice", e.Name)
+		}
+		m[e.Name] = e
+	}
+	var b bytes.Buffer
+	if err := jsonvalue.WriteIndented(&b, map[string]any{"mcpServers": m}); err != nil {
+		return fmt.Errorf("writing servers.json: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -118,6 +119,9 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(os.Environ(), cfg.Env...)
+	if cfg.CleanEnv {
+		cmd.Env = slices.Clone(cfg.Env)
+	}
 	cmd.Dir = cfg.Dir
 	reap.OwnGroup(cmd)
 	child, err := pipes.Start(cmd, pipes.Stderr)

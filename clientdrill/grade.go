@@ -214,7 +214,7 @@ func wireEvidence(w wireLog) []string {
 	if fi < 0 {
 		return out
 	}
-	for _, e := range w.events[fi:] {
+	for _, e := range cancelsFirst(w.events[fi:], w.faultID) {
 		if e.method == "ping" || (e.kind == "response" && e.id != w.asked) {
 			continue
 		}
@@ -290,4 +290,25 @@ func exitEvidence(e exitInfo) string {
 		return fmt.Sprintf("ended by signal %d", e.status-128)
 	}
 	return fmt.Sprintf("exit status %d", e.status)
+}
+
+// cancelsFirst returns events (the faulted call first) with the
+// cancellations of the faulted call moved right after it, the rest in
+// arrival order. Over Streamable HTTP a client's cancellation and its next
+// request travel on POSTs of their own, so which arrives first is the
+// machine's doing, not the client's: the evidence must not depend on it.
+func cancelsFirst(events []wireEvent, faultID string) []wireEvent {
+	out := make([]wireEvent, 0, len(events))
+	out = append(out, events[0])
+	for _, e := range events[1:] {
+		if e.cancels != "" && e.cancels == faultID {
+			out = append(out, e)
+		}
+	}
+	for _, e := range events[1:] {
+		if e.cancels == "" || e.cancels != faultID {
+			out = append(out, e)
+		}
+	}
+	return out
 }

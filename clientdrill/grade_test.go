@@ -1,6 +1,7 @@
 package clientdrill
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -83,5 +84,19 @@ func TestCatalogue(t *testing.T) {
 	}
 	if len(RulesCatalogue()) != len(seen)+1 {
 		t.Error("a scenario has no rule")
+	}
+}
+
+// TestWireEvidenceOrder: a cancellation of the faulted call and the next
+// call give the same evidence in either arrival order (over HTTP they
+// travel on POSTs of their own).
+func TestWireEvidenceOrder(t *testing.T) {
+	fault := wireEvent{conn: 1, kind: "request", method: "tools/call", tool: "record", id: "1", faulted: true}
+	cancel := wireEvent{conn: 1, kind: "notification", method: "notifications/cancelled", cancels: "1"}
+	next := wireEvent{conn: 1, kind: "request", method: "tools/call", tool: "lookup", id: "2"}
+	a := wireEvidence(wireLog{events: []wireEvent{fault, cancel, next}, faultID: "1"})
+	b := wireEvidence(wireLog{events: []wireEvent{fault, next, cancel}, faultID: "1"})
+	if !slices.Equal(a, b) || len(a) != 3 || a[1] != "c1 notifications/cancelled (of the faulted call)" {
+		t.Errorf("evidence depends on arrival order:\n%q\n%q", a, b)
 	}
 }

@@ -555,7 +555,7 @@ type countingGuard struct {
 	sent, answered int
 }
 
-func (c *countingGuard) Attach(send func([]byte), roundTrip mcp.RoundTripper, toClient func([]byte)) {
+func (c *countingGuard) Attach(send func([]byte), roundTrip func(context.Context, []byte) ([]byte, error), toClient func([]byte)) {
 	c.Guard.Attach(func(b []byte) {
 		c.mu.Lock()
 		c.sent++

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -94,7 +93,7 @@ func sdkStdioCfg(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}, DiscoverTimeout: 10 * time.Second}
+	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}, RequestTimeout: fakeWait, DiscoverTimeout: fakeWait}
 }
 
 func TestSDKStdioModern(t *testing.T) {

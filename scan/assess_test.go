@@ -3,9 +3,10 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )

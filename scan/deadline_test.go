@@ -10,11 +10,12 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/memnet"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
 // scanWithin runs a scan and fails the test if Run has not returned long
-// after its deadline (hangGrace): only a hang reaches that. When a scan
+// after its deadline (testutil.Hang): only a hang reaches that. When a scan
 // returns, in virtual time, is TestDeadlineCutsAreNotServerFaults's
 // http case.
 func scanWithin(t *testing.T, cfg mcp.Config, o Options) *Report {
@@ -28,7 +29,7 @@ func scanWithin(t *testing.T, cfg mcp.Config, o Options) *Report {
 		r, err := Run(context.Background(), cfg, o)
 		done <- result{r, err}
 	}()
-	wall := time.NewTimer(o.Deadline + hangGrace)
+	wall := time.NewTimer(o.Deadline + testutil.Hang)
 	defer wall.Stop()
 	select {
 	case res := <-done:
@@ -37,13 +38,10 @@ func scanWithin(t *testing.T, cfg mcp.Config, o Options) *Report {
 		}
 		return res.r
 	case <-wall.C:
-		t.Fatalf("scan still running %v after its %v deadline", hangGrace, o.Deadline)
+		t.Fatalf("scan still running %v after its %v deadline", testutil.Hang, o.Deadline)
 		return nil
 	}
 }
-
-// hangGrace is how long after its deadline a scan is taken to hang.
-const hangGrace = 2 * time.Minute
 
 func toolReport(r *Report, name string) (ToolReport, bool) {
 	for _, tr := range r.Tools {

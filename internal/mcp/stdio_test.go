@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func connectFake(t *testing.T, mode string, mod func(*Config)) *Client {
@@ -232,7 +234,7 @@ func shortenRequests(c *Client, d time.Duration) { c.cfg.RequestTimeout = d }
 
 // setCloseGrace sets how long Close waits for a server to exit after
 // closing its stdin (eof) and after SIGTERM (term), for one test. A grace
-// the server is expected to exit within is fakeWait; one it is expected to
+// the server is expected to exit within is testutil.Hang; one it is expected to
 // outlast is short.
 func setCloseGrace(t *testing.T, eof, term time.Duration) {
 	oldEOF, oldTerm := closeGrace, termGrace
@@ -262,13 +264,13 @@ func TestStdioTimeoutCancels(t *testing.T) {
 	}
 }
 
-// await waits for ch to close; only a hang reaches its bound (fakeWait).
+// await waits for ch to close; only a hang reaches its bound (testutil.Hang).
 func await(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(fakeWait):
-		t.Fatalf("%s: not within %v", what, fakeWait)
+	case <-time.After(testutil.Hang):
+		t.Fatalf("%s: not within %v", what, testutil.Hang)
 	}
 }
 
@@ -356,7 +358,7 @@ func TestStdioCloseEscalation(t *testing.T) {
 }
 
 func TestStdioCloseGraceful(t *testing.T) {
-	setCloseGrace(t, fakeWait, fakeWait)
+	setCloseGrace(t, testutil.Hang, testutil.Hang)
 	c := connectFake(t, "legacy", nil)
 	c.Close()
 	if o, ok := hasObs(c, "shutdown"); ok {
@@ -377,10 +379,10 @@ func TestStdioShutdownRecorded(t *testing.T) {
 		eof, term time.Duration // short where the server outlasts it
 		before    func(t *testing.T, c *Client)
 	}{
-		{"legacy", ShutdownStdinClosed, fakeWait, fakeWait, nil},
-		{"linger", ShutdownTerminated, 200 * time.Millisecond, fakeWait, nil},
+		{"legacy", ShutdownStdinClosed, testutil.Hang, testutil.Hang, nil},
+		{"linger", ShutdownTerminated, 200 * time.Millisecond, testutil.Hang, nil},
 		{"stubborn", ShutdownKilled, 200 * time.Millisecond, 200 * time.Millisecond, nil},
-		{"crash", ShutdownExitedBefore, fakeWait, fakeWait, func(t *testing.T, c *Client) {
+		{"crash", ShutdownExitedBefore, testutil.Hang, testutil.Hang, func(t *testing.T, c *Client) {
 			_, _ = c.Call(context.Background(), "tools/call", map[string]any{"name": "boom"})
 			await(t, c.stdio.waitDone, "the server's exit")
 		}},
@@ -513,7 +515,7 @@ func TestStdioConcurrentCalls(t *testing.T) {
 }
 
 func TestStdioWriteBlocked(t *testing.T) {
-	setCloseGrace(t, 100*time.Millisecond, fakeWait) // the server never reads: it outlasts the first grace
+	setCloseGrace(t, 100*time.Millisecond, testutil.Hang) // the server never reads: it outlasts the first grace
 	// The server never reads: the write of the request blocks, and the
 	// request ends at its timeout all the same.
 	c := connectFake(t, "deaf", func(c *Config) { c.Protocol = Rev20260728; c.RequestTimeout = 300 * time.Millisecond })

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,7 +486,22 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 				break
 			}
 		}
-		waitStatus(t, st, guard.StatusVerified)
+		// Every page reached the client: together they are the pinned set.
+		rec := waitStatus(t, st, guard.StatusVerified)
+		var pinned []string
+		for _, raw := range rec.Baseline.Tools {
+			var tl struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &tl); err != nil {
+				t.Fatal(err)
+			}
+			pinned = append(pinned, tl.Name)
+		}
+		slices.Sort(all)
+		if len(pinned) < 3 || !slices.Equal(all, pinned) {
+			t.Fatalf("the pages listed %v; the pinned set is %v", all, pinned)
+		}
 	}
 	t.Run("stdio", func(t *testing.T) {
 		st, _ := guard.Open(t.TempDir())

@@ -134,11 +134,10 @@ func (a stdioAwaits) seen(o observation) bool {
 // one call frame: those whose reply never comes, or comes twice or with a
 // notification. A disconnect ends the stream, which ends the observation.
 var stdioAwait = map[string]stdioAwaits{
-	"timeout":    {calls: 0},
-	"drop":       {calls: 0},
-	"duplicate":  {calls: 2},
-	"drop-tool":  {calls: 1, note: "notifications/tools/list_changed"},
-	"disconnect": {calls: 1}, "disconnect kill": {calls: 1},
+	"timeout":   {calls: 0},
+	"drop":      {calls: 0},
+	"duplicate": {calls: 2},
+	"drop-tool": {calls: 1, note: "notifications/tools/list_changed"},
 }
 
 type faultCase struct {

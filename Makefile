@@ -58,9 +58,18 @@ fuzz:
 		done; \
 	done
 
-lint:
+# staticcheck, pinned with its dependencies in tools/go.mod and tools/go.sum:
+# a module of its own, so the main go.mod requires nothing for it. Built into
+# bin/ from the Go module proxy (checked against go.sum) on first use.
+STATICCHECK := bin/staticcheck
+
+$(STATICCHECK): tools/go.mod tools/go.sum
+	cd tools && $(GO) build -o ../$(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+
+lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 
 # The official MCP conformance suite (Node 22 from npm) against the Go SDK's
 # everything-server, direct and through `mcpdrill wrap`: the scores must match.

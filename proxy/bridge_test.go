@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // startBridge serves a bridge to the server role in this test binary.
@@ -53,7 +55,7 @@ func TestBridgeServesStdioOverHTTP(t *testing.T) {
 	direct := clientSession(t, argv, []string{roleEnv + "=sdk"})
 	url := startBridge(t, "sdk", Config{})
 	for range 2 {
-		bridged := sessionOf(t, mcpConfigURL(url), 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+		bridged := sessionOf(t, mcpConfigURL(url), testutil.Hang, "add", map[string]any{"a": 2, "b": 3})
 		if direct != bridged {
 			t.Fatalf("differs:\n%s\n---\n%s", direct, bridged)
 		}
@@ -122,7 +124,7 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 			defer cancel()
 			cl, err := mcp.Connect(ctx, mcp.Config{URL: url})
 			if err != nil {
@@ -158,7 +160,7 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 // 413 before it is read.
 func TestBridgeFrameCap(t *testing.T) {
 	const cap = 64 << 10
-	c := &http.Client{Timeout: 30 * time.Second}
+	c := &http.Client{Timeout: testutil.Hang}
 	for _, tt := range []struct {
 		name, accept string
 		reply, ask   int // sizes of the reply, and of a request of the server's before it
@@ -231,10 +233,12 @@ func TestBridgeMemoryBudget(t *testing.T) {
 // keeps none of it. The echoing server never answers: it sends each
 // request back, which answers nothing and travels on the event stream of
 // the initialize still waiting, where the test sees that the call's
-// request reached the server while the call waits.
+// request reached the server while the call waits. The reply timeout is
+// testutil.Hang, so the call is still waiting whatever the load; its
+// client then leaves. (The reply timeout itself: TestBridgeReplyTimeout.)
 func TestBridgeBodyFreedOnceSent(t *testing.T) {
 	argv, env := self("cat")
-	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: 3 * time.Second})
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,17 +248,20 @@ func TestBridgeBodyFreedOnceSent(t *testing.T) {
 		defer b.budget.mu.Unlock()
 		return b.budget.used
 	}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(hostileInit))
-	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	opened, err := http.DefaultClient.Do(req)
-	if err != nil || opened.Header.Get(sessionHeader) == "" {
-		t.Fatalf("initialize: %v %v", opened, err)
-	}
+	opened := openEchoSession(t, url)
 	defer opened.Body.Close()
-	done := make(chan exchange, 1)
+	callCtx, leave := context.WithCancel(t.Context())
+	defer leave()
+	done := make(chan error, 1)
 	go func() {
-		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
-		done <- do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"pad":"`+strings.Repeat("p", 512<<10)+`"}}}`))
+		req, _ := http.NewRequestWithContext(callCtx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"pad":"`+strings.Repeat("p", 512<<10)+`"}}}`))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		done <- err
 	}()
 	br := bufio.NewReader(opened.Body)
 	for {
@@ -266,19 +273,51 @@ func TestBridgeBodyFreedOnceSent(t *testing.T) {
 			break
 		}
 	}
-	for deadline := time.Now().Add(time.Second); used() != 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); used() != 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d bytes still charged while the call waits for its answer", used())
 		}
 	}
 	select {
-	case ex := <-done:
-		t.Fatalf("the call ended before its reply timeout: %v", ex)
+	case err := <-done:
+		t.Fatalf("the call ended while it waited for its answer: %v", err)
 	default:
 	}
-	if ex := <-done; ex.status != http.StatusGatewayTimeout {
+	leave()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call, after its client left: %v", err)
+	}
+}
+
+// TestBridgeReplyTimeout: a call the server never answers ends with 504
+// when the reply timeout runs out.
+func TestBridgeReplyTimeout(t *testing.T) {
+	argv, env := self("cat")
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	opened := openEchoSession(t, url)
+	defer opened.Body.Close()
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)); ex.status != http.StatusGatewayTimeout {
 		t.Fatalf("the unanswered call: %v", ex)
 	}
+}
+
+// openEchoSession opens a session on a bridge to the echoing server (role
+// cat): its initialize is never answered, and its event stream stays open
+// with what the server sends back.
+func openEchoSession(t *testing.T, url string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(hostileInit))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	opened, err := http.DefaultClient.Do(req)
+	if err != nil || opened.Header.Get(sessionHeader) == "" {
+		t.Fatalf("initialize: %v %v", opened, err)
+	}
+	return opened
 }
 
 // TestBridgeBudgetGivenBack: every byte the bridge charges to its budget
@@ -329,7 +368,7 @@ func TestBridgeBudgetGivenBack(t *testing.T) {
 		defer b.budget.mu.Unlock()
 		return b.budget.used
 	}
-	for deadline := time.Now().Add(10 * time.Second); used() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); used() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d bytes still charged after every response ended", used())
 		}

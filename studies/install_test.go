@@ -95,7 +95,7 @@ func TestInstallPyPIOffline(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "results.json")
-	runCLI(t, bin, "study", "run", spec, "-o", out, "-q", "-j", "2", "--timeout", "30s", "--request-timeout", "5s")
+	runCLI(t, bin, "study", "run", spec, "-o", out, "-q", "-j", "2", "--timeout", testutil.Hang.String(), "--request-timeout", testutil.Hang.String())
 	res, raw := readResults(t, out)
 	if strings.Contains(string(raw), dir) {
 		t.Fatal("the study directory leaked into results.json")

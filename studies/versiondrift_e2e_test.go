@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -153,9 +153,9 @@ func runStudy(t *testing.T, dir string, servers map[string]any) *studies.Results
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testutil.Hang)
 	defer cancel()
-	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: time.Minute, RequestTimeout: 5 * time.Second, SkipSecondConnection: true, TempDir: t.TempDir()})
+	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: testutil.Hang, RequestTimeout: testutil.Hang, SkipSecondConnection: true, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

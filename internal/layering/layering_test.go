@@ -51,6 +51,7 @@ var allowed = map[string][]string{
 	"studies/registry":               {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
+	"internal/mcptest/memnet":        {},
 	"internal/mcptest/testutil":      {},
 	"internal/mcptest/hostile":       {},
 	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/target", "internal/testbed"},

@@ -18,7 +18,8 @@ import (
 
 // Shutdown timing for stdio children (variables so tests can shorten them).
 var (
-	closeGrace = 2 * time.Second // after closing stdin, and again after SIGTERM
+	closeGrace = 2 * time.Second // after closing stdin
+	termGrace  = 2 * time.Second // after SIGTERM
 	exitDrain  = 250 * time.Millisecond
 )
 
@@ -409,7 +410,7 @@ func (s *stdioConn) close() error {
 			reap.TerminateGroup(s.cmd)
 			select {
 			case <-s.waitDone:
-			case <-time.After(closeGrace):
+			case <-time.After(termGrace):
 				s.obs.note("shutdown", "server ignored SIGTERM; sent SIGKILL")
 				how = ShutdownKilled
 				reap.KillGroup(s.cmd)

@@ -34,10 +34,12 @@ var allowed = map[string][]string{
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":                {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"scan/provider":                  {"internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
-	"scan":                           {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	"guard/intercept": {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"scan/provider":   {"internal/jsonschema", "internal/jsonvalue", "internal/splitmix"},
+	"scan":            {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"studies":         {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	// mcpdrill as an MCP server: the tools run scan and drift.
+	"mcpserve":                       {"drift", "faults", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
@@ -46,7 +48,7 @@ var allowed = map[string][]string{
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue",
-		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "scan/provider", "studies"},
+		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "mcpserve", "proxy", "report", "scan", "scan/provider", "studies"},
 }
 
 // TestEveryPackageIsLayered: a package missing from allowed would escape

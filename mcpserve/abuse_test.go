@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/hostile"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -292,6 +293,53 @@ func TestAbuseServerTextIsData(t *testing.T) {
 	m := s.call("tools/list", nil)
 	if !strings.Contains(string(m.Result), "untrusted") {
 		t.Error("no tool description says results are untrusted")
+	}
+}
+
+// TestAbuseHostileCorpus: the project's hostile corpus (terminal escapes,
+// workflow commands, bidi overrides, NUL, text that is not UTF-8) in a
+// server's name, tool names, error messages and stderr reaches no result
+// as it is: over HTTP (scan, fingerprint, drift, whose findings quote tool
+// names) and over stdio from a server that dies saying it on stderr.
+func TestAbuseHostileCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans a server")
+	}
+	srv := httptest.NewServer(hostile.Handler())
+	t.Cleanup(srv.Close)
+	crash := map[string]any{"command": os.Args[0], "env": map[string]string{hostile.EnvChild: "crash"}}
+	s := start(t, Options{Targets: &Targets{Home: home(t, map[string]any{"dying": crash}), AllowURLs: []string{srv.URL}}})
+	s.init("2025-06-18")
+	manifest := map[string]any{"tools": []any{map[string]any{"name": hostile.ToolName(0) + "-gone", "inputSchema": map[string]any{"type": "object"}}}}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"scan", map[string]any{"target": srv.URL}},
+		{"fingerprint", map[string]any{"target": srv.URL}},
+		{"drift", map[string]any{"target": srv.URL, "manifest": manifest}},
+		{"scan", map[string]any{"target": "dying"}},
+	} {
+		r := s.tool(call.tool, call.args)
+		if r.IsError {
+			t.Fatalf("%s %v: %s", call.tool, call.args["target"], r.text())
+		}
+		v, err := jsonvalue.DecodeJSON(r.Structured)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.text(), `\\x`) {
+			t.Errorf("%s %v: the corpus did not reach the result, escaped: %s", call.tool, call.args["target"], r.text())
+		}
+		var strs []string
+		walkStrings(v, &strs)
+		for _, str := range strs {
+			for _, m := range hostile.Markers {
+				if strings.Contains(str, m) {
+					t.Errorf("%s %v: %q holds %q", call.tool, call.args["target"], str, m)
+				}
+			}
+		}
 	}
 }
 

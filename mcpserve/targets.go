@@ -83,33 +83,6 @@ func (t *Targets) files() []configFile {
 	return out
 }
 
-// OwnConfig reports whether path is one of the user's own client
-// configurations (a "user" location under home and configDir), by its
-// absolute path or where symbolic links lead. The command that starts the
-// server refuses any other --config without --trust-workspace.
-func OwnConfig(path, home, configDir string) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		real = abs
-	}
-	for _, l := range clientconfig.Locations(clientconfig.Platform{Home: home, ConfigDir: configDir}) {
-		if l.Scope != "user" {
-			continue
-		}
-		if l.Path == abs || l.Path == real {
-			return true
-		}
-		if r, err := filepath.EvalSymlinks(l.Path); err == nil && r == real {
-			return true
-		}
-	}
-	return false
-}
-
 // Bounds of the model's target and config arguments.
 const (
 	maxTargetBytes = 2048

@@ -75,7 +75,7 @@ func parseMCPOptions(c *cli.Context) (*mcpOptions, error) {
 		if _, err := clientconfig.ReadFile(abs, inputfile.Read); err != nil {
 			return nil, usageErr("--config: %v", err)
 		}
-		if !t.TrustWorkspace && !mcpserve.OwnConfig(abs, t.Home, t.ConfigDir) {
+		if !t.TrustWorkspace && !(clientconfig.Platform{Home: t.Home, ConfigDir: t.ConfigDir}).Own(abs) {
 			return nil, usageErr("--config %s is not one of your own MCP client configurations: the tools would start the commands it names; review it, then add --trust-workspace", p)
 		}
 		t.Files = append(t.Files, abs)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,9 +40,9 @@ type sdkClientRun struct {
 }
 
 // sdkClient runs the TypeScript SDK client against the stdio server argv,
-// calling tool with args; it skips when the pinned SDK is not installed
+// calling tool with args, with env added to the environment; it skips when the pinned SDK is not installed
 // (fails under MCPDRILL_REQUIRE_NPM, as in CI).
-func sdkClient(t *testing.T, tool, args string, argv ...string) sdkClientRun {
+func sdkClient(t *testing.T, tool, args string, env []string, argv ...string) sdkClientRun {
 	t.Helper()
 	dir := filepath.Join(testutil.ModuleRoot(t), "testdata", "npm")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
@@ -58,7 +59,7 @@ func sdkClient(t *testing.T, tool, args string, argv ...string) sdkClientRun {
 	}
 	cmd := exec.Command("node", append([]string{"sdk-client.mjs"}, argv...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "MCPDRILL_TOOL="+tool, "MCPDRILL_ARGS="+args)
+	cmd.Env = append(append(os.Environ(), "MCPDRILL_TOOL="+tool, "MCPDRILL_ARGS="+args), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -116,13 +117,13 @@ func TestPayloadFaultsStayInsideTheProtocol(t *testing.T) {
 	}
 	bin := testutil.Binary(t)
 	const tool, args = "add", `{"a":1,"b":2}`
-	direct := sdkClient(t, tool, args, bin, "testbed")
+	direct := sdkClient(t, tool, args, nil, bin, "testbed")
 	if direct.ListError != "" || direct.CallError != "" || !direct.Checked || len(direct.List.Tools) == 0 {
 		t.Fatalf("direct: %+v", direct)
 	}
 	for _, fault := range []string{"corrupt", "schema-break"} {
 		t.Run(fault, func(t *testing.T) {
-			got := sdkClient(t, tool, args, bin, "wrap", "--quiet", "--seed", "1", "--faults", fault, "--", bin, "testbed")
+			got := sdkClient(t, tool, args, nil, bin, "wrap", "--quiet", "--seed", "1", "--faults", fault, "--", bin, "testbed")
 			if got.ListError != "" || got.CallError != "" {
 				t.Fatalf("the SDK refused: list %q, call %q", got.ListError, got.CallError)
 			}
@@ -194,4 +195,31 @@ func withoutText(t *testing.T, raw json.RawMessage) string {
 	}
 	strip(v)
 	return canonicalValue(v)
+}
+
+// TestMCPServerWithTheTypeScriptSDK: the official TypeScript SDK client
+// lists `mcpdrill mcp`'s tools and accepts each result against the tool's
+// outputSchema (its own validator, a second opinion on the schemas).
+func TestMCPServerWithTheTypeScriptSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs node and the binary")
+	}
+	bin := testutil.Binary(t)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"mcpServers":{"tb":{"command":` + strconv.Quote(bin) + `,"args":["testbed"]}}}`
+	if err := os.WriteFile(filepath.Join(home, ".cursor", "mcp.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args string }{
+		{"servers", `{}`}, {"rules", `{"id":"MCP-OUT-VACUOUS"}`}, {"scan", `{"target":"tb"}`},
+		{"fingerprint", `{"target":"tb"}`}, {"drift", `{"target":"tb","manifest":{"tools":[]}}`},
+	} {
+		r := sdkClient(t, tc.tool, tc.args, []string{"HOME=" + home}, bin, "mcp")
+		if r.ListError != "" || len(r.List.Tools) != 5 || r.CallError != "" || !r.Checked {
+			t.Errorf("%s: list %q (%d tools), call %q, checked %v %q", tc.tool, r.ListError, len(r.List.Tools), r.CallError, r.Checked, r.CheckedError)
+		}
+	}
 }

@@ -120,3 +120,31 @@ func ReadFile(path string, read func(string) ([]byte, error)) (*Config, error) {
 	}
 	return c, nil
 }
+
+// Own reports whether path is one of the user's own client configurations:
+// a "user" location of Locations(p) (in the home or configuration
+// directory), compared by absolute path and by where symbolic links lead.
+// Every other file, a workspace's above all, is one the user may not have
+// written.
+func (p Platform) Own(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	for _, l := range Locations(Platform{Home: p.Home, ConfigDir: p.ConfigDir}) {
+		if l.Scope != "user" {
+			continue
+		}
+		if l.Path == abs || l.Path == real {
+			return true
+		}
+		if r, err := filepath.EvalSymlinks(l.Path); err == nil && r == real {
+			return true
+		}
+	}
+	return false
+}

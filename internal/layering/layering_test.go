@@ -19,6 +19,7 @@ var allowed = map[string][]string{
 	"internal/reap/reaptest": {},
 	"internal/redact":        {},
 	"internal/jsonvalue":     {},
+	"internal/safetext":      {},
 	"internal/jsonschema":    {"internal/jsonvalue", "internal/splitmix"},
 	"internal/splitmix":      {},
 	"internal/target":        {},
@@ -39,15 +40,16 @@ var allowed = map[string][]string{
 	"scan":            {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
 	"studies":         {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	// mcpdrill as an MCP server: the tools run scan and drift.
-	"mcpserve":                       {"drift", "faults", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	"mcpserve":                       {"drift", "faults", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
 	"internal/mcptest/testutil":      {},
+	"internal/mcptest/hostile":       {},
 	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
-		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue",
+		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext",
 		"internal/splitmix", "internal/target", "internal/telemetry", "internal/testbed", "mcpserve", "proxy", "report", "scan", "scan/provider", "studies"},
 }
 

@@ -108,8 +108,8 @@ func TestAbuseEntriesThatNeedTheUser(t *testing.T) {
 		t.Errorf("disabled: %s", r.text())
 	}
 	var out serversOut
-	if err := json.Unmarshal(s.tool("servers", nil).Structured, &out); err != nil {
-		t.Fatal(err)
+	if r := s.tool("servers", nil); r.IsError || json.Unmarshal(r.Structured, &out) != nil || len(out.Servers) != 2 {
+		t.Fatalf("servers: %s", r.text())
 	}
 	for _, e := range out.Servers {
 		if e.Usable || e.Note == "" {

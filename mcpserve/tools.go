@@ -206,6 +206,10 @@ type findingOut struct {
 	Message  string `json:"message"`
 }
 
+// noteLimit is where the servers tool cuts a note (clientconfig already
+// bounds a server's name to 200 bytes).
+const noteLimit = 1000
+
 // maxFindings is how many findings a result lists (most serious first).
 const maxFindings = 100
 
@@ -457,7 +461,7 @@ func runServers(_ context.Context, s *server, args map[string]any) (any, error) 
 		for _, sv := range f.Config.Servers {
 			e := serverEntry{Name: sv.Name, Config: f.Path, Transport: sv.Transport(), Usable: true}
 			if _, err := s.o.Targets.connect(f, sv, s.base()); err != nil {
-				e.Usable, e.Note = false, err.Error()
+				e.Usable, e.Note = false, serverText(err.Error(), noteLimit, nil)
 			}
 			out.Servers = append(out.Servers, e)
 		}

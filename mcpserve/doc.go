@@ -33,10 +33,12 @@
 //     they are sent; a message over 8 MiB is refused; each call has a
 //     deadline and at most two run at once;
 //   - prompt injection from a scanned server: its text reaches the model
-//     only as string values of a structured result, escaped (no control,
-//     bidirectional, zero-width or tag characters), cut, with the target's
-//     secrets masked; every tool's description and the outputSchema say
-//     those strings are untrusted data, never instructions;
+//     only as string values of a structured result, escaped by
+//     internal/safetext (no control, bidirectional, zero-width or tag
+//     characters), cut, with the target's secrets masked; every tool's
+//     description and the outputSchema say those strings are untrusted
+//     data, never instructions (tested with an injecting server and with
+//     the project's hostile corpus);
 //   - secrets: values that placeholders resolved, an entry's environment
 //     and header values, and URL query values are masked in every result.
 package mcpserve

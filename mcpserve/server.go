@@ -401,7 +401,7 @@ func (s *server) callTool(ctx context.Context, r *request) {
 	args := json.RawMessage(`{}`)
 	if raw, ok := r.params["arguments"]; ok && string(raw) != "null" {
 		if !isObject(raw) {
-			s.result(r, toolError(r.rev, "arguments must be an object"))
+			s.result(r, toolError("arguments must be an object"))
 			return
 		}
 		args = raw
@@ -439,7 +439,7 @@ func (s *server) run(ctx context.Context, t *tool, args json.RawMessage, rev str
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
-		return toolError(rev, "not run: "+doneReason(ctx))
+		return toolError("not run: " + doneReason(ctx))
 	}
 	return t.call(ctx, s, args, rev)
 }

@@ -113,7 +113,7 @@ const maxResultBytes = 1 << 20
 func (t *tool) call(ctx context.Context, s *server, raw json.RawMessage, rev string) map[string]any {
 	v, err := jsonvalue.DecodeJSON(raw)
 	if err != nil {
-		return toolError(rev, "arguments: "+err.Error())
+		return toolError("arguments: " + err.Error())
 	}
 	if vs := t.in.Violations(v); len(vs) > 0 {
 		var msgs []string
@@ -128,15 +128,15 @@ func (t *tool) call(ctx context.Context, s *server, raw json.RawMessage, rev str
 			}
 			msgs = append(msgs, p+": "+x.Message)
 		}
-		return toolError(rev, "invalid arguments: "+strings.Join(msgs, "; "))
+		return toolError("invalid arguments: " + strings.Join(msgs, "; "))
 	}
 	out, err := t.run(ctx, s, v.(map[string]any))
 	if err != nil {
 		var ue *userError
 		if errors.As(err, &ue) {
-			return toolError(rev, ue.msg)
+			return toolError(ue.msg)
 		}
-		return toolError(rev, "mcpdrill: "+err.Error())
+		return toolError("mcpdrill: " + err.Error())
 	}
 	b, err := json.Marshal(out)
 	if err == nil && len(b) > maxResultBytes {
@@ -151,7 +151,7 @@ func (t *tool) call(ctx context.Context, s *server, raw json.RawMessage, rev str
 	}
 	if err != nil {
 		fmt.Fprintf(s.o.Log, "mcpdrill mcp: %s: result withheld: %v\n", t.name, err)
-		return toolError(rev, "mcpdrill: internal error: the result does not match the tool's own outputSchema ("+err.Error()+")")
+		return toolError("mcpdrill: internal error: the result does not match the tool's own outputSchema (" + err.Error() + ")")
 	}
 	res := map[string]any{"content": []any{map[string]any{"type": "text", "text": string(b)}}}
 	if rev >= rev20250618 {
@@ -161,7 +161,7 @@ func (t *tool) call(ctx context.Context, s *server, raw json.RawMessage, rev str
 }
 
 // toolError is a tool result that reports a failure to the model.
-func toolError(_ string, msg string) map[string]any {
+func toolError(msg string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": msg}}, "isError": true}
 }
 

@@ -12,6 +12,8 @@ STUDY_DIR := studies/pilot
 ECOSYSTEM_DIR := studies/ecosystem
 ECOSYSTEM_POPULATION := npm: the 300 most downloaded packages of 2026-12-03 whose name holds mcp or whose summary names MCP; PyPI: the 30 best-ranked with mcp in the name (they need a run that reaches PyPI); Go: the example servers of the official Go SDK and of mcp-go, and gopls; previous releases of the most downloaded npm servers and of the Go ones (METHODOLOGY, The ecosystem study)
 FUZZTIME  ?= 20s
+# GoReleaser, pinned: it runs from the Go module proxy (go run), never from a downloaded binary.
+GORELEASER_VERSION := v2.17.0
 
 # Real npm MCP servers (pinned in testdata/npm/package-lock.json) for integration tests.
 export MCPDRILL_NPM_EVERYTHING  := $(NPM_BIN)/mcp-server-everything
@@ -20,7 +22,7 @@ export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
 CLIENTS_DIR := studies/clients
 
-.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot clean
+.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot release-snapshot clean
 
 all: build
 
@@ -121,9 +123,17 @@ screenshot: build
 		--disable-sync --no-first-run --user-data-dir=$$(mktemp -d) --window-size=1400,2400 \
 		--screenshot=$(CURDIR)/out/study/scoreboard.png file://$(CURDIR)/out/study/index.html
 
+# The release archives of every platform (.goreleaser.yaml) in dist/, published nowhere, then
+# checked (scripts/release-check.sh). GoReleaser's first build takes minutes; later runs use the
+# Go build cache. CI runs this.
+release-snapshot:
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean
+	scripts/release-check.sh
+
 demo: build
 	@echo "mcpdrill scan of the built-in testbed (profile $(DEMO_PROFILE)), over stdio:"
 	@./$(BIN) scan --fail-on never -- ./$(BIN) testbed --profile $(DEMO_PROFILE)
 
 clean:
-	rm -rf bin out
+	rm -rf bin out dist

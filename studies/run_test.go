@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -378,9 +380,9 @@ func TestAggregateWeightings(t *testing.T) {
 	// One big server with no schemas and one small server whose single tool
 	// is enforceable: pooled tools say 1/11 enforceable, servers say 1/2.
 	row := func(name string, kinds ...string) Row {
-		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}}
+		r := Row{Name: name, Status: StatusScanned, Protocol: &scan.Protocol{Revision: "2025-06-18", Transport: "stdio"}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
+			r.Tools = append(r.Tools, scan.ToolReport{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		sc := scan.Scores{}
 		r.Scores = &sc
@@ -393,7 +395,7 @@ func TestAggregateWeightings(t *testing.T) {
 	if a.Servers != 3 || a.Scanned != 2 || a.Failed != 1 || a.Failures[FailLaunch] != 1 {
 		t.Fatalf("counts %+v", a)
 	}
-	if got := *a.ToolWeighted.EnforceableShare; got != 0.0909 {
+	if got := *a.ToolWeighted.EnforceableShare; got != 1.0/11 {
 		t.Fatalf("tool-weighted enforceable %v", got)
 	}
 	if got := *a.ServerWeighted.EnforceableShare; got != 0.5 {
@@ -418,9 +420,9 @@ func TestAggregateWeightings(t *testing.T) {
 // both weightings.
 func TestAggregateRejectsAny(t *testing.T) {
 	row := func(name string, kinds ...string) Row {
-		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
+		r := Row{Name: name, Status: StatusScanned, Protocol: &scan.Protocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
+			r.Tools = append(r.Tools, scan.ToolReport{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		return r
 	}
@@ -433,13 +435,14 @@ func TestAggregateRejectsAny(t *testing.T) {
 		swPart, swAny, swAnyD        *float64
 	}{
 		{"partial beside vacuous and enforceable", []Row{row("a", "partial", "vacuous"), row("b", "enforceable", "none")}, 1, 1,
-			f(0.25), f(0.5), f(0.6667), f(0.3333), f(0.25), f(0.5), f(0.75)},
+			f(0.25), f(0.5), f(2.0 / 3), f(1.0 / 3), f(0.25), f(0.5), f(0.75)},
 		{"partial only", []Row{row("a", "partial", "partial")}, 2, 1,
 			f(1), f(1), f(1), f(0), f(1), f(1), f(1)},
 		{"no schema declared", []Row{row("a", "none")}, 0, 0,
 			f(0), f(0), nil, nil, f(0), f(0), nil},
 	}
-	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	// Shares are exact (rounded only when rendered): compared to 1e-12.
+	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-12) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := Aggregate(tt.rows)
@@ -493,4 +496,21 @@ func TestCleaner(t *testing.T) {
 			t.Errorf("cl(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestFakeStudyDocument: the fake study's results.json, its meta fixed,
+// is testdata/fake-results.json, the document the pages' tests
+// (studies/pages) render; go test -update writes it anew.
+func TestFakeStudyDocument(t *testing.T) {
+	var active, peak atomic.Int32
+	res, err := Run(context.Background(), parseFake(t), fakeOptions(&active, &peak, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Meta = Meta{ToolVersion: "test", StartedAt: "2026-01-02T03:04:05Z", DurationMS: 1500}
+	var b bytes.Buffer
+	if err := Write(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, "fake-results.json", b.Bytes())
 }

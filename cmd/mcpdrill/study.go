@@ -19,7 +19,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/pages"
 	"github.com/mcpdrill/mcpdrill/studies/registry"
+	"github.com/mcpdrill/mcpdrill/studies/versiondrift"
 )
 
 // studyCommand is the `mcpdrill study` command.
@@ -71,6 +73,7 @@ func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Comman
 			&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 			&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
+			&cli.StringSliceFlag{Name: "only", Usage: "run only the entry named `NAME` (repeatable): a subset to compare with a published run (study compare)"},
 		}, placeholderFlags("")...),
 		Action: action(parseStudyRunOptions, run, runStudy),
 	}
@@ -93,7 +96,7 @@ func studyMergeCommand(run func(*cli.Context, *studyMergeOptions) error) *cli.Co
 func studyReportCommand(run func(*cli.Context, *studyReportOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "report",
-		Usage:     "write " + studies.SummaryFile + " and a self-contained HTML scoreboard (" + studies.ScoreboardFile + ") from results.json",
+		Usage:     "write " + pages.SummaryFile + " and a self-contained HTML scoreboard (" + pages.ScoreboardFile + ") from results.json",
 		ArgsUsage: "RESULTS.json",
 		Flags:     []cli.Flag{outputFlag(".", "write into directory `DIR`")},
 		Action:    action(parseStudyReportOptions, run, runStudyReport),
@@ -197,7 +200,10 @@ func parseStudyRunOptions(c *cli.Context) (*studyRunOptions, error) {
 		RequestTimeout:       c.Duration("request-timeout"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		ToolVersion:          version,
+		Commit:               buildCommit(),
 		Population:           c.String("population"),
+		GradePairs:           versiondrift.Grade,
+		Only:                 c.StringSlice("only"),
 	}}
 	if out.format != "json" && c.IsSet("output") && (o.output == "-" || o.output == "") {
 		return nil, usageErr("study run: --format %s writes to stdout: give -o FILE for results.json", out.format)
@@ -399,7 +405,7 @@ func parseStudyReportOptions(c *cli.Context) (*studyReportOptions, error) {
 
 // runStudyReport writes the study's pages into the directory.
 func runStudyReport(_ *cli.Context, o *studyReportOptions) error {
-	pages, err := studies.Pages(o.results)
+	pages, err := pages.Pages(o.results)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}

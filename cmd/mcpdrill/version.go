@@ -81,3 +81,14 @@ func vcsRevision(read func() (*debug.BuildInfo, bool)) (rev string, modified boo
 	}
 	return rev, modified
 }
+
+// buildCommit is the commit the binary was built from, "-dirty" added when
+// its work tree had changes; "" when the build info names none. A study
+// records it in results.json's meta.
+func buildCommit() string {
+	rev, modified := vcsRevision(debug.ReadBuildInfo)
+	if rev != "" && modified {
+		rev += "-dirty"
+	}
+	return rev
+}

@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // pct formats a share in [0,1] as a percentage with one decimal; nil is "–".
@@ -43,7 +44,7 @@ func mdCounts(m map[string]int) []string {
 }
 
 // tiers counts a row's tools per output-contract tier.
-func tiers(r Row) (none, vac, part, enf, inv int) {
+func tiers(r studies.Row) (none, vac, part, enf, inv int) {
 	for _, t := range r.Tools {
 		switch t.OutputContract {
 		case scan.ContractEnforceable:
@@ -62,7 +63,7 @@ func tiers(r Row) (none, vac, part, enf, inv int) {
 }
 
 // probeCell abbreviates a row's probe verdicts, e.g. "j/t/t".
-func probeCell(r Row) string {
+func probeCell(r studies.Row) string {
 	if len(r.Probes) == 0 {
 		return "–"
 	}
@@ -83,7 +84,7 @@ func probeCell(r Row) string {
 
 // Markdown writes the study summary. It uses nothing from Meta, so the same
 // results give the same summary byte for byte.
-func Markdown(w io.Writer, r *Results) error {
+func Markdown(w io.Writer, r *studies.Results) error {
 	var b strings.Builder
 	a := r.Aggregates
 	tw, sw := a.ToolWeighted, a.ServerWeighted
@@ -165,9 +166,9 @@ func Markdown(w io.Writer, r *Results) error {
 			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), mdCell(status), mdCell(rev), len(row.Tools),
 			none, vac, part, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
 	}
-	var failed []Row
+	var failed []studies.Row
 	for _, row := range r.Servers {
-		if row.Status != StatusScanned {
+		if row.Status != studies.StatusScanned {
 			failed = append(failed, row)
 		}
 	}
@@ -212,7 +213,7 @@ func orDash(s string) string {
 // sdkCell is a row's SDK as the tables show it: the observed SDK and
 // framework, or the declared label marked as such when nothing was
 // observed; a disagreeing declared label follows the observed one.
-func sdkCell(r Row) string {
+func sdkCell(r studies.Row) string {
 	o := r.SDKObserved
 	if o == nil || o.Name == "" {
 		if r.SDK == "" {
@@ -242,7 +243,7 @@ var seed = struct {
 // quotient, as the seed published them (148/265 is 55.8%, where the
 // four-digit share would round up).
 func ratio(n, d int) string {
-	return fmt.Sprintf("%s (%d/%d)", pct(share(n, d)), n, d)
+	return fmt.Sprintf("%s (%d/%d)", pct(scan.Share(n, d)), n, d)
 }
 
 func seedRatio(n, d int) string {
@@ -250,7 +251,7 @@ func seedRatio(n, d int) string {
 }
 
 // writeSeedComparison puts the seed study's headline beside this run's.
-func writeSeedComparison(b *strings.Builder, r *Results) {
+func writeSeedComparison(b *strings.Builder, r *studies.Results) {
 	a := r.Aggregates
 	tw, sw := a.ToolWeighted, a.ServerWeighted
 	b.WriteString("## Beside the seed study\n\n")
@@ -286,13 +287,13 @@ func writeSeedComparison(b *strings.Builder, r *Results) {
 
 // writeSDKs writes the tiers per observed SDK and framework and the
 // declared labels the evidence contradicts.
-func writeSDKs(b *strings.Builder, r *Results) {
+func writeSDKs(b *strings.Builder, r *studies.Results) {
 	a := r.Aggregates
 	b.WriteString("## By SDK and framework\n\n")
 	fmt.Fprintf(b, "The SDK and framework are observed (sdk_observed: the installed package's dependencies, Go build info, a venv's dist-info, the wrap marker, serverInfo) for %d of %d rows; the others count under their declared label, or unknown. Tool-weighted shares over counted servers.\n\n", a.SDKObservedRows, a.Servers)
 	for _, t := range []struct {
 		title string
-		m     map[string]GroupFigures
+		m     map[string]studies.Figures
 	}{{"SDK", a.BySDK}, {"framework", a.ByFramework}} {
 		fmt.Fprintf(b, "| %s | servers | tools | no schema | vacuous | partial | enforceable | invalid | wrapped |\n|---|---|---|---|---|---|---|---|---|\n", t.title)
 		for _, k := range slices.Sorted(maps.Keys(t.m)) {
@@ -316,7 +317,7 @@ func writeSDKs(b *strings.Builder, r *Results) {
 }
 
 // writeVersionDrift writes the version pairs, semver violations first.
-func writeVersionDrift(b *strings.Builder, r *Results) {
+func writeVersionDrift(b *strings.Builder, r *studies.Results) {
 	d := r.Aggregates.VersionDrift
 	if d.Pairs == 0 {
 		return
@@ -338,7 +339,7 @@ func writeVersionDrift(b *strings.Builder, r *Results) {
 			viol = "**yes**"
 		}
 		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Step),
-			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
+			mdCell(driftSummary(vd)), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
 	}
 	b.WriteString("\n")
 }

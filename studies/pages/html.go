@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // HTML writes the self-contained scoreboard page: a table with one row per
@@ -34,7 +35,7 @@ import (
 // (safetext.Block: no control or bidirectional character reaches the page;
 // the template escapes HTML): the page is built from a copy of the results
 // whose every string is, and the chart labels made of aggregate keys are.
-func HTML(w io.Writer, r *Results) error {
+func HTML(w io.Writer, r *studies.Results) error {
 	safe, err := safeCopy(r)
 	if err != nil {
 		return fmt.Errorf("writing scoreboard: %w", err)
@@ -51,12 +52,12 @@ func HTML(w io.Writer, r *Results) error {
 
 // safeCopy is a deep copy of r (its JSON fields) with every string made
 // safe to show (pageText).
-func safeCopy(r *Results) (*Results, error) {
+func safeCopy(r *studies.Results) (*studies.Results, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	var c Results
+	var c studies.Results
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
@@ -72,8 +73,8 @@ func pageText(s string) string {
 }
 
 type page struct {
-	R       *Results
-	A       Aggregates
+	R       *studies.Results
+	A       studies.Aggregates
 	Run     runLine
 	Columns []column
 	Rows    []pageRow
@@ -98,7 +99,7 @@ type tierChart struct {
 type pageDrift struct {
 	Name, From, To, Step, Summary, Removed, Unlisted, Descriptions string
 	Violation                                                      bool
-	Changes                                                        []VersionChange
+	Changes                                                        []studies.VersionChange
 }
 
 // runLine is what the page says of the run, from Meta.
@@ -135,8 +136,8 @@ type pageRow struct {
 	ChecksPassed int
 	Stderr       string
 	// SDK is the observed SDK's evidence; Drift the row's version pair.
-	SDK   *SDKObserved
-	Drift *VersionDrift
+	SDK   *studies.SDKObserved
+	Drift *studies.VersionDrift
 }
 
 type pageFinding struct {
@@ -206,9 +207,9 @@ func numCell(p *float64) cell {
 	return cell{Text: pct(p), Value: strconv.FormatFloat(*p, 'f', 4, 64)}
 }
 
-func buildPage(r *Results) page {
+func buildPage(r *studies.Results) page {
 	p := page{R: r, A: r.Aggregates, Columns: columns, Run: runOf(r.Meta)}
-	rules := slices.Concat(scan.Catalogue(), Catalogue())
+	rules := slices.Concat(scan.Catalogue(), studies.Catalogue())
 	for _, row := range r.Servers {
 		none, vac, part, enf, _ := tiers(row)
 		n := len(row.Tools)
@@ -227,7 +228,7 @@ func buildPage(r *Results) page {
 			cell{Text: status, Value: status, Class: "st-" + row.Status},
 			cell{Text: orDash(rev), Value: rev},
 		)
-		if row.Status != StatusScanned {
+		if row.Status != studies.StatusScanned {
 			pr.Cells = append(pr.Cells, cell{Text: "–", Value: "-1", Class: "na"})
 			for range 8 {
 				pr.Cells = append(pr.Cells, numCell(nil))
@@ -236,7 +237,7 @@ func buildPage(r *Results) page {
 			continue
 		}
 		pr.Cells = append(pr.Cells, cell{Text: strconv.Itoa(n), Value: strconv.Itoa(n)},
-			numCell(share(none, n)), numCell(share(vac, n)), numCell(share(part, n)), numCell(share(enf, n)))
+			numCell(scan.Share(none, n)), numCell(scan.Share(vac, n)), numCell(scan.Share(part, n)), numCell(scan.Share(enf, n)))
 		var sc = row.Scores
 		if sc == nil {
 			for range 4 {
@@ -250,14 +251,14 @@ func buildPage(r *Results) page {
 
 	axes := []struct {
 		key, title, note string
-		get              func(Row) *float64
+		get              func(studies.Row) *float64
 	}{
-		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r Row) *float64 { return r.Scores.OutputCoverage }},
-		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r Row) *float64 { return r.Scores.EnforceableRate }},
-		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r Row) *float64 { return r.Scores.LeafRate }},
-		{"errors", "Error handling", "share of probes refused visibly", func(r Row) *float64 { return r.Scores.ErrorHandling }},
-		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r Row) *float64 { return r.Scores.ErrorConformance }},
-		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r Row) *float64 { return r.Scores.SpecConformance }},
+		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r studies.Row) *float64 { return r.Scores.OutputCoverage }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r studies.Row) *float64 { return r.Scores.EnforceableRate }},
+		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r studies.Row) *float64 { return r.Scores.LeafRate }},
+		{"errors", "Error handling", "share of probes refused visibly", func(r studies.Row) *float64 { return r.Scores.ErrorHandling }},
+		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r studies.Row) *float64 { return r.Scores.ErrorConformance }},
+		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r studies.Row) *float64 { return r.Scores.SpecConformance }},
 	}
 	for _, ax := range axes {
 		type pt struct {
@@ -266,7 +267,7 @@ func buildPage(r *Results) page {
 		}
 		var pts []pt
 		for _, row := range r.Servers {
-			if row.Status != StatusScanned || row.Scores == nil {
+			if row.Status != studies.StatusScanned || row.Scores == nil {
 				continue
 			}
 			if v := ax.get(row); v != nil {
@@ -295,7 +296,7 @@ func buildPage(r *Results) page {
 	}
 	for _, g := range []struct {
 		key, title string
-		m          map[string]GroupFigures
+		m          map[string]studies.Figures
 	}{{"sdk", "per SDK (observed, else declared)", r.Aggregates.BySDK}, {"framework", "per framework", r.Aggregates.ByFramework}} {
 		tc := tierChart{Key: g.key, Title: g.title}
 		for i, k := range slices.Sorted(maps.Keys(g.m)) {
@@ -307,7 +308,7 @@ func buildPage(r *Results) page {
 	}
 	for _, row := range driftRows(r.Servers) {
 		vd := row.VersionDrift
-		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: vd.Summary(),
+		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: driftSummary(vd),
 			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
 	}
 	a := r.Aggregates
@@ -343,7 +344,7 @@ func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar 
 
 // runOf is the run line: the tool version, the start date (UTC, to the
 // minute) and the duration, each "not recorded" when Meta lacks it.
-func runOf(m Meta) runLine {
+func runOf(m studies.Meta) runLine {
 	rl := runLine{ToolVersion: m.ToolVersion, Date: "not recorded", Duration: "not recorded", Population: cmp.Or(m.Population, "not recorded")}
 	if rl.ToolVersion == "" {
 		rl.ToolVersion = "not recorded"
@@ -358,7 +359,7 @@ func runOf(m Meta) runLine {
 }
 
 // drillDown is a row's identity and what its <details> shows.
-func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
+func drillDown(row studies.Row, rules report.Catalogue, sm studies.ServerMeta) pageRow {
 	pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason, SDK: row.SDKObserved, Drift: row.VersionDrift}
 	title := func(id string) string {
 		if r, ok := rules.Lookup(id); ok {
@@ -417,12 +418,12 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 		}
 		pr.Checks = append(pr.Checks, c)
 	}
-	if row.Status == StatusFailed && len(sm.Stderr) > 0 {
+	if row.Status == studies.StatusFailed && len(sm.Stderr) > 0 {
 		pr.Stderr = strings.Join(sm.Stderr, "\n")
 	}
 
 	switch row.Status {
-	case StatusScanned:
+	case studies.StatusScanned:
 		parts := []string{plural(total, "finding")}
 		if len(row.FindingDetails) > 0 {
 			parts[0] += fmt.Sprintf(" (%d error, %d warn, %d info)", sev[report.SeverityError], sev[report.SeverityWarn], sev[report.SeverityInfo])
@@ -434,7 +435,7 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 			parts = append(parts, plural(failed, "conformance check")+" failed")
 		}
 		pr.Summary = strings.Join(parts, " · ")
-	case StatusFailed:
+	case studies.StatusFailed:
 		pr.Summary = "failed (" + row.Failure + "): " + row.Reason
 	default:
 		pr.Summary = row.Status + ": " + row.Reason
@@ -453,9 +454,10 @@ func plural(n int, noun string) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"pct": pct,
-	"f1":  func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"add": func(a, b int) int { return a + b },
+	"pct":          pct,
+	"f1":           func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"add":          func(a, b int) int { return a + b },
+	"driftSummary": driftSummary,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -548,7 +550,7 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <ul class="evidence">{{range .SDK.Evidence}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{- if .Drift}}
 <h4>Against the previous release</h4>
-<p>{{.Drift.Previous}} {{.Drift.From}} → {{.Drift.To}} ({{.Drift.Step}}): {{.Drift.Summary}}{{if .Drift.SemverViolation}} · <span class="sev-error">breaking change in a {{.Drift.Step}} step</span>{{end}}</p>{{end}}
+<p>{{.Drift.Previous}} {{.Drift.From}} → {{.Drift.To}} ({{.Drift.Step}}): {{driftSummary .Drift}}{{if .Drift.SemverViolation}} · <span class="sev-error">breaking change in a {{.Drift.Step}} step</span>{{end}}</p>{{end}}
 {{- if .Findings}}
 <h4>Findings</h4>
 <table class="findings"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>message</th></tr></thead><tbody>

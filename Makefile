@@ -6,7 +6,8 @@ BIN       := bin/mcpdrill
 NPM_DIR   := testdata/npm
 NPM_BIN   := $(CURDIR)/$(NPM_DIR)/node_modules/.bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 DEMO_PROFILE ?= vacuous
 STUDY_DIR := studies/pilot
 ECOSYSTEM_DIR := studies/ecosystem

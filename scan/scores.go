@@ -1,6 +1,9 @@
 package scan
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // Tally counts what scans established: tools by output contract, the leaf
 // rates behind the mean, probes and conformance checks by outcome. It is
@@ -258,4 +261,15 @@ func round(f *float64) *float64 {
 	}
 	v := math.Round(*f*10000) / 10000
 	return &v
+}
+
+// Percent renders a share as a percentage with one decimal, rounded once
+// from the exact share (a rounded share rounded again can land a tenth
+// off: 0.45149 is 45.1%, its four-decimal 0.4515 would say 45.2%); none
+// when the share is nil. Every report that prints a share calls it.
+func Percent(f *float64, none string) string {
+	if f == nil {
+		return none
+	}
+	return strconv.FormatFloat(math.Round(*f*1000)/10, 'f', 1, 64) + "%"
 }

@@ -118,9 +118,9 @@ type SDKDisagreement struct {
 	Framework string `json:"framework,omitempty"`
 }
 
-// SeedProbeNames are the three error probes the seed study sent (unknown
+// seedProbeNames are the three error probes the seed study sent (unknown
 // method, unknown tool, missing arguments).
-var SeedProbeNames = []string{"missing_required_args", "unknown_method", "unknown_tool"}
+var seedProbeNames = []string{"missing_required_args", "unknown_method", "unknown_tool"}
 
 // SeedProbes counts servers on the seed study's three probes: Measured
 // those where at least one of them ran, Handled those that refused every
@@ -226,7 +226,7 @@ func Aggregate(rows []Row) Aggregates {
 		t := r.Tally()
 		seedRan, seedHandled := 0, 0
 		for _, p := range r.Probes {
-			if slices.Contains(SeedProbeNames, p.Name) && p.Verdict != scan.VerdictSkipped {
+			if slices.Contains(seedProbeNames, p.Name) && p.Verdict != scan.VerdictSkipped {
 				seedRan++
 				if p.Verdict.Handled() {
 					seedHandled++

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -513,4 +514,57 @@ func TestFakeStudyDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, "fake-results.json", b.Bytes())
+}
+
+// TestAggregatesAreSumsOfRowTallies: every pooled figure of the aggregates
+// is the sum of the counted rows' tallies (scan.Tally), per SDK and
+// framework too, and the server-weighted shares are the mean of the rows'
+// own; a figure is computed once, from counts.
+func TestAggregatesAreSumsOfRowTallies(t *testing.T) {
+	var active, peak atomic.Int32
+	res, err := Run(context.Background(), parseFake(t), fakeOptions(&active, &peak, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSums(t, res)
+}
+
+// checkSums asserts that res's aggregates are the sums of its rows'
+// tallies.
+func checkSums(t *testing.T, res *Results) {
+	t.Helper()
+	a := Aggregate(res.Servers)
+	var all scan.Tally
+	bySDK := map[string]scan.Tally{}
+	var shares []scan.Shares
+	counted := 0
+	for _, r := range res.Servers {
+		if !r.Counted() {
+			continue
+		}
+		counted++
+		tl := r.Tally()
+		all.Add(tl)
+		g := bySDK[r.ObservedSDK()]
+		g.Add(tl)
+		bySDK[r.ObservedSDK()] = g
+		shares = append(shares, tl.Shares())
+	}
+	if a.Counted != counted || a.ToolWeighted.Tally != all || !reflect.DeepEqual(a.ToolWeighted.Shares, all.Shares()) {
+		t.Errorf("tool-weighted %+v, the rows' tallies add up to %+v over %d rows", a.ToolWeighted, all, counted)
+	}
+	for k, g := range bySDK {
+		if a.BySDK[k].Tally != g {
+			t.Errorf("by SDK %s: %+v, the rows add up to %+v", k, a.BySDK[k].Tally, g)
+		}
+	}
+	if len(a.BySDK) != len(bySDK) {
+		t.Errorf("%d SDK groups, the rows have %d", len(a.BySDK), len(bySDK))
+	}
+	if all.Tools == 0 {
+		t.Fatal("no tools counted: the check checks nothing")
+	}
+	if !reflect.DeepEqual(a.ServerWeighted.Shares, scan.MeanShares(shares)) {
+		t.Errorf("server-weighted %+v, the mean of the rows' shares is %+v", a.ServerWeighted.Shares, scan.MeanShares(shares))
+	}
 }

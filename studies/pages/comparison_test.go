@@ -104,7 +104,8 @@ func meanPct(shares []float64) string {
 	for _, v := range shares {
 		sum += v
 	}
-	return fmt.Sprintf("%.1f%%", 100*sum/float64(len(shares)))
+	mean := sum / float64(len(shares))
+	return pct(&mean)
 }
 
 // counted are the rows the weighted figures count: scanned, neither a
@@ -178,7 +179,7 @@ func comparisonTables(t *testing.T, eco, pilot *studies.Results) []string {
 	}
 	ptw, psw := pa.ToolWeighted, pa.ServerWeighted
 
-	seedCell := func(n, d int) string { return seedRatio(n, d) }
+	seedCell := ratio
 	var out []string
 
 	// 1. The headline, tool-weighted and server-weighted.

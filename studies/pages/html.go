@@ -244,7 +244,8 @@ func buildPage(r *studies.Results) page {
 				pr.Cells = append(pr.Cells, numCell(nil))
 			}
 		} else {
-			pr.Cells = append(pr.Cells, numCell(sc.LeafRate), numCell(sc.ErrorHandling), numCell(sc.ErrorConformance), numCell(sc.SpecConformance))
+			sh := row.Tally().Shares()
+			pr.Cells = append(pr.Cells, numCell(sh.LeafRate), numCell(sh.ErrorHandling), numCell(sh.ErrorConformance), numCell(sh.SpecConformance))
 		}
 		p.Rows = append(p.Rows, pr)
 	}
@@ -253,12 +254,12 @@ func buildPage(r *studies.Results) page {
 		key, title, note string
 		get              func(studies.Row) *float64
 	}{
-		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r studies.Row) *float64 { return r.Scores.OutputCoverage }},
-		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r studies.Row) *float64 { return r.Scores.EnforceableRate }},
-		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r studies.Row) *float64 { return r.Scores.LeafRate }},
-		{"errors", "Error handling", "share of probes refused visibly", func(r studies.Row) *float64 { return r.Scores.ErrorHandling }},
-		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r studies.Row) *float64 { return r.Scores.ErrorConformance }},
-		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r studies.Row) *float64 { return r.Scores.SpecConformance }},
+		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r studies.Row) *float64 { return r.Tally().Shares().OutputCoverage }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r studies.Row) *float64 { return r.Tally().Shares().EnforceableShare }},
+		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r studies.Row) *float64 { return r.Tally().Shares().LeafRate }},
+		{"errors", "Error handling", "share of probes refused visibly", func(r studies.Row) *float64 { return r.Tally().Shares().ErrorHandling }},
+		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r studies.Row) *float64 { return r.Tally().Shares().ErrorConformance }},
+		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r studies.Row) *float64 { return r.Tally().Shares().SpecConformance }},
 	}
 	for _, ax := range axes {
 		type pt struct {
@@ -266,8 +267,10 @@ func buildPage(r *studies.Results) page {
 			v    float64
 		}
 		var pts []pt
+		// Over the counted servers only (Row.Counted): a transport variant
+		// or a previous release would count a package twice.
 		for _, row := range r.Servers {
-			if row.Status != studies.StatusScanned || row.Scores == nil {
+			if !row.Counted() || row.Scores == nil {
 				continue
 			}
 			if v := ax.get(row); v != nil {
@@ -313,9 +316,9 @@ func buildPage(r *studies.Results) page {
 	}
 	a := r.Aggregates
 	p.Seed = [][4]string{
-		{"no outputSchema", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
-		{"vacuous", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
-		{"enforceable (seed: its one payload; here: rejects at least one)", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare)},
+		{"no outputSchema", ratio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
+		{"vacuous", ratio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
+		{"enforceable (seed: its one payload; here: rejects at least one)", ratio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare)},
 		{"partial", "–", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare)},
 		{"SDK-wrapped tools", fmt.Sprintf("%d (Python FastMCP)", seed.Wrapped), strconv.Itoa(tw.Wrapped), "–"},
 		{"handle the seed's 3 error probes", fmt.Sprintf("%d/%d", seed.Handled, seed.Servers), fmt.Sprintf("%d/%d", a.SeedProbes.Handled, a.SeedProbes.Measured), "–"},

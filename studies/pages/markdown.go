@@ -12,13 +12,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
-// pct formats a share in [0,1] as a percentage with one decimal; nil is "–".
-func pct(p *float64) string {
-	if p == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", *p*100)
-}
+// pct formats a share in [0,1] as a percentage with one decimal; nil is "–"
+// (scan.Percent).
+func pct(p *float64) string { return scan.Percent(p, "–") }
 
 func sortedCounts(m map[string]int) []string {
 	keys := slices.Sorted(maps.Keys(m))
@@ -160,7 +156,8 @@ func Markdown(w io.Writer, r *studies.Results) error {
 		none, vac, part, enf, inv := tiers(row)
 		var leaf, errc, spec *float64
 		if row.Scores != nil {
-			leaf, errc, spec = row.Scores.LeafRate, row.Scores.ErrorConformance, row.Scores.SpecConformance
+			sh := row.Tally().Shares()
+			leaf, errc, spec = sh.LeafRate, sh.ErrorConformance, sh.SpecConformance
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d/%d | %s | %s | %s | %s |\n",
 			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), mdCell(status), mdCell(rev), len(row.Tools),
@@ -239,15 +236,10 @@ var seed = struct {
 	Servers, Tools, None, Vacuous, Enforceable, Wrapped, Handled int
 }{31, 265, 148, 110, 7, 10, 30}
 
-// ratio is "share (n/d)". The seed's figures are formatted from the exact
-// quotient, as the seed published them (148/265 is 55.8%, where the
-// four-digit share would round up).
+// ratio is "share (n/d)", the share rounded once from the exact quotient
+// (148/265 is 55.8%, as the seed published it).
 func ratio(n, d int) string {
 	return fmt.Sprintf("%s (%d/%d)", pct(scan.Share(n, d)), n, d)
-}
-
-func seedRatio(n, d int) string {
-	return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(d), n, d)
 }
 
 // writeSeedComparison puts the seed study's headline beside this run's.
@@ -258,9 +250,9 @@ func writeSeedComparison(b *strings.Builder, r *studies.Results) {
 	fmt.Fprintf(b, "The seed study published figures for %d servers and %d tools; this run's are over the %d counted servers (scanned, neither a variant nor a previous release) and their %d tools. "+
 		"The seed counted a tool enforceable when its one payload was rejected, which compares with \"rejects at least one\" here.\n\n", seed.Servers, seed.Tools, sw.Servers, tw.Tools)
 	b.WriteString("| figure | seed | this run, tool-weighted | this run, server-weighted |\n|---|---|---|---|\n")
-	fmt.Fprintf(b, "| no outputSchema | %s | %s | %s |\n", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare))
-	fmt.Fprintf(b, "| vacuous | %s | %s | %s |\n", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare))
-	fmt.Fprintf(b, "| enforceable (seed: its one payload rejected; here: rejects at least one) | %s | %s | %s |\n", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare))
+	fmt.Fprintf(b, "| no outputSchema | %s | %s | %s |\n", ratio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare))
+	fmt.Fprintf(b, "| vacuous | %s | %s | %s |\n", ratio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare))
+	fmt.Fprintf(b, "| enforceable (seed: its one payload rejected; here: rejects at least one) | %s | %s | %s |\n", ratio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare))
 	fmt.Fprintf(b, "| partial (no seed counterpart) | – | %s | %s |\n", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare))
 	fmt.Fprintf(b, "| enforceable, every sampled shape (no seed counterpart) | – | %s | %s |\n", ratio(tw.Enforceable, tw.Tools), pct(sw.EnforceableShare))
 	fmt.Fprintf(b, "| SDK-wrapped tools | %d (Python FastMCP) | %d | – |\n", seed.Wrapped, tw.Wrapped)

@@ -87,7 +87,7 @@ func writeProviders(b *strings.Builder, r *studies.Results) {
 	for _, m := range Study1005 {
 		n, d := Count1005(r.Servers, m, false)
 		na, _ := Count1005(r.Servers, m, true)
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", m.What, seedRatio(m.Count, m.Servers), ratio(n, d), ratio(na, d))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", m.What, ratio(m.Count, m.Servers), ratio(n, d), ratio(na, d))
 	}
 	b.WriteString("\n")
 }

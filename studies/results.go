@@ -357,6 +357,25 @@ func Read(rd io.Reader) (*Results, error) {
 	case SchemaVersion:
 	case "2":
 		r.SchemaVersion = SchemaVersion
+		status := map[string]string{}
+		for _, row := range r.Servers {
+			status[row.Name] = row.Status
+		}
+		for i := range r.Servers {
+			vd := r.Servers[i].VersionDrift
+			if vd == nil {
+				continue
+			}
+			if vd.ToolsUnlisted == nil {
+				// Written before tool sets of known configurations were
+				// consulted: no tool was told apart as unlisted.
+				vd.ToolsUnlisted = []string{}
+			}
+			// Written before the pair said which releases were scanned:
+			// the rows' statuses say it.
+			vd.PreviousScanned = status[vd.Previous] == StatusScanned
+			vd.CurrentScanned = r.Servers[i].Status == StatusScanned
+		}
 		r.Finalize()
 	default:
 		return nil, fmt.Errorf("results.json: schema_version %q, this mcpdrill reads %q", r.SchemaVersion, SchemaVersion)

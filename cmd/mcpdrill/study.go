@@ -98,8 +98,9 @@ func studyReportCommand(run func(*cli.Context, *studyReportOptions) error) *cli.
 		Name:      "report",
 		Usage:     "write " + pages.SummaryFile + " and a self-contained HTML scoreboard (" + pages.ScoreboardFile + ") from results.json",
 		ArgsUsage: "RESULTS.json",
-		Flags:     []cli.Flag{outputFlag(".", "write into directory `DIR`")},
-		Action:    action(parseStudyReportOptions, run, runStudyReport),
+		Flags: []cli.Flag{outputFlag(".", "write into directory `DIR`"),
+			&cli.StringFlag{Name: "previous", Usage: "also write " + pages.ChangesFile + ": what changed since the previous run in `RESULTS.json`"}},
+		Action: action(parseStudyReportOptions, run, runStudyReport),
 	}
 }
 
@@ -384,6 +385,9 @@ type studyReportOptions struct {
 	results *studies.Results
 	// dir is -o: the directory the pages go into.
 	dir string
+	// previous is --previous: a previous run of the study, read and
+	// schema-checked, for CHANGES.md; nil without the flag.
+	previous *studies.Results
 }
 
 // parseStudyReportOptions reads and checks the one results.json; problems
@@ -400,19 +404,28 @@ func parseStudyReportOptions(c *cli.Context) (*studyReportOptions, error) {
 	if err != nil {
 		return nil, exitErr(exitUsage, err)
 	}
-	return &studyReportOptions{results: r, dir: c.String("output")}, nil
+	o := &studyReportOptions{results: r, dir: c.String("output")}
+	if p := c.String("previous"); p != "" {
+		if o.previous, err = readResults(p); err != nil {
+			return nil, exitErr(exitUsage, err)
+		}
+	}
+	return o, nil
 }
 
 // runStudyReport writes the study's pages into the directory.
 func runStudyReport(_ *cli.Context, o *studyReportOptions) error {
-	pages, err := pages.Pages(o.results)
+	ps, err := pages.Pages(o.results)
 	if err != nil {
 		return exitErr(exitInternal, err)
+	}
+	if o.previous != nil {
+		ps[pages.ChangesFile] = pages.Changes(o.previous, o.results)
 	}
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	for name, b := range pages {
+	for name, b := range ps {
 		if err := outfile.Write(filepath.Join(o.dir, name), b, 0o644); err != nil {
 			return exitErr(exitInternal, err)
 		}
@@ -495,16 +508,13 @@ func runStudyImport(c *cli.Context, o *studyImportOptions) error {
 // servers (about 11 KB a row).
 const maxResults = 1 << 30
 
-// readResults reads and schema-checks one results.json.
+// readResults reads and schema-checks one results.json (studies.Load).
 func readResults(path string) (*studies.Results, error) {
 	data, err := inputfile.ReadLimit(path, maxResults)
 	if err != nil {
 		return nil, err
 	}
-	if err := studies.Validate(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r, err := studies.Read(bytes.NewReader(data))
+	r, err := studies.Load(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

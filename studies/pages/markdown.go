@@ -315,10 +315,10 @@ func writeVersionDrift(b *strings.Builder, r *studies.Results) {
 		return
 	}
 	b.WriteString("## Version drift\n\n")
-	fmt.Fprintf(b, "%s listed with a previous release (`previous_of`); %s compared (both releases scanned) with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
+	fmt.Fprintf(b, "%s listed (a release and the one before it, `previous_of`); %d scanned at both releases, %d at neither; %s compared (both listings whole) with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
 		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change (inside a schema: one a witness value shows), %d of them in a minor or patch step of semantic versions (a semver violation; calendar versions promise nothing, and before 1.0 the leftmost non-zero component is the major one, npm's caret rule); %d had changes the grading could not decide; "+
 		"%d removed %s (absent under every configuration the study knows for the package); %d no longer list %s by default (listed under a known configuration, or not established under one); %d changed %s.\n\n",
-		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations, d.WithUndetermined,
+		plural(d.Pairs, "pair"), d.BothScanned, d.NeitherScanned, plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations, d.WithUndetermined,
 		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithUnlisted, plural(d.ToolsUnlisted, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
 	if len(d.ByRule) > 0 {
 		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(mdCounts(d.ByRule), ", "))

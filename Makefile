@@ -93,7 +93,7 @@ study-ecosystem: build
 	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4 --timeout 15m
 	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s \
 		--population "$(ECOSYSTEM_POPULATION)"
-	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json -o $(ECOSYSTEM_DIR)
+	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json --previous $(ECOSYSTEM_DIR)/previous-results.json -o $(ECOSYSTEM_DIR)
 
 # Re-runs a few rows of the published ecosystem study at HEAD and compares
 # them with studies/ecosystem/results.json outside meta (CI runs it): the

@@ -357,12 +357,15 @@ func comparisonTables(t *testing.T, eco, pilot *studies.Results) []string {
 	// 7. Version drift, beside the peers' audits.
 	vd := ea.VersionDrift
 	out = append(out, table("version pairs of this run | count", [][]string{
-		{"packages at two releases", fmt.Sprint(vd.Pairs)},
-		{"pairs with both releases scanned (compared)", fmt.Sprint(vd.Compared)},
+		{"pairs listed (a release and the one before it)", fmt.Sprint(vd.Pairs)},
+		{"pairs scanned at both releases", fmt.Sprint(vd.BothScanned)},
+		{"pairs scanned at neither release", fmt.Sprint(vd.NeitherScanned)},
+		{"pairs compared (both listings whole)", fmt.Sprint(vd.Compared)},
 		{"compared pairs that changed", fmt.Sprintf("%d/%d", vd.WithChanges, vd.Compared)},
 		{"compared pairs with a breaking change", fmt.Sprintf("%d/%d", vd.WithBreaking, vd.Compared)},
 		{"of them in a minor or patch step (semver violations)", fmt.Sprintf("%d/%d", vd.SemverViolations, vd.WithBreaking)},
-		{"pairs that removed tools (tools removed)", fmt.Sprintf("%d/%d (%d)", vd.WithRemovals, vd.Compared, vd.ToolsRemoved)},
+		{"pairs that removed tools (absent under every known configuration)", fmt.Sprintf("%d/%d (%d)", vd.WithRemovals, vd.Compared, vd.ToolsRemoved)},
+		{"pairs whose default listing dropped tools a known configuration lists", fmt.Sprintf("%d/%d (%d)", vd.WithUnlisted, vd.Compared, vd.ToolsUnlisted)},
 		{"pairs that changed tool descriptions (descriptions changed)", fmt.Sprintf("%d/%d (%d)", vd.WithDescriptionChanges, vd.Compared, vd.DescriptionsChanged)},
 	}))
 	return out

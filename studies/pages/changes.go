@@ -31,31 +31,12 @@ func Changes(prev, cur *studies.Results) []byte {
 		"calendar versions are never semver steps, a schema change is breaking only with a witness value, and a tool a known configuration still lists is \"no longer listed by default\", not removed.\n\n")
 
 	pr, cr := byName(prev.Servers), byName(cur.Servers)
-	var gone, added []string
-	for n := range pr {
-		if _, ok := cr[n]; !ok {
-			gone = append(gone, n)
-		}
-	}
-	for n := range cr {
-		if _, ok := pr[n]; !ok {
-			added = append(added, n)
-		}
-	}
-	slices.Sort(gone)
-	slices.Sort(added)
+	gone, added := only(pr, cr), only(cr, pr)
 	fmt.Fprintf(&b, "Rows no longer listed: %s. Rows added: %s.\n\n", orNone(mdCells(gone)), orNone(mdCells(added)))
 
 	b.WriteString("## Outcomes\n\n| outcome | previous run | this run |\n|---|---|---|\n")
 	po, co := outcomes(prev.Servers), outcomes(cur.Servers)
-	keys := slices.Sorted(maps.Keys(po))
-	for k := range co {
-		if _, ok := po[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(po)), only(co, po)...))) {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", mdCell(k), po[k], co[k])
 	}
 	b.WriteString("\n")
@@ -113,14 +94,7 @@ func Changes(prev, cur *studies.Results) []byte {
 	b.WriteString("\n")
 
 	b.WriteString("## Version pairs whose claim changed\n\n| package | previous run | this run | why |\n|---|---|---|---|\n")
-	names := slices.Sorted(maps.Keys(cr))
-	for n := range pr {
-		if _, ok := cr[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(cr)), only(pr, cr)...))) {
 		p, c := pr[n].VersionDrift, cr[n].VersionDrift
 		if p == nil && c == nil {
 			continue
@@ -133,6 +107,18 @@ func Changes(prev, cur *studies.Results) []byte {
 	}
 	b.WriteString("\n")
 	return []byte(b.String())
+}
+
+// only lists, sorted, the keys of a that b lacks.
+func only[V, W any](a map[string]V, b map[string]W) []string {
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func commitNote(c string) string {

@@ -9,19 +9,24 @@ import (
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
-// driftRows are the rows with a version pair, violations first, then by
-// name.
-func driftRows(rows []studies.Row) []studies.Row {
-	var out []studies.Row
+// driftRows are the rows with a version pair: the compared pairs first,
+// semver violations first among them, then by name; then the pairs not
+// compared, by name (the pages fold those).
+func driftRows(rows []studies.Row) (compared, notCompared []studies.Row) {
 	for _, r := range rows {
-		if r.VersionDrift != nil {
-			out = append(out, r)
+		switch {
+		case r.VersionDrift == nil:
+		case r.VersionDrift.Compared:
+			compared = append(compared, r)
+		default:
+			notCompared = append(notCompared, r)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b studies.Row) int {
+	slices.SortStableFunc(compared, func(a, b studies.Row) int {
 		return cmp.Or(-cmp.Compare(b2i(a.VersionDrift.SemverViolation), b2i(b.VersionDrift.SemverViolation)), cmp.Compare(a.Name, b.Name))
 	})
-	return out
+	slices.SortStableFunc(notCompared, func(a, b studies.Row) int { return cmp.Compare(a.Name, b.Name) })
+	return compared, notCompared
 }
 
 func b2i(b bool) int {

@@ -84,6 +84,10 @@ type page struct {
 	GroupTiers []tierChart
 	// Drift are the version pairs, semver violations first.
 	Drift []pageDrift
+	// NotCompared are the version pairs not compared (folded).
+	NotCompared []pageDrift
+	// Outcomes are the rows by outcome, with what each means.
+	Outcomes []outcomeRow
 	// Seed is the seed comparison's rows.
 	Seed [][4]string
 }
@@ -97,6 +101,8 @@ type tierChart struct {
 
 // pageDrift is one version pair on the page.
 type pageDrift struct {
+	// Compared pairs come first; the others are folded.
+	Compared                                                       bool
 	Name, From, To, Step, Summary, Removed, Unlisted, Descriptions string
 	Violation                                                      bool
 	Changes                                                        []studies.VersionChange
@@ -176,6 +182,9 @@ type tierBar struct {
 	Label    string
 	Y        int
 	Segments []segment
+	// Caption gives every share of the bar in numbers, under it: a slice
+	// too thin to see still has its figure.
+	Caption string
 }
 
 type segment struct {
@@ -295,7 +304,7 @@ func buildPage(r *studies.Results) page {
 	mk := tierBarOf
 	p.Tiers = []tierBar{
 		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.PartialShare, tw.EnforceableShare, tw.InvalidShare),
-		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
+		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 44, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
 	}
 	for _, g := range []struct {
 		key, title string
@@ -304,17 +313,24 @@ func buildPage(r *studies.Results) page {
 		tc := tierChart{Key: g.key, Title: g.title}
 		for i, k := range slices.Sorted(maps.Keys(g.m)) {
 			f := g.m[k]
-			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%s, %s)", k, plural(f.Servers, "server"), plural(f.Tools, "tool")), 28*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
+			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%s, %s)", k, plural(f.Servers, "server"), plural(f.Tools, "tool")), 44*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
 		}
-		tc.Height = 28*len(tc.Bars) + 4
+		tc.Height = 44*len(tc.Bars) + 4
 		p.GroupTiers = append(p.GroupTiers, tc)
 	}
-	for _, row := range driftRows(r.Servers) {
+	compared, notCompared := driftRows(r.Servers)
+	for _, row := range slices.Concat(compared, notCompared) {
 		vd := row.VersionDrift
-		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: driftSummary(vd),
-			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
+		pd := pageDrift{Compared: vd.Compared, Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: driftSummary(vd),
+			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes}
+		if vd.Compared {
+			p.Drift = append(p.Drift, pd)
+		} else {
+			p.NotCompared = append(p.NotCompared, pd)
+		}
 	}
 	a := r.Aggregates
+	p.Outcomes = outcomeTable(a)
 	p.Seed = [][4]string{
 		{"no outputSchema", ratio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
 		{"vacuous", ratio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
@@ -329,12 +345,16 @@ func buildPage(r *studies.Results) page {
 // tierBarOf is one stacked bar of tier shares.
 func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar {
 	tb := tierBar{Label: label, Y: y}
+	var caption []string
 	x := 0.0
 	for _, s := range []struct {
 		v     *float64
 		class string
 		name  string
 	}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {part, "t-part", "partial"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
+		if s.v != nil {
+			caption = append(caption, s.name+" "+pct(s.v))
+		}
 		if s.v == nil || *s.v == 0 {
 			continue
 		}
@@ -342,6 +362,7 @@ func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar 
 		tb.Segments = append(tb.Segments, segment{X: 210 + x, W: w, Class: s.class, Title: s.name + " " + pct(s.v)})
 		x += w
 	}
+	tb.Caption = strings.Join(caption, " · ")
 	return tb
 }
 
@@ -494,7 +515,7 @@ ul.evidence{margin:2px 0;padding-left:18px}
 .filter{margin:0 0 8px}.filter input{font:inherit;padding:3px 6px;width:24em;max-width:100%}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
 .chart{flex:0 0 auto}.chart p{margin:0 0 4px;color:#57606a;font-size:12px}
-svg text{font-size:11px;fill:#1b1f24}
+svg text{font-size:11px;fill:#1b1f24}svg text.cap{fill:#57606a}
 rect.bar{fill:#0969da}rect.bg{fill:#eaeef2}
 .t-none{fill:#afb8c1}.t-vac{fill:#d4a72c}.t-part{fill:#8fbf6a}.t-enf{fill:#1a7f37}.t-inv{fill:#cf222e}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
@@ -506,10 +527,16 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
 <p class="sub" id="run">mcpdrill <code>{{.Run.ToolVersion}}</code> · run {{.Run.Date}} · took {{.Run.Duration}} · population: {{.Run.Population}}</p>
 
+{{if .Outcomes}}<h2>Outcomes</h2>
+<table id="outcomes"><thead><tr><th>outcome</th><th class="num">rows</th><th>what it means</th></tr></thead><tbody>
+{{range .Outcomes}}<tr><td>{{.Outcome}}</td><td class="num">{{.Rows}}</td><td>{{.Meaning}}</td></tr>
+{{end}}</tbody></table>{{end}}
+
 <h2>Output-contract tiers</h2>
+<p class="sub">Each tool with an outputSchema is sent corrupted payloads of the shapes its schema allows: <b>no schema</b>, it declares none; <b>vacuous</b>, its schema rejects none of them; <b>partial</b>, it rejects those of some sampled shapes; <b>enforceable</b>, of every sampled shape; <b>invalid</b>, the schema does not compile. Error probes: <b>handled</b> is refused visibly (JSON-RPC error, isError, HTTP error); <b>conformant</b> is answered as the negotiated revision asks.</p>
 <div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#8fbf6a"></i>partial</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
-<svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="58" viewBox="0 0 720 58">
-{{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+<svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="90" viewBox="0 0 720 90">
+{{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}<text class="cap" x="210" y="{{add .Y 36}}">{{.Caption}}</text>
 {{end}}</svg>
 <dl class="kv">
 <dt>tool-weighted</dt><dd>no schema {{pct .A.ToolWeighted.NoneShare}} · vacuous {{pct .A.ToolWeighted.VacuousShare}} · partial {{pct .A.ToolWeighted.PartialShare}} · enforceable {{pct .A.ToolWeighted.EnforceableShare}} · invalid {{pct .A.ToolWeighted.InvalidShare}} · rejects at least one {{pct .A.ToolWeighted.RejectsAnyShare}}</dd>
@@ -525,10 +552,10 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <h2>Tiers by SDK and framework</h2>
 {{range .GroupTiers}}<h3>{{.Title}}</h3>
 <svg class="group-tiers" data-group="{{.Key}}" role="img" aria-label="output-contract tiers {{.Title}}" width="720" height="{{.Height}}" viewBox="0 0 720 {{.Height}}">
-{{range .Bars}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+{{range .Bars}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}<text class="cap" x="210" y="{{add .Y 36}}">{{.Caption}}</text>
 {{end}}</svg>
 {{end}}
-{{- if .Drift}}
+{{- if or .Drift .NotCompared}}
 <h2>Version drift</h2>
 <p class="sub">{{.A.VersionDrift.Pairs}} pairs listed (a release and the one before it) · {{.A.VersionDrift.BothScanned}} scanned at both releases · {{.A.VersionDrift.NeitherScanned}} at neither · {{.A.VersionDrift.Compared}} compared (both listings whole) · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step of semantic versions · {{.A.VersionDrift.WithUndetermined}} with changes not decided · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.ToolsUnlisted}} no longer listed by default · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
 <table id="drift"><thead><tr><th>package</th><th>from → to</th><th>step</th><th>changes</th><th>tools removed</th><th>no longer listed by default</th><th>descriptions changed</th><th>semver violation</th></tr></thead>
@@ -536,6 +563,9 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 {{range .Changes}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td>{{.Tool}}</td><td>{{.Pointer}}</td><td class="msg">{{.Message}}</td></tr>
 {{end}}</tbody></table></details>{{else}}{{.Summary}}{{end}}</td><td>{{.Removed}}</td><td>{{.Unlisted}}</td><td>{{.Descriptions}}</td><td{{if .Violation}} class="sev-error"{{end}}>{{if .Violation}}yes{{else}}no{{end}}</td></tr></tbody>
 {{end}}</table>
+{{if .NotCompared}}<details id="drift-not-compared"><summary>{{len .NotCompared}} pairs not compared</summary><table class="changes"><thead><tr><th>package</th><th>from → to</th><th>why not</th></tr></thead><tbody>
+{{range .NotCompared}}<tr data-pair="{{.Name}}"><td>{{.Name}}</td><td>{{.From}} → {{.To}}</td><td class="msg">{{.Summary}}</td></tr>
+{{end}}</tbody></table></details>{{end}}
 {{- end}}
 
 <h2>Servers</h2>

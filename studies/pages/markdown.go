@@ -99,8 +99,10 @@ func Markdown(w io.Writer, r *studies.Results) error {
 	if a.Variants > 0 {
 		fmt.Fprintf(&b, "%d scanned rows are transport variants of another row (`variant_of`): they are listed and their probes tallied, but they are left out of the weighted figures.\n\n", a.Variants)
 	}
+	writeOutcomes(&b, a)
 	b.WriteString("## Output contracts\n\n")
-	b.WriteString("Tool-weighted pools every tool of every scanned server; server-weighted is the mean of each server's shares (servers with at least one tool). " +
+	b.WriteString("Tiers: no schema, the tool declares no outputSchema; vacuous, its schema rejects none of the corrupted payloads sent; partial, it rejects those of some sampled shapes; enforceable, of every sampled shape; invalid, the schema does not compile.\n\n")
+	b.WriteString("Tool-weighted pools every tool of every counted server (scanned, neither a transport variant nor a previous release); server-weighted is the mean of each counted server's shares (servers with at least one tool). " +
 		"Each schema's corrupted payload is tried on every shape sampled (branches, minimal instance, nullable values null, arrays empty): enforceable rejects all of them, partial some, vacuous none. " +
 		"\"Rejects at least one\" (enforceable + partial) is the figure comparable with a single-payload method such as the anchor study's.\n\n")
 	fmt.Fprintf(&b, "| tier | tool-weighted (%d tools) | server-weighted (%d servers) |\n|---|---|---|\n", tw.Tools, sw.Servers)
@@ -324,7 +326,8 @@ func writeVersionDrift(b *strings.Builder, r *studies.Results) {
 		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(mdCounts(d.ByRule), ", "))
 	}
 	b.WriteString("| package | from → to | step | changes | tools removed | no longer listed by default | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|---|\n")
-	for _, row := range driftRows(r.Servers) {
+	compared, notCompared := driftRows(r.Servers)
+	for _, row := range compared {
 		vd := row.VersionDrift
 		viol := "no"
 		if vd.SemverViolation {
@@ -334,4 +337,49 @@ func writeVersionDrift(b *strings.Builder, r *studies.Results) {
 			mdCell(driftSummary(vd)), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
 	}
 	b.WriteString("\n")
+	if len(notCompared) > 0 {
+		fmt.Fprintf(b, "Not compared (%d): ", len(notCompared))
+		for i, row := range notCompared {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			vd := row.VersionDrift
+			fmt.Fprintf(b, "%s %s → %s (%s)", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Reason))
+		}
+		b.WriteString(".\n\n")
+	}
+}
+
+// writeOutcomes writes the rows by outcome, each with what it means.
+func writeOutcomes(b *strings.Builder, a studies.Aggregates) {
+	b.WriteString("## Outcomes\n\n| outcome | rows | what it means |\n|---|---|---|\n")
+	for _, o := range outcomeTable(a) {
+		fmt.Fprintf(b, "| %s | %d | %s |\n", o.Outcome, o.Rows, o.Meaning)
+	}
+	b.WriteString("\n")
+}
+
+// outcomeRow is one line of the outcome breakdown.
+type outcomeRow struct {
+	Outcome, Meaning string
+	Rows             int
+}
+
+// outcomeTable is the rows by outcome in the taxonomy's order (an outcome
+// no row has is left out; a row without one counts under its status).
+func outcomeTable(a studies.Aggregates) []outcomeRow {
+	var out []outcomeRow
+	seen := map[string]bool{}
+	for _, m := range studies.OutcomeMeanings {
+		seen[m.Outcome] = true
+		if n := a.Outcomes[m.Outcome]; n > 0 {
+			out = append(out, outcomeRow{m.Outcome, m.Meaning, n})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Outcomes)) {
+		if !seen[k] {
+			out = append(out, outcomeRow{k, "a row without an outcome, by its status", a.Outcomes[k]})
+		}
+	}
+	return out
 }

@@ -25,7 +25,6 @@ type doc struct {
 	Any    any
 	Raw    json.RawMessage
 	Self   *doc
-	n      int
 }
 
 func TestMap(t *testing.T) {

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ErrNoServers is matched (errors.Is) by Parse's error for a file that has
@@ -123,8 +125,9 @@ func Parse(data []byte, dir string) (*Config, error) {
 	if entries == nil {
 		return nil, fmt.Errorf("%s is not an object", key)
 	}
-	if name, dup := repeatedKey(raw); dup {
-		return nil, fmt.Errorf("server %q is given twice (a JSON parser would keep only the last)", name)
+	if p, dup := jsonvalue.RepeatedKey(raw, 1); dup {
+		name, _ := jsonvalue.SplitPointer(p)
+		return nil, fmt.Errorf("server %q is given twice (a JSON parser would keep only the last)", strings.Join(name, "/"))
 	}
 	sum := sha256.Sum256(data)
 	c := &Config{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:]), Key: key}
@@ -171,32 +174,6 @@ func serversObject(top map[string]json.RawMessage) (key string, servers, inputs 
 		}
 	}
 	return "", nil, nil, ErrNoServers
-}
-
-// repeatedKey reports the first member name that repeats in the JSON
-// object obj (which has already been decoded once, so it is valid).
-func repeatedKey(obj json.RawMessage) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		k, _ := t.(string)
-		if seen[k] {
-			return k, true
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
-		}
-	}
-	return "", false
 }
 
 // Types are the values of "type" clients write: stdio, http (VS Code,

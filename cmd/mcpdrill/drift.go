@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,7 +53,7 @@ func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
-		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
+		Flags:       append(append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...), expectFlags()...),
 		Action:      action(parseDriftOptions, run, runDrift),
 		Subcommands: []*cli.Command{driftCaptureCommand(nil), driftCheckCommand(nil)},
 	}
@@ -94,10 +95,10 @@ too); --spec captures live first.
 
 ` + exitCodesHelp,
 		Flags: append(append(captureLimitFlags(),
-			&cli.StringFlag{Name: "baseline", Required: true, Usage: "baseline capture or manifest `FILE`"},
+			&cli.StringFlag{Name: "baseline", Usage: "baseline capture or manifest `FILE` (required)"},
 			&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
 			&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
-		), driftOutputFlags()...),
+		), append(driftOutputFlags(), expectFlags()...)...),
 		Action: action(parseDriftCheckOptions, run, runDriftCheck),
 	}
 }
@@ -107,6 +108,7 @@ func captureLimitFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "protocol", Usage: "force a protocol `REVISION` (" + strings.Join(mcp.Revisions, ", ") + "); default: detect"},
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per-request timeout (a canary that times out is recorded as a timeout)"},
+		startupTimeoutFlag(),
 		&cli.DurationFlag{Name: "deadline", Value: 2 * time.Minute, Usage: "whole-run deadline"},
 		&cli.IntFlag{Name: "max-list-pages", Value: 50, Usage: "tools/list page cap"},
 	}
@@ -115,6 +117,8 @@ func captureLimitFlags() []cli.Flag {
 // driftOptions is what one `mcpdrill drift MANIFEST` asks for.
 type driftOptions struct {
 	out outputFormat
+	// expect is the expected-findings gate (nil: none).
+	expect *expectGate
 	// manifestPath names the manifest, data is its bytes and manifest what
 	// they parse to.
 	manifestPath string
@@ -138,6 +142,9 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	}
 	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline")}
 	if o.out, err = outputOptions(c); err != nil {
+		return nil, err
+	}
+	if o.expect, err = parseExpectGate(c); err != nil {
 		return nil, err
 	}
 	live, err := oneLiveTarget(c, args[1:])
@@ -187,18 +194,15 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 	rep, err := drift.Run(ctx, cfg, &o.manifest, opts)
 	if err != nil {
 		if rep == nil {
-			return connectError(err)
+			return connectError(o.live.name(), err)
 		}
-		if werr := writeDrift(w, rep, o.out, place); werr != nil {
+		if werr := writeDrift(w, rep, o.out, driftOutput(rep, place)); werr != nil {
 			return werr
 		}
-		return exitErr(exitUnreachable, err)
+		return connectError(o.live.name(), err)
 	}
 	place.add(rep.Served)
-	if err := writeDrift(w, rep, o.out, place); err != nil {
-		return err
-	}
-	return driftExit(rep, o.out.threshold)
+	return judgeDrift(w, c.App.ErrWriter, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
 }
 
 // driftInvoke plans the named calls against the declared manifest (a server
@@ -218,7 +222,7 @@ func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []mcp.Too
 	}
 	c, err := mcp.Connect(ctx, cfg)
 	if err != nil {
-		return nil, connectError(err)
+		return nil, connectError(targetName(cfg), err)
 	}
 	defer c.Close()
 	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
@@ -269,10 +273,7 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 	defer cancel()
 	capt, obs, err := drift.RunCapture(ctx, o.spec, o.cfg, drift.CaptureOptions{Now: time.Now, Version: version})
 	if err != nil {
-		if drift.IsRefused(err) {
-			return exitErr(exitUnreachable, err)
-		}
-		return connectError(err)
+		return connectError(targetName(o.cfg), err)
 	}
 	for _, u := range obs.Unreadable {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), safetext.Text(u.Reason))
@@ -295,6 +296,8 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 // driftCheckOptions is what one `mcpdrill drift check` asks for.
 type driftCheckOptions struct {
 	out outputFormat
+	// expect is the expected-findings gate (nil: none).
+	expect *expectGate
 	// baselinePath names the baseline and base is what it loads to.
 	baselinePath string
 	base         *drift.Capture
@@ -316,6 +319,12 @@ func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 		return nil, err
 	}
 	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current")}
+	if o.baselinePath == "" {
+		return nil, usageErr("missing --baseline FILE (the capture or manifest to compare with)")
+	}
+	if o.expect, err = parseExpectGate(c); err != nil {
+		return nil, err
+	}
 	spec := c.String("spec")
 	if (o.currentPath == "") == (spec == "") {
 		return nil, usageErr("give exactly one of --current FILE or --spec FILE")
@@ -349,20 +358,18 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 		var err error
 		if current, _, err = drift.RunCapture(ctx, o.live.spec, o.live.cfg, drift.CaptureOptions{Version: version}); err != nil {
 			if !drift.IsRefused(err) {
-				return connectError(err)
+				return connectError(live, err)
 			}
-			if werr := writeDrift(c.App.Writer, drift.CheckRefusedReport(o.baselinePath, live, o.base, err), o.out, place); werr != nil {
+			refused := drift.CheckRefusedReport(o.baselinePath, live, o.base, err)
+			if werr := writeDrift(c.App.Writer, refused, o.out, driftOutput(refused, place)); werr != nil {
 				return werr
 			}
-			return exitErr(exitUnreachable, err)
+			return connectError(live, err)
 		}
 	}
 	rep := drift.CheckReport(o.baselinePath, live, o.base, current)
 	place.add(drift.ToolNames(current.ToolSet()))
-	if err := writeDrift(c.App.Writer, rep, o.out, place); err != nil {
-		return err
-	}
-	return driftExit(rep, o.out.threshold)
+	return judgeDrift(c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
 }
 
 func loadState(path string) (*drift.Capture, error) {
@@ -391,10 +398,10 @@ func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 	if p := c.String("protocol"); p != "" && !mcp.IsKnown(p) {
 		return liveSpec{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
 	}
-	if c.Duration("timeout") <= 0 || c.Int("max-list-pages") <= 0 {
-		return liveSpec{}, usageErr("--timeout and --max-list-pages must be positive")
+	if c.Duration("timeout") <= 0 || c.Duration("startup-timeout") <= 0 || c.Int("max-list-pages") <= 0 {
+		return liveSpec{}, usageErr("--timeout, --startup-timeout and --max-list-pages must be positive")
 	}
-	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
+	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"), StartupTimeout: c.Duration("startup-timeout"),
 		MaxListPages: c.Int("max-list-pages"), ClientName: "mcpdrill", ClientVersion: version})
 	return liveSpec{spec: spec, cfg: cfg, deadline: c.Duration("deadline")}, nil
 }
@@ -410,11 +417,29 @@ func runContext(c *cli.Context, deadline time.Duration) (context.Context, contex
 	return ctx, stop
 }
 
-// connectError maps a failure to connect to or list the server to exit 3:
-// unreachable, timed out, exited, refused, HTTP 401/403, or a tools/list
-// the server answered with an error or an unreadable result. In every case
-// no tool set was obtained, so nothing is compared.
-func connectError(err error) error { return exitErr(exitUnreachable, err) }
+// connectError maps a failure to connect to or list the server named name
+// (as targetName gives it) to exit 3: unreachable, timed out, exited,
+// refused, HTTP 401/403, or a tools/list the server answered with an error
+// or an unreadable result. In every case no tool set was obtained, so
+// nothing is compared. The line names the server and, for a stdio server
+// that used up its start-up allowance, the flag that raises it.
+func connectError(name string, err error) error {
+	return exitErr(exitUnreachable, fmt.Errorf("%s: %w%s", name, err, startupFlagHint(err)))
+}
+
+// startupFlagHint is what an error about a stdio server that wrote nothing
+// within its start-up allowance adds: the flag that raises it.
+func startupFlagHint(err error) string {
+	var st *mcp.StartupTimeoutError
+	if errors.As(err, &st) {
+		return startupHintText
+	}
+	return ""
+}
+
+// startupHintText ends a line about a stdio server that used up its
+// start-up allowance.
+const startupHintText = " (raise the start-up allowance with --startup-timeout: a first npx or uvx run downloads the package)"
 
 // targetName names the live server for a report's header and its "live"
 // field, without secrets: the redacted URL or command line.
@@ -432,13 +457,6 @@ func headerNames(h http.Header) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func driftExit(rep *drift.Report, threshold report.Severity) error {
-	if report.Fails(rep.Plain(), threshold) {
-		return exitErr(exitFindings, nil)
-	}
-	return nil
 }
 
 // driftPlace is what a drift report's CI formats need besides the report:
@@ -473,21 +491,47 @@ func (p *driftPlace) add(names []string) {
 	}
 }
 
-func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
+// driftOutput is a drift report for the CI formats: its findings placed in
+// the manifest or baseline, one check per tool of either side.
+func driftOutput(rep *drift.Report, place *driftPlace) report.Output {
+	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
+	tools := slices.Sorted(slices.Values(place.tools))
+	for _, t := range tools {
+		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
+	}
+	return o
+}
+
+// writeDrift writes a drift report in out's format; o is the report for
+// the CI formats (driftOutput).
+func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, o report.Output) error {
 	switch out.format {
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
 		return renderDrift(w, rep, outputWidth(w))
 	}
-	o := report.Output{Command: rep.Command, Threshold: out.threshold,
-		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
-	tools := slices.Sorted(slices.Values(place.tools))
-	for _, t := range tools {
-		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
-	}
-	_, err := writeFindings(w, out.format, o)
+	_, err := writeFindings(w, out, o)
 	return err
+}
+
+// judgeDrift gates a compared drift report (against --expected-findings,
+// when given), writes it and returns its exit: 1 when the gate fails.
+// complete says whether both sides were read whole, so that a finding's
+// absence is evidence.
+func judgeDrift(w, stderr io.Writer, rep *drift.Report, out outputFormat, place *driftPlace, g *expectGate, complete bool) error {
+	o := driftOutput(rep, place)
+	failing, err := gateFails(g, stderr, o.Results, out.threshold, func(string) bool { return complete })
+	if err != nil {
+		return err
+	}
+	if err := writeDrift(w, rep, out, o); err != nil {
+		return err
+	}
+	if failing {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
 }
 
 // renderDrift prints a drift report, its tables fitted to width.

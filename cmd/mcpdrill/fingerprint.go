@@ -99,7 +99,7 @@ func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
 		defer cancel()
 		r, obs, err := drift.FingerprintServer(ctx, *o.live)
 		if err != nil {
-			return connectError(err)
+			return connectError(targetName(*o.live), err)
 		}
 		if obs.Capped {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)

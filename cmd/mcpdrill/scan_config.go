@@ -27,39 +27,46 @@ type configScan struct {
 	Report *scan.Report `json:"report"`
 }
 
-// writeScans writes a run's reports. Without --config there is one,
-// written by writeScan. With --config: table, each server's report under a
-// heading; json, an array of {config, server, report}; the CI formats, one
-// document whose findings are placed at each server's entry in its
-// configuration (or in --sarif-file).
-func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFormat, artifact string) error {
-	if ts[0].file == "" {
-		return writeScan(w, reps[0], out, artifact)
-	}
-	switch out.format {
-	case "json":
+// writeScans writes a run's reports; o is the run for the CI formats
+// (scanOutput). Without --config there is one report. With --config:
+// table, each server's report under a heading; json, an array of {config,
+// server, report}; the CI formats, one document whose findings are placed
+// at each server's entry in its configuration (or in --sarif-file).
+func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFormat, o report.Output) error {
+	switch {
+	case out.format != "json" && out.format != "table":
+		_, err := writeFindings(w, out, o)
+		return err
+	case ts[0].file == "":
+		return writeScan(w, reps[0], out.format)
+	case out.format == "json":
 		doc := make([]configScan, len(reps))
 		for i, rep := range reps {
 			doc[i] = configScan{Config: ts[i].file, Server: ts[i].server, Report: rep}
 		}
 		return writeJSON(w, doc)
-	case "table":
-		for i, rep := range reps {
-			if i > 0 {
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), safetext.Text(ts[i].name()))
-			if err := renderScan(w, rep, outputWidth(w)); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
+	for i, rep := range reps {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "== %s: %s\n", ts[i].label(), safetext.Text(ts[i].name()))
+		if err := renderScan(w, rep, outputWidth(w)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configScanOutput is a --config run for the CI formats: each finding
+// placed at its server's entry in its configuration (or in artifact, when
+// given), its subject the server's name, and each check named after it.
+func configScanOutput(ts []liveTarget, reps []*scan.Report, artifact string) (report.Output, error) {
 	cat, err := catalogue()
 	if err != nil {
-		return err
+		return report.Output{}, err
 	}
-	o := report.Output{Command: "scan", Catalogue: cat, Threshold: out.threshold}
+	o := report.Output{Command: "scan", Catalogue: cat}
 	lines := map[string]map[string]int{}
 	for i, rep := range reps {
 		t := ts[i]
@@ -86,8 +93,7 @@ func writeScans(w io.Writer, ts []liveTarget, reps []*scan.Report, out outputFor
 		}
 		o.Duration += time.Duration(rep.Meta.DurationMS) * time.Millisecond
 	}
-	_, err = writeFindings(w, out.format, o)
-	return err
+	return o, nil
 }
 
 // serverLines are the lines of a configuration's server entries (none when

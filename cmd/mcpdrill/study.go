@@ -277,7 +277,7 @@ func writeStudy(w io.Writer, res *studies.Results, out outputFormat, path string
 		}
 		o.Checks = append(o.Checks, c)
 	}
-	_, err := writeFindings(w, out.format, o)
+	_, err := writeFindings(w, out, o)
 	return err
 }
 

@@ -53,7 +53,7 @@ func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
-		Flags:       append(append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...), expectFlags()...),
+		Flags:       append(append(append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...), expectFlags()...), structuralFlag("drift")),
 		Action:      action(parseDriftOptions, run, runDrift),
 		Subcommands: []*cli.Command{driftCaptureCommand(nil), driftCheckCommand(nil)},
 	}
@@ -98,9 +98,15 @@ too); --spec captures live first.
 			&cli.StringFlag{Name: "baseline", Usage: "baseline capture or manifest `FILE` (required)"},
 			&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
 			&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
-		), append(driftOutputFlags(), expectFlags()...)...),
+		), append(append(driftOutputFlags(), expectFlags()...), structuralFlag("drift"))...),
 		Action: action(parseDriftCheckOptions, run, runDriftCheck),
 	}
+}
+
+// structuralFlag is --structural of a command that compares or
+// fingerprints tool sets (what names it).
+func structuralFlag(what string) cli.Flag {
+	return &cli.BoolFlag{Name: "structural", Usage: what + " without descriptions and titles (the tools' and every schema's): a rewording is no change; a name, a type or a constraint is"}
 }
 
 // captureLimitFlags are the client limits a spec-driven capture takes.
@@ -128,6 +134,8 @@ type driftOptions struct {
 	live gatedTarget
 	// deadline bounds the whole run (0: none).
 	deadline time.Duration
+	// structural is --structural.
+	structural bool
 }
 
 // parseDriftOptions reads and checks drift's flags and arguments and the
@@ -140,7 +148,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline")}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), structural: c.Bool("structural")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -180,7 +188,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 	ctx, cancel := runContext(c, o.deadline)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
-	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
+	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer, Structural: o.structural,
 		Posture: func(ctx context.Context, l drift.Listing) (*tgt.Posture, []report.Finding) {
 			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: l.Revision, Tracer: g.tracer},
 				scan.Primary{Listed: l.Listed, Tools: l.Tools, Err: l.Err, Call: l.Call})
@@ -306,6 +314,8 @@ type driftCheckOptions struct {
 	currentPath string
 	current     *drift.Capture
 	live        *liveSpec
+	// structural is --structural.
+	structural bool
 }
 
 // parseDriftCheckOptions reads and checks check's flags and the files they
@@ -318,7 +328,7 @@ func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current")}
+	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current"), structural: c.Bool("structural")}
 	if o.baselinePath == "" {
 		return nil, usageErr("missing --baseline FILE (the capture or manifest to compare with)")
 	}
@@ -367,7 +377,12 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 			return connectError(live, err)
 		}
 	}
-	rep := drift.CheckReport(o.baselinePath, live, o.base, current)
+	base := o.base
+	if o.structural {
+		base, current = base.Structural(), current.Structural()
+	}
+	rep := drift.CheckReport(o.baselinePath, live, base, current)
+	rep.Structural = o.structural
 	place.add(drift.ToolNames(current.ToolSet()))
 	return judgeDrift(c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
 }
@@ -544,6 +559,9 @@ func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 			name = "(unnamed server)"
 		}
 		fmt.Fprintln(w, wrap(fmt.Sprintf("server %s %s, protocol %s (%s era, %s), %d list page(s)", safetext.Text(name), safetext.Text(t.Version), t.Revision, t.Era, t.Transport, t.Pages), width))
+	}
+	if rep.Structural {
+		fmt.Fprintln(w, "structural: descriptions and titles left out of the comparison and the fingerprints")
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)

@@ -107,17 +107,6 @@ func catalogue() (report.Catalogue, error) {
 	return cat, nil
 }
 
-// serverEntryLines are the lines of the server entries of a servers.json or
-// an MCP client configuration ("mcpServers", or VS Code's "servers").
-func serverEntryLines(data []byte) map[string]int {
-	for _, key := range []string{"mcpServers", "servers"} {
-		if l := report.MemberLines(data, key); len(l) > 0 {
-			return l
-		}
-	}
-	return nil
-}
-
 // artifactPath names a file the way code scanning and annotations want it:
 // slash-separated and relative to the root of the git repository holding
 // it; a relative path that stays below the working directory when no

@@ -126,6 +126,7 @@ func runScan(c *cli.Context, o *scanOptions) (err error) {
 			return err
 		}
 	}
+	addToolCollisions(targets, reps)
 	out, err := scanOutput(targets, reps, o.sarifFile)
 	if err != nil {
 		return err
@@ -141,6 +142,25 @@ func runScan(c *cli.Context, o *scanOptions) (err error) {
 		return err
 	}
 	return scansExit(targets, reps, failing)
+}
+
+// addToolCollisions compares the tool names of the servers of each
+// configuration of a --config run (scan.AddToolCollisions).
+func addToolCollisions(ts []liveTarget, reps []*scan.Report) {
+	byFile := map[string][]scan.ConfigServer{}
+	var files []string
+	for i, t := range ts {
+		if t.file == "" {
+			continue
+		}
+		if _, ok := byFile[t.file]; !ok {
+			files = append(files, t.file)
+		}
+		byFile[t.file] = append(byFile[t.file], scan.ConfigServer{Name: t.server, Report: reps[i]})
+	}
+	for _, f := range files {
+		scan.AddToolCollisions(byFile[f])
+	}
 }
 
 // graded are the results a gate judges: all but the lines that say a

@@ -1,6 +1,9 @@
 package jsonvalue
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestRepeatedKey(t *testing.T) {
 	for _, tt := range []struct {
@@ -39,4 +42,23 @@ func FuzzRepeatedKey(f *testing.F) {
 			t.Fatalf("pointer %q with ok %v", p, ok)
 		}
 	})
+}
+
+func TestMemberLines(t *testing.T) {
+	servers := "{\n  \"mcpServers\": {\n    \"one\": {\"command\": \"x\"},\n\n    \"two\": {\n      \"url\": \"http://h\"\n    }\n  },\n  \"projects\": {\"/p\": {\"mcpServers\": {\"three\": {},\n \"one\": {}}}}\n}\n"
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"mcpServers"}, "map[one:3 two:5]"},
+		{[]string{"projects", "/p", "mcpServers"}, "map[one:10 three:9]"},
+		{[]string{"none"}, "map[]"},
+	} {
+		if got := fmt.Sprint(MemberLines([]byte(servers), tc.path...)); got != tc.want {
+			t.Errorf("MemberLines(%q) = %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	if got := fmt.Sprint(MemberLines([]byte("{\"s\": {\"a\": 1,\n\"b\": "), "s")); got != "map[a:1 b:2]" {
+		t.Errorf("broken JSON keeps what was read: %s", got)
+	}
 }

@@ -172,3 +172,35 @@ func TestToolCollisionAcrossServers(t *testing.T) {
 		t.Errorf("annotations:\n%s", out)
 	}
 }
+
+// TestConfigExitIsTheWorstVerdict: with --config, a server that fails its
+// gate is exit 1 even when another is unreachable (issue 40: exit 3 hid
+// the other server's errors); without a failing finding it is exit 3.
+// Either way stderr names the unreachable server and counts them.
+func TestConfigExitIsTheWorstVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	configEnv(t)
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	doc := `{"mcpServers": {
+  "sloppy": {"command": "${MCPDRILL_TEST_SELF}", "args": ["-test.run=^$"], "env": {"MCPDRILL_TESTBED_CHILD": "{\"Profile\":\"sloppy-errors\"}"}},
+  "gone": {"command": "/nonexistent/mcp-server"}
+}}`
+	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		failOn string
+		code   int
+	}{{"error", exitFindings}, {"never", exitUnreachable}} {
+		code, _, errOut := runCLI(t, "scan", "--trust-workspace", "--config", cfg, "--fail-on", tc.failOn, "--no-second-connection", "--format", "sarif")
+		if code != tc.code {
+			t.Errorf("--fail-on %s: exit %d, want %d\n%s", tc.failOn, code, tc.code, errOut)
+		}
+		if !strings.Contains(errOut, `mcpdrill: server "gone" of `+cfg+": no MCP session could be opened") ||
+			!strings.Contains(errOut, "1 of 2 servers unreachable or refused the protocol") {
+			t.Errorf("--fail-on %s: stderr does not name the server and count:\n%s", tc.failOn, errOut)
+		}
+	}
+}

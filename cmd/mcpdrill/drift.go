@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
@@ -154,6 +155,12 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	}
 	if o.expect, err = parseExpectGate(c); err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(o.manifestPath); errors.Is(err, fs.ErrNotExist) {
+		// "drift chek" is no manifest called chek.
+		if s := nearest(o.manifestPath, []string{"capture", "check"}); s != "" {
+			return nil, usageErr("no manifest %q (did you mean `mcpdrill drift %s`?)", o.manifestPath, s)
+		}
 	}
 	live, err := oneLiveTarget(c, args[1:])
 	if err != nil {

@@ -34,7 +34,7 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 			"gets the inventory (with --header, one extra tools/list is sent with the headers stripped; header\n" +
 			"values are never printed), the WWW-Authenticate challenge and protected-resource metadata of a\n" +
 			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" +
-			configHelp + "\n\n" + exitCodesHelp,
+			configHelp + "\n\n" + exitCodesHelp + "\n" + scanServersExitHelp,
 		Flags: append(append(append(targetFlags(), configFlags()...), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(append(gateFlags(), expectFlags()...),
 			&cli.StringFlag{Name: "sarif-file", Usage: "attach the findings of --format sarif and github to `PATH`, a file of your repository (a manifest JSON gets each tool's line); default " + defaultScanArtifact},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
@@ -45,6 +45,12 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 		Action: action(parseScanOptions, run, runScan),
 	}
 }
+
+// scanServersExitHelp ends scan's EXIT CODES: the code of a run of several
+// servers (scansExit).
+const scanServersExitHelp = `   With several servers (--config): 1 when a finding about any of them
+   fails, though another could not be reached; else 3 when one could not
+   (stderr names each, and counts them); else 0.`
 
 // scanOptions is what one `mcpdrill scan` asks for.
 type scanOptions struct {

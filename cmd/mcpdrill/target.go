@@ -57,6 +57,8 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	}
 	cfg.URL, cfg.Command = c.String("url"), command
 	switch {
+	case cfg.URL == "" && len(cfg.Command) == 0 && hasFlag(c, "config"):
+		return cfg, usageErr("no target: give --url URL, a server command after --, or --config FILE (an MCP client's configuration; auto: yours, as `mcpdrill configs` lists them)")
 	case cfg.URL == "" && len(cfg.Command) == 0:
 		return cfg, usageErr("no target: give --url URL or a server command after --")
 	case cfg.URL != "" && len(cfg.Command) > 0:

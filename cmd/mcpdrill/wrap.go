@@ -318,7 +318,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageErr("--listen: %v", err)
+		return listenError("--listen", o.addr, err)
 	}
 	fmt.Fprintf(errOut, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), to)
 	sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)

@@ -61,6 +61,10 @@ const (
 	KindKeywordChanged       Kind = "CHG-KEYWORD-CHANGED"
 	KindSchemaTooDeep        Kind = "CHG-SCHEMA-TOO-DEEP"
 	KindSchemaDescriptionChg Kind = "CHG-SCHEMA-DESCRIPTION-CHANGED"
+
+	// kindAny stands for any change kind inside a schema in the rows that
+	// grade by verdict rather than by kind (see grade.go).
+	kindAny Kind = "CHG-*"
 )
 
 // Conditions refine a grade for kinds that depend on required-ness or on
@@ -73,6 +77,14 @@ const (
 	condOpenWorld   = "openWorld"
 	condDeclaration = "declaration"
 	condOther       = "other"
+	// condUnlisted: a tool missing from a default listing that another
+	// configuration lists (or may list).
+	condUnlisted = "unlisted"
+	// Verdict conditions of the kindAny rows.
+	condCovered      = "covered"
+	condUndeclared   = "undeclared"
+	condWitnessed    = "witnessed"
+	condUndetermined = "undetermined"
 )
 
 // grade is one row of the grading table: a change kind, on one side, under
@@ -97,6 +109,8 @@ var (
 var grades = []grade{
 	{KindToolRemoved, DirectionTool, condNone, "BRK-TOOL-REMOVED", sevE, "Tool removed",
 		"A client built against the old list calls the tool and fails."},
+	{KindToolRemoved, DirectionTool, condUnlisted, "BRK-TOOL-UNLISTED", sevE, "Tool no longer listed by default",
+		"The tool is absent from the new release's default listing, but the new release lists it under a configuration known for the package (a toolset switch), or its listing under one was not established: clients on the default configuration lose it, those that set the switch may keep it. Not called removed."},
 	{KindToolAdded, DirectionTool, condNone, "BRK-TOOL-ADDED", sevI, "Tool added",
 		"Nothing a client did before stops working; agents may now discover and call it."},
 	{KindDescriptionChanged, DirectionTool, condNone, "BRK-TOOL-DESCRIPTION-CHANGED", sevW, "Tool description changed",
@@ -158,11 +172,11 @@ var grades = []grade{
 		"Clients receive a subset of the values they handled."},
 	{KindEnumValueAdded, DirectionInput, condNone, "BRK-IN-ENUM-VALUE-ADDED", sevI, "Input enum value added",
 		"Existing calls stay valid."},
-	{KindEnumValueAdded, DirectionOutput, condNone, "BRK-OUT-ENUM-VALUE-ADDED", sevW, "Output enum value added",
-		"Clients with an exhaustive switch meet a value they do not know."},
+	{KindEnumValueAdded, DirectionOutput, condNone, "BRK-OUT-ENUM-VALUE-ADDED", sevE, "Output enum value added",
+		"The new schema admits a value the old one ruled out: clients with an exhaustive switch meet a value they do not know."},
 	{KindConstChanged, DirectionInput, condNone, "BRK-IN-CONST-CHANGED", sevE, "Input const changed",
 		"The only accepted value changed: every existing call is rejected."},
-	{KindConstChanged, DirectionOutput, condNone, "BRK-OUT-CONST-CHANGED", sevW, "Output const changed",
+	{KindConstChanged, DirectionOutput, condNone, "BRK-OUT-CONST-CHANGED", sevE, "Output const changed",
 		"Clients that matched the fixed value see another one."},
 	{KindConstraintTightened, DirectionInput, condNone, "BRK-IN-CONSTRAINT-TIGHTENED", sevE, "Input constraint tightened",
 		"A bound moved inwards or appeared (minimum, maximum, lengths, item and property counts, multipleOf, uniqueItems, enum, const, pattern, format, items, an allOf branch): values accepted before are rejected."},
@@ -170,28 +184,28 @@ var grades = []grade{
 		"Clients receive a subset of the values they handled."},
 	{KindConstraintLoosened, DirectionInput, condNone, "BRK-IN-CONSTRAINT-LOOSENED", sevI, "Input constraint loosened",
 		"Every value accepted before is still accepted."},
-	{KindConstraintLoosened, DirectionOutput, condNone, "BRK-OUT-CONSTRAINT-LOOSENED", sevW, "Output constraint loosened",
-		"Clients may receive values outside the range they relied on."},
+	{KindConstraintLoosened, DirectionOutput, condNone, "BRK-OUT-CONSTRAINT-LOOSENED", sevE, "Output constraint loosened",
+		"Clients receive values outside the range they relied on."},
 	{KindConstraintChanged, DirectionInput, condNone, "BRK-IN-CONSTRAINT-CHANGED", sevE, "Input constraint changed",
 		"A constraint changed in a way that is neither tighter nor looser (for example multipleOf 3 to 5): some old values are rejected."},
-	{KindConstraintChanged, DirectionOutput, condNone, "BRK-OUT-CONSTRAINT-CHANGED", sevW, "Output constraint changed",
-		"Clients may receive values outside the set they relied on."},
+	{KindConstraintChanged, DirectionOutput, condNone, "BRK-OUT-CONSTRAINT-CHANGED", sevE, "Output constraint changed",
+		"Clients receive values outside the set they relied on."},
 	{KindPatternChanged, DirectionInput, condNone, "BRK-IN-PATTERN-CHANGED", sevE, "Input pattern changed",
-		"Regular-expression containment is not decided, so any change is treated as able to reject old values."},
-	{KindPatternChanged, DirectionOutput, condNone, "BRK-OUT-PATTERN-CHANGED", sevW, "Output pattern changed",
-		"Clients that parse the string by its old shape may fail."},
+		"A string the old pattern accepted is rejected by the new one (regular-expression containment is not decided: breaking only with a witness, otherwise BRK-IN-UNDETERMINED)."},
+	{KindPatternChanged, DirectionOutput, condNone, "BRK-OUT-PATTERN-CHANGED", sevE, "Output pattern changed",
+		"Clients that parse the string by its old shape fail on strings the new pattern admits."},
 	{KindFormatChanged, DirectionInput, condNone, "BRK-IN-FORMAT-CHANGED", sevE, "Input format changed",
-		"Validators that assert formats reject old values."},
-	{KindFormatChanged, DirectionOutput, condNone, "BRK-OUT-FORMAT-CHANGED", sevW, "Output format changed",
-		"Clients that parse the string by its old format may fail."},
+		"A value of the old format is rejected by the new one even where format is an annotation (otherwise the change is BRK-IN-UNDETERMINED: validators that assert formats reject old values, others do not)."},
+	{KindFormatChanged, DirectionOutput, condNone, "BRK-OUT-FORMAT-CHANGED", sevE, "Output format changed",
+		"Clients that parse the string by its old format fail."},
 	{KindAdditionalTightened, DirectionInput, condNone, "BRK-IN-ADDITIONAL-PROPERTIES-TIGHTENED", sevE, "Input object closed",
 		"additionalProperties became false or a schema: clients that send extra members are rejected."},
 	{KindAdditionalTightened, DirectionOutput, condNone, "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED", sevI, "Output object closed",
 		"Clients receive fewer unknown members."},
 	{KindAdditionalLoosened, DirectionInput, condNone, "BRK-IN-ADDITIONAL-PROPERTIES-LOOSENED", sevI, "Input object opened",
 		"Every old call is still accepted."},
-	{KindAdditionalLoosened, DirectionOutput, condNone, "BRK-OUT-ADDITIONAL-PROPERTIES-LOOSENED", sevW, "Output object opened",
-		"Clients that decode strictly may meet members they do not know."},
+	{KindAdditionalLoosened, DirectionOutput, condNone, "BRK-OUT-ADDITIONAL-PROPERTIES-LOOSENED", sevE, "Output object opened",
+		"Clients that decode strictly meet members they do not know."},
 	{KindDefaultChanged, DirectionInput, condNone, "BRK-IN-DEFAULT-CHANGED", sevW, "Input default changed",
 		"Calls that omit the argument silently get different behaviour; nothing is rejected, so not breaking."},
 	{KindDefaultChanged, DirectionOutput, condNone, "BRK-OUT-DEFAULT-CHANGED", sevI, "Output default changed",
@@ -201,9 +215,9 @@ var grades = []grade{
 	{KindVariantRemoved, DirectionOutput, condNone, "BRK-OUT-VARIANT-REMOVED", sevI, "Output anyOf/oneOf branch removed",
 		"Clients receive a subset of the shapes they handled."},
 	{KindVariantAdded, DirectionInput, condNone, "BRK-IN-VARIANT-ADDED", sevI, "Input anyOf/oneOf branch added",
-		"Every old value still matches a branch (for oneOf, unless it now matches two)."},
-	{KindVariantAdded, DirectionOutput, condNone, "BRK-OUT-VARIANT-ADDED", sevW, "Output anyOf/oneOf branch added",
-		"Clients may receive a shape they do not handle."},
+		"Every old value still matches a branch. A oneOf branch may make an old value match two; that is decided by the witness search (BRK-IN-NARROWED)."},
+	{KindVariantAdded, DirectionOutput, condNone, "BRK-OUT-VARIANT-ADDED", sevE, "Output anyOf/oneOf branch added",
+		"Clients receive a shape they do not handle."},
 	{KindKeywordChanged, DirectionInput, condNone, "BRK-IN-KEYWORD-CHANGED", sevW, "Other input keyword changed",
 		"A validation keyword the classifier does not grade structurally (not, if/then/else, dependentRequired, dependentSchemas, patternProperties, propertyNames, contains, unevaluated*, a non-local $ref…) changed. Review it."},
 	{KindKeywordChanged, DirectionOutput, condNone, "BRK-OUT-KEYWORD-CHANGED", sevW, "Other output keyword changed",
@@ -216,6 +230,23 @@ var grades = []grade{
 		"The model reads argument descriptions when it fills arguments; like the tool description, this text can carry injected instructions."},
 	{KindSchemaDescriptionChg, DirectionOutput, condNone, "BRK-OUT-DESCRIPTION-CHANGED", sevI, "Output property description changed",
 		"Documentation of a result member; informative."},
+
+	// Rows by verdict (grade.go): they grade a change of any kind inside a
+	// schema whose verdict disagrees with its kind's row.
+	{kindAny, DirectionInput, condCovered, "BRK-IN-COVERED", sevI, "Input change proved compatible",
+		"A change of a kind that can reject old values (a removed property, an added anyOf, a tightened bound) inside a schema proved to accept every value the old one did: for example the old schema kept, byte for byte, as a branch of a new anyOf."},
+	{kindAny, DirectionInput, condUndeclared, "BRK-IN-PROPERTY-UNDECLARED", sevW, "Input property no longer declared, still accepted",
+		"The property left the schema, but the new schema still accepts it as an undeclared member: calls that send it are accepted, and the server may now ignore it. Review it."},
+	{kindAny, DirectionInput, condWitnessed, "BRK-IN-NARROWED", sevE, "Input change rejects old values",
+		"A change whose kind alone does not reject old values (an ungraded keyword, a oneOf branch whose values now match two branches, an object that stopped being free-form) for which the search found a value the old schema accepted and the new one rejects; the witness is in the evidence."},
+	{kindAny, DirectionInput, condUndetermined, "BRK-IN-UNDETERMINED", sevW, "Input change undetermined",
+		"The procedure could neither prove that the new schema accepts every value the old one did nor find a value it rejects (or found one rejected only where format is asserted). Review it."},
+	{kindAny, DirectionOutput, condCovered, "BRK-OUT-COVERED", sevI, "Output change proved compatible",
+		"A change of a kind that can admit new values inside a schema proved to admit only what the old one did."},
+	{kindAny, DirectionOutput, condWitnessed, "BRK-OUT-WIDENED", sevE, "Output change admits new values",
+		"A change whose kind alone does not widen the output (an ungraded keyword, a new member where the old object was closed) for which the search found a value the new schema admits and the old one rejects; the witness is in the evidence."},
+	{kindAny, DirectionOutput, condUndetermined, "BRK-OUT-UNDETERMINED", sevW, "Output change undetermined",
+		"The procedure could neither prove that the new schema admits only what the old one did nor find a value it admits that the old one rejects. Review it."},
 }
 
 // kindDocs explains each change kind.
@@ -267,6 +298,7 @@ func Catalogue() report.Catalogue {
 		detail += "). " + breakingWord(g.sev)
 		c = append(c, report.Rule{ID: g.rule, Severity: g.sev, Title: g.title, Detail: detail})
 	}
+	delete(byKind, kindAny) // not a kind: a row of every kind, by verdict
 	for k, gs := range byKind {
 		sev := sevI
 		var lines []string

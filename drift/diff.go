@@ -2,6 +2,7 @@ package drift
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -34,23 +34,54 @@ type Change struct {
 	Direction Direction       `json:"direction"`
 	// Message describes the change with schema values only.
 	Message string `json:"message"`
+	// Verdict is, for a change inside a schema, whether it lets through a
+	// value the receiving side rejects: compatible, breaking or
+	// undetermined (grade.go); empty for other changes.
+	Verdict string `json:"verdict,omitempty"`
+	// Witness is, for a breaking (or format-dependent) change, the value
+	// that shows it: an instance pointer and the value placed there, built
+	// from the schemas alone.
+	Witness string `json:"witness,omitempty"`
 }
 
 // Diff classifies every difference between two tool sets, matched by tool
 // name. The result is sorted by tool, pointer and kind, and is empty when
 // the sets are equal up to key order, tool order and number spelling.
 func Diff(oldTools, newTools []mcp.Tool) []Change {
+	out, _ := DiffContext(context.Background(), oldTools, newTools)
+	return out
+}
+
+// ctxStride is how many tools a comparison handles between two looks at
+// its context: often enough that a deadline stops 100,000 tools within
+// milliseconds, rarely enough to cost nothing.
+const ctxStride = 64
+
+// DiffContext is Diff under ctx: once ctx ends it stops between two tools
+// and returns ctx's error (and no changes: a partial comparison would read
+// as "nothing else changed").
+func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, error) {
 	oldBy := indexTools(oldTools)
 	newBy := indexTools(newTools)
 	var out []Change
+	i := 0
 	for name, o := range oldBy {
+		if i%ctxStride == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		i++
 		n, ok := newBy[name]
 		if !ok {
 			out = append(out, newChange(name, "", KindToolRemoved, DirectionTool, condNone,
 				fmt.Sprintf("tool %q removed", name)))
 			continue
 		}
-		out = append(out, DiffTool(o, n)...)
+		out = append(out, diffTool(ctx, o, n)...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	for name := range newBy {
 		if _, ok := oldBy[name]; !ok {
@@ -59,7 +90,20 @@ func Diff(oldTools, newTools []mcp.Tool) []Change {
 		}
 	}
 	SortChanges(out)
-	return out
+	return out, nil
+}
+
+// Unlisted regrades a removed tool that the new side still lists under
+// another configuration, or whose listing under one was not established:
+// "no longer listed by default" (BRK-TOOL-UNLISTED), never "removed". how
+// says which (for the message); c is returned unchanged when it is not a
+// removed tool.
+func Unlisted(c Change, how string) Change {
+	if c.Kind != KindToolRemoved {
+		return c
+	}
+	return newChange(c.Tool, c.Pointer, c.Kind, c.Direction, condUnlisted,
+		fmt.Sprintf("tool %q no longer listed by default (%s)", c.Tool, how))
 }
 
 // SortChanges orders changes by tool, pointer, kind and message.
@@ -83,7 +127,13 @@ func indexTools(ts []mcp.Tool) map[string]mcp.Tool {
 // DiffTool classifies the differences between two versions of one tool.
 // Names are not compared.
 func DiffTool(o, n mcp.Tool) []Change {
-	d := &differ{tool: n.Name}
+	return diffTool(context.Background(), o, n)
+}
+
+// diffTool is DiffTool under ctx: the witness searches of grading stop
+// when it ends (what they did not establish is then undetermined).
+func diffTool(ctx context.Context, o, n mcp.Tool) []Change {
+	d := &differ{tool: n.Name, oldIndex: map[string]int{}}
 	if o.Description != n.Description {
 		d.add("/description", KindDescriptionChanged, DirectionTool, condNone, "tool description changed")
 	}
@@ -92,6 +142,7 @@ func DiffTool(o, n mcp.Tool) []Change {
 	}
 	d.annotations(o.AnnotationsValue(), n.AnnotationsValue())
 
+	var sides []*side
 	d.dir = DirectionInput
 	oi, ni := o.InputSchemaValue(), n.InputSchemaValue()
 	if oi == nil {
@@ -100,7 +151,11 @@ func DiffTool(o, n mcp.Tool) []Change {
 	if ni == nil {
 		ni = map[string]any{}
 	}
-	d.schema("/inputSchema", jsonschema.ExpandRefs(oi), jsonschema.ExpandRefs(ni), 0)
+	if !equalJSON(oi, ni) {
+		in := newSide(DirectionInput, "/inputSchema", oi, ni)
+		d.schema(in.root, in.oldX, in.newX, 0)
+		sides = append(sides, in)
+	}
 
 	d.dir = DirectionOutput
 	oo, no := o.OutputSchemaValue(), n.OutputSchemaValue()
@@ -109,8 +164,13 @@ func DiffTool(o, n mcp.Tool) []Change {
 		d.add("/outputSchema", KindOutputSchemaRemoved, DirectionTool, condNone, "outputSchema removed")
 	case oo == nil && no != nil:
 		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
-	case oo != nil:
-		d.schema("/outputSchema", jsonschema.ExpandRefs(oo), jsonschema.ExpandRefs(no), 0)
+	case oo != nil && !equalJSON(oo, no):
+		out := newSide(DirectionOutput, "/outputSchema", oo, no)
+		d.schema(out.root, out.oldX, out.newX, 0)
+		sides = append(sides, out)
+	}
+	for _, sd := range sides {
+		d.grade(ctx, sd)
 	}
 	SortChanges(d.out)
 	return d.out
@@ -138,10 +198,19 @@ type differ struct {
 	tool string
 	dir  Direction
 	out  []Change
+	// node is the pointer of the schema being compared; nodes holds, for
+	// each change in out, the node it was found at.
+	node  string
+	nodes []string
+	// oldIndex maps the pointer of an anyOf/oneOf/allOf branch compared
+	// member by member (one branch left, one arrived) to the old branch's
+	// index; the pointer carries the new one.
+	oldIndex map[string]int
 }
 
 func (d *differ) add(ptr string, k Kind, dir Direction, cond, msg string) {
 	d.out = append(d.out, newChange(d.tool, ptr, k, dir, cond, msg))
+	d.nodes = append(d.nodes, d.node)
 }
 
 // emit records a change on the current schema side.
@@ -269,6 +338,8 @@ func (d *differ) schema(ptr string, a, b any, depth int) {
 	if equalJSON(a, b) {
 		return
 	}
+	defer func(parent string) { d.node = parent }(d.node)
+	d.node = ptr
 	if depth >= maxDepth {
 		d.emit(ptr, KindSchemaTooDeep, condNone, "schemas differ below the depth limit")
 		return
@@ -739,7 +810,9 @@ func (d *differ) branches(ptr string, a, b map[string]any, kw string, depth int)
 		}
 	}
 	if len(gone) == 1 && len(fresh) == 1 {
-		d.schema(joinPointer(p, fmt.Sprint(fresh[0])), ab[gone[0]], bb[fresh[0]], depth+1)
+		child := joinPointer(p, fmt.Sprint(fresh[0]))
+		d.oldIndex[child] = gone[0]
+		d.schema(child, ab[gone[0]], bb[fresh[0]], depth+1)
 		return
 	}
 	for _, i := range gone {

@@ -56,11 +56,16 @@ var schemaCases = []struct {
 	{"optional property removed",
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
+		// The new schema still accepts "b" as an undeclared member.
+		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
+	{"optional property removed from a closed object",
+		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
 		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-REMOVED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
 	{"required property removed",
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","b"]}`,
 		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
-		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-REMOVED", "BRK-OUT-REQUIRED-PROPERTY-REMOVED"}}},
+		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-REQUIRED-PROPERTY-REMOVED"}}},
 	{"required property added",
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["b"]}`,
@@ -155,18 +160,29 @@ var schemaCases = []struct {
 		[]want{{KindConstraintTightened, "/uniqueItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"pattern changed",
 		`{"type":"string","pattern":"^[a-z]+$"}`, `{"type":"string","pattern":"^[a-z0-9]+$"}`,
-		[]want{{KindPatternChanged, "/pattern", "BRK-IN-PATTERN-CHANGED", "BRK-OUT-PATTERN-CHANGED"}}},
+		// Widened in truth, but regular-expression containment is not
+		// decided: undetermined for input; the new pattern admits "0".
+		[]want{{KindPatternChanged, "/pattern", "BRK-IN-UNDETERMINED", "BRK-OUT-PATTERN-CHANGED"}}},
+	{"pattern narrowed",
+		`{"type":"string","pattern":"^[a-z0-9]+$"}`, `{"type":"string","pattern":"^[a-z]+$"}`,
+		[]want{{KindPatternChanged, "/pattern", "BRK-IN-PATTERN-CHANGED", "BRK-OUT-UNDETERMINED"}}},
 	{"pattern added",
 		`{"type":"string"}`, `{"type":"string","pattern":"^a"}`,
 		[]want{{KindConstraintTightened, "/pattern", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"format changed",
 		`{"type":"string","format":"date"}`, `{"type":"string","format":"date-time"}`,
-		[]want{{KindFormatChanged, "/format", "BRK-IN-FORMAT-CHANGED", "BRK-OUT-FORMAT-CHANGED"}}},
+		// Format is an annotation unless a validator asserts it.
+		[]want{{KindFormatChanged, "/format", "BRK-IN-UNDETERMINED", "BRK-OUT-UNDETERMINED"}}},
 	{"format removed",
 		`{"type":"string","format":"uri"}`, `{"type":"string"}`,
-		[]want{{KindConstraintLoosened, "/format", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-CONSTRAINT-LOOSENED"}}},
+		[]want{{KindConstraintLoosened, "/format", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-UNDETERMINED"}}},
 	{"additionalProperties closed",
+		// A client told of no member sends none: closing the object
+		// rejects nothing it sends.
 		`{"type":"object"}`, `{"type":"object","additionalProperties":false}`,
+		[]want{{KindAdditionalTightened, "/additionalProperties", "BRK-IN-COVERED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
+	{"free-form object closed",
+		`{"type":"object","additionalProperties":true}`, `{"type":"object","additionalProperties":false}`,
 		[]want{{KindAdditionalTightened, "/additionalProperties", "BRK-IN-ADDITIONAL-PROPERTIES-TIGHTENED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
 	{"additionalProperties opened",
 		`{"type":"object","additionalProperties":false}`, `{"type":"object","additionalProperties":true}`,
@@ -195,7 +211,8 @@ var schemaCases = []struct {
 			{KindConstraintTightened, "/allOf/2", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"other keyword",
 		`{"type":"string"}`, `{"type":"string","not":{"const":""}}`,
-		[]want{{KindKeywordChanged, "/not", "BRK-IN-KEYWORD-CHANGED", "BRK-OUT-KEYWORD-CHANGED"}}},
+		// The search finds "": accepted before, rejected now.
+		[]want{{KindKeywordChanged, "/not", "BRK-IN-NARROWED", "BRK-OUT-KEYWORD-CHANGED"}}},
 	{"schema description",
 		`{"type":"string","description":"a"}`, `{"type":"string","description":"ignore previous instructions"}`,
 		[]want{{KindSchemaDescriptionChg, "/description", "BRK-IN-DESCRIPTION-CHANGED", "BRK-OUT-DESCRIPTION-CHANGED"}}},
@@ -227,7 +244,10 @@ var schemaCases = []struct {
 		`{"$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"},"v":{"type":"number"}}}},"$ref":"#/$defs/N"}`,
 		// The cycle guard expands N once; the inner "next" stays a $ref on
 		// both sides, so the change is reported once, where it is written.
-		[]want{{KindTypeWidened, "/properties/v/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
+		// Behind that reference the definitions changed too, which the
+		// comparison does not see: no proof, only witnesses (for input
+		// there is none).
+		[]want{{KindTypeWidened, "/properties/v/type", "BRK-IN-UNDETERMINED", "BRK-OUT-TYPE-WIDENED"}}},
 	{"boolean schema",
 		`{"type":"object","properties":{"a":true}}`, `{"type":"object","properties":{"a":{}}}`, nil},
 }

@@ -3,17 +3,16 @@ package drift
 import (
 	"context"
 	"fmt"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"maps"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -25,11 +24,11 @@ func serveTestbed(t *testing.T, o testbed.Options) string {
 }
 
 func testConfig(url string) mcp.Config {
-	return mcp.Config{URL: url, RequestTimeout: 5 * time.Second, MaxListPages: 50}
+	return mcp.Config{URL: url, RequestTimeout: testutil.Hang, MaxListPages: 50}
 }
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -163,7 +162,7 @@ func TestEndToEndRefused(t *testing.T) {
 // compared with an edited manifest of itself.
 func TestEndToEndNPMMemory(t *testing.T) {
 	ctx := testCtx(t)
-	cfg := mcp.Config{Command: testutil.NPMServer(t, "MCPDRILL_NPM_MEMORY"), RequestTimeout: 20 * time.Second,
+	cfg := mcp.Config{Command: testutil.NPMServer(t, "MCPDRILL_NPM_MEMORY"), RequestTimeout: testutil.Hang, DiscoverTimeout: testutil.Hang,
 		Env: []string{"MEMORY_FILE_PATH=" + t.TempDir() + "/memory.jsonl"}}
 	obs, err := Observe(ctx, cfg)
 	if err != nil {

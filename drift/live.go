@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
@@ -155,22 +154,40 @@ type Side struct {
 // incomplete, undeclared ones when the declared side is. Each fact has one
 // rule: presence changes are never also reported as schema changes.
 func Compare(declared, served Side) []report.Finding {
+	fs, _ := CompareContext(context.Background(), declared, served)
+	return fs
+}
+
+// CompareContext is Compare under ctx: once ctx ends the comparison stops
+// (DiffContext) and ctx's error is returned, with no findings.
+func CompareContext(ctx context.Context, declared, served Side) ([]report.Finding, error) {
 	var fs []report.Finding
 	if declared.Incomplete {
 		fs = append(fs, report.Finding{Rule: RuleManifestTruncated, Severity: report.SeverityWarn,
 			Message: "the manifest was saved with a nextCursor (one page of a longer list); undeclared-tool findings are suppressed"})
 	}
 	unread := map[string]bool{}
+	var isDeclared map[string]bool // built once, on the first unreadable entry
 	for _, u := range served.Unreadable {
 		unread[u.Name] = true
 		f := report.Finding{Rule: RuleToolUnreadable, Severity: report.SeverityError, Tool: u.Name,
 			Message: "a served tool entry could not be read, so it was not compared", Evidence: u.Reason}
-		if u.Name != "" && slices.ContainsFunc(declared.Tools, func(t mcp.Tool) bool { return t.Name == u.Name }) {
+		if isDeclared == nil {
+			isDeclared = make(map[string]bool, len(declared.Tools))
+			for _, t := range declared.Tools {
+				isDeclared[t.Name] = true
+			}
+		}
+		if u.Name != "" && isDeclared[u.Name] {
 			f.Message = "the declared tool is served, but its definition could not be read, so it was not compared"
 		}
 		fs = append(fs, f)
 	}
-	for _, c := range Diff(declared.Tools, served.Tools) {
+	changes, err := DiffContext(ctx, declared.Tools, served.Tools)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
 		if c.Kind == KindToolRemoved && unread[c.Tool] {
 			continue // served, unreadable: reported above, not as missing
 		}
@@ -180,7 +197,7 @@ func Compare(declared, served Side) []report.Finding {
 		}
 	}
 	report.Sort(fs)
-	return fs
+	return fs, nil
 }
 
 // ChangeFindings converts changes without any suppression.
@@ -199,7 +216,7 @@ func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.
 	f := report.Finding{
 		Tool: c.Tool, Pointer: c.Pointer, Change: c.ChangeID, Breaking: &b, Severity: c.Severity,
 		Message:  c.Message,
-		Evidence: fmt.Sprintf("graded by %s (%s)", c.RuleID, c.Direction),
+		Evidence: changeEvidence(c),
 	}
 	switch c.Kind {
 	case KindToolRemoved:
@@ -217,11 +234,29 @@ func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.
 	case KindAnnotationChanged:
 		f.Rule = RuleAnnotation
 	default:
-		if c.Breaking {
+		switch {
+		case c.Breaking:
 			f.Rule = RuleSchema
-		} else {
+		case c.Verdict == VerdictUndetermined:
+			f.Rule = RuleSchemaUndetermined
+		default:
 			f.Rule = RuleSchemaCompatible
 		}
 	}
 	return f, true
+}
+
+// changeEvidence names the rule that graded a change and, for one inside a
+// schema, its witness: the value, built from the schemas alone, that the
+// receiving side rejects.
+func changeEvidence(c Change) string {
+	e := fmt.Sprintf("graded by %s (%s)", c.RuleID, c.Direction)
+	if c.Witness == "" {
+		return e
+	}
+	what := "a value clients send by the old schema, rejected by the new"
+	if c.Direction == DirectionOutput {
+		what = "a value the new schema admits and the old one rejects"
+	}
+	return e + "; " + what + ": " + c.Witness
 }

@@ -9,6 +9,7 @@ const (
 	RuleToolUnreadable      = "MCP-DRIFT-TOOL-UNREADABLE"
 	RuleSchema              = "MCP-DRIFT-SCHEMA"
 	RuleSchemaCompatible    = "MCP-DRIFT-SCHEMA-COMPATIBLE"
+	RuleSchemaUndetermined  = "MCP-DRIFT-SCHEMA-UNDETERMINED"
 	RuleAnnotation          = "MCP-DRIFT-ANNOTATION"
 	RuleProtocolUnsupported = "MCP-DRIFT-PROTOCOL-UNSUPPORTED"
 	RuleLegacyServer        = "MCP-DRIFT-LEGACY-SERVER"
@@ -30,9 +31,11 @@ var driftRules = report.Catalogue{
 	{ID: RuleToolUnreadable, Severity: sevE, Title: "Served tool entry unreadable",
 		Detail: "The server lists an entry that could not be read as a tool: not an object, no usable name, or beyond the decoder's limits (a schema nested deeper than 1,000 levels, a number too large to hold exactly). The entry is not compared, and a declared tool of the same name is reported here rather than as missing: the server does serve it, and what it serves could not be established. The evidence says what failed."},
 	{ID: RuleSchema, Severity: sevE, Title: "Breaking schema change",
-		Detail: "The served tool differs from the declared one in a way the change catalogue grades breaking (error). The finding carries the change id (CHG-*) and names the BRK-* rule that graded it; `mcpdrill rules ID` explains both."},
+		Detail: "The served tool differs from the declared one in a way the change catalogue grades breaking (error). For a change inside a schema, breaking means a witness was found: a value a client sends by the declared input schema that the served one rejects, or a value the served output schema admits that the declared one rejects; the evidence shows it. The finding carries the change id (CHG-*) and names the BRK-* rule that graded it; `mcpdrill rules ID` explains both."},
 	{ID: RuleSchemaCompatible, Severity: sevW, Title: "Compatible schema change",
 		Detail: "The same comparison, for a change graded warn or info. The severity is copied from the grading rule, not re-graded."},
+	{ID: RuleSchemaUndetermined, Severity: sevW, Title: "Schema change not decided",
+		Detail: "A change inside a schema for which the comparison could neither prove that nothing a client relies on breaks nor find a value that shows it does (BRK-IN-UNDETERMINED, BRK-OUT-UNDETERMINED): a regular expression changed, a format added (an annotation unless the validator asserts it), a reference that recurses. Not breaking, not cleared: review it."},
 	{ID: RuleAnnotation, Severity: sevW, Title: "Annotation hint differs",
 		Detail: "A tool annotation differs between declared and served (tri-state: true, false, undeclared). Severity comes from the grading rule: warn for readOnlyHint, destructiveHint and idempotentHint, info for openWorldHint and for declaring a hint at its default. Annotations are untrusted, so never breaking."},
 	{ID: RuleProtocolUnsupported, Severity: sevE, Title: "Protocol revision refused",

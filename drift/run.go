@@ -2,6 +2,7 @@ package drift
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/target"
@@ -100,7 +101,10 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 	rep.Fingerprint.Live = Fingerprint(live)
 	rep.Tools.Live = len(obs.Tools)
 	rep.Compared = true
-	fs := Compare(Side{Tools: declared, Incomplete: m.Truncated()}, Side{Tools: live, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
+	fs, err := CompareContext(ctx, Side{Tools: declared, Incomplete: m.Truncated()}, Side{Tools: live, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
+	if err != nil {
+		return nil, fmt.Errorf("compare %d declared with %d served tool(s): %w", len(m.Tools), len(obs.Tools), err)
+	}
 	fs = append(fs, obs.SessionFindings()...)
 	stampListing(fs, calls, obs)
 	served := make([]string, 0, len(obs.Tools))

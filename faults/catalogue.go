@@ -77,7 +77,7 @@ var catalogue = []Spec{
 			{Name: "jitter", Type: TypeDuration, Default: time.Duration(0), Help: "uniform ± spread around the base delay (seeded)"},
 		}},
 	{Name: FaultCorrupt, Direction: ToClient, Kinds: []Kind{KindResponse},
-		Observed: "the response keeps its structure and JSON types, but leaves of structuredContent, text content and other result fields are sentinel values (the scanner's own corruption)"},
+		Observed: "the message is still valid MCP with the same structure and JSON types, but the values the protocol leaves free (structuredContent, text content, descriptions and titles; never a name, a type keyword or the envelope) are sentinels (the scanner's own corruption)"},
 	{Name: FaultTruncate, Direction: ToClient,
 		Observed: "the frame is cut at a seeded byte offset: a cut line on stdio, a short body or a cut SSE event over HTTP, then the HTTP connection is closed",
 		Params: []Param{
@@ -99,7 +99,7 @@ var catalogue = []Spec{
 	{Name: FaultDuplicate, Direction: ToClient,
 		Observed: "the frame is delivered twice in a row (over HTTP a JSON reply becomes an SSE stream of two events)"},
 	{Name: FaultSchemaBreak, Direction: ToClient, Kinds: []Kind{KindResponse},
-		Observed: "leaves of structuredContent and result fields change JSON type (number to string, array to object …), so output-schema validation fails"},
+		Observed: "nodes inside structuredContent, JSON text content and tool arguments change JSON type (number to string, array to object …), so output-schema validation fails while the message stays valid MCP"},
 	{Name: FaultDropTool, Direction: ToClient, Kinds: []Kind{KindResponse}, Methods: []string{"tools/list"},
 		Observed: "a tool is missing from the tools/list result",
 		Params: []Param{

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -9,15 +10,19 @@ import (
 )
 
 // mutatePayload applies corrupt (type-preserving sentinels) or schema-break
-// (type-changing) to a frame's payload:
+// (type-changing) to the values of a frame that the MCP schema leaves free
+// (free.go says which):
 //
-//   - a tool result (result with content or structuredContent): the whole of
-//     structuredContent, and each text content block — as JSON when its text
-//     parses as a JSON object or array, else the string itself (corrupt only;
-//     schema-break leaves plain text alone, since a non-string text field
-//     would break the content block rather than its data);
-//   - any other result: every leaf of result;
-//   - a request or notification: params.arguments if present, else params.
+//   - corrupt replaces every leaf of a data value (jsonschema.Corrupt), and
+//     a free string by its sentinel (jsonschema.CorruptString); a document
+//     string holding a JSON object or array has its JSON corrupted as data;
+//   - schema-break changes the types of nodes inside data values
+//     (jsonschema.BreakTypes) and leaves strings alone: a string that
+//     became a number would break the message, not its data. A data value
+//     whose root must stay an object is left alone when it has no member.
+//
+// The fault is applied only when a value changed: a frame whose free values
+// are all null or empty is forwarded untouched, not re-encoded.
 func mutatePayload(f *Frame, fault string, rng *stream) Action {
 	obj, err := decodeObject(f.Raw)
 	if errors.Is(err, errTooManyValues) {
@@ -26,58 +31,67 @@ func mutatePayload(f *Frame, fault string, rng *stream) Action {
 	if err != nil {
 		return notApplied("not a JSON object")
 	}
-	mutate := func(v any) any {
+	var free slots
+	switch f.Kind {
+	case KindResponse:
+		free = resultSlots(obj, f.Method)
+	case KindRequest, KindNotification:
+		method, _ := obj["method"].(string)
+		free = paramSlots(obj, method)
+	}
+	if len(free) == 0 {
+		return notApplied("no value the MCP schema leaves free")
+	}
+	changed := 0
+	for _, s := range free {
+		if v, ok := mutateSlot(s.kind, s.get(), fault, rng); ok {
+			s.set(v)
+			changed++
+		}
+	}
+	if changed == 0 {
+		return notApplied("no free value to change (only null and empty values)")
+	}
+	return Action{Kind: Replace, Bytes: encode(obj), Note: fmt.Sprintf("fields=%d", changed)}
+}
+
+// mutateSlot returns the faulted form of v, a free value of kind, and
+// whether it differs from v as JSON data.
+func mutateSlot(kind freeKind, v any, fault string, rng *stream) (any, bool) {
+	data := func(v any) any {
 		if fault == FaultCorrupt {
 			return jsonschema.Corrupt(v)
 		}
 		return jsonschema.BreakTypes(v, rng.next())
 	}
-	changed := 0
-	switch {
-	case obj["result"] != nil:
-		res, isObj := obj["result"].(map[string]any)
-		_, hasContent := res["content"]
-		_, hasSC := res["structuredContent"]
-		if !isObj || (!hasContent && !hasSC) {
-			obj["result"] = mutate(obj["result"])
-			changed++
-			break
-		}
-		if hasSC && res["structuredContent"] != nil {
-			res["structuredContent"] = mutate(res["structuredContent"])
-			changed++
-		}
-		blocks, _ := res["content"].([]any)
-		for _, b := range blocks {
-			blk, ok := b.(map[string]any)
-			if !ok || blk["type"] != "text" {
-				continue
-			}
-			text, ok := blk["text"].(string)
-			if !ok {
-				continue
-			}
+	switch kind {
+	case freeText, freeDocument:
+		text := v.(string)
+		if kind == freeDocument {
 			if inner, err := jsonvalue.DecodeJSON([]byte(text)); err == nil && isContainer(inner) {
-				blk["text"] = string(encode(mutate(inner)))
-				changed++
-			} else if fault == FaultCorrupt {
-				blk["text"] = jsonschema.Corrupt(text)
-				changed++
+				out := data(inner)
+				if sameJSON(inner, out) {
+					return v, false
+				}
+				return string(encode(out)), true
 			}
 		}
-	case obj["params"] != nil:
-		params, isObj := obj["params"].(map[string]any)
-		if isObj && params["arguments"] != nil {
-			params["arguments"] = mutate(params["arguments"])
-		} else {
-			obj["params"] = mutate(obj["params"])
+		if fault != FaultCorrupt {
+			return v, false
 		}
-		changed++
+		return jsonschema.CorruptString(text), true
+	case freeObject:
+		if m := v.(map[string]any); len(m) == 0 {
+			return v, false
+		}
 	}
-	if changed == 0 {
-		return notApplied("no payload to change")
-	}
-	return Action{Kind: Replace, Bytes: encode(obj), Note: fmt.Sprintf("fields=%d", changed)}
+	out := data(v)
+	return out, !sameJSON(v, out)
+}
+
+// sameJSON reports whether a and b are equal as JSON data.
+func sameJSON(a, b any) bool {
+	return bytes.Equal(jsonvalue.Canonical(a), jsonvalue.Canonical(b))
 }
 
 func isContainer(v any) bool {

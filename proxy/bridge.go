@@ -1,23 +1,67 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 )
+
+// The bridge's abuse list: who else can reach it, what it could reveal,
+// and what stops it (each has a test, named).
+//
+//   - Every local user and process can connect to a loopback listener,
+//     and the network can when the user binds another address. A session
+//     is named by 128 random bits, given only in the answer to the
+//     initialize that opened it; a request naming another is 404
+//     (TestBridgeSessions, TestBridgeIDsAreTheBridges).
+//   - A web page can send requests to loopback: a foreign Origin is 403
+//     (TestBridgeSessions).
+//   - Sessionless (2026-07-28) clients share one server process. What it
+//     sends unasked reaches a client only when it names that client's
+//     request (its progress token, its id) or comes while that request has
+//     been the only one in flight since it was sent; the rest is withheld
+//     and counted; a call whose client went away keeps its messages
+//     (TestBridgeSessionlessCrossTalk, TestBridgeAttributesToTheOnlyCall,
+//     TestBridgeAbandonedCallKeepsItsMessages); an answer no call waits
+//     for is nobody's (TestBridgeStrayAnswersAreNobodys).
+//   - A client that learns the id another's request travels under (ids
+//     and progress tokens the shared process sees are the bridge's own:
+//     128 random bits each, never what a client sent) gains nothing by
+//     sending it as a request, batch member, answer or cancellation: a
+//     sessionless batch is refused (the 2026-07-28 transport has none),
+//     every request is given a fresh id, an answer is taken only for a
+//     server request the bridge gave that client under an id of its own,
+//     and a client's cancellation is not forwarded
+//     (TestBridgeBatchMemberForgery, TestBridgeBatchesOfTwoClients,
+//     TestBridgeIDsAreTheBridges).
+//   - A body the bridge and the server could read differently (two "id"
+//     members, or "id" and "ID", which encoding/json takes for one; the
+//     same for the progress token and the names the headers must match)
+//     would let the server see an id the bridge did not give: refused
+//     with 400 (TestBridgeRefusesAmbiguousBodies).
+//   - Initialize floods: a session in use (a request in flight, a stream
+//     open, or a request within IdleGrace) is never ended to make room;
+//     past MaxSessions a new session is refused with 503
+//     (TestBridgeInitializeFloodKeepsSessions, TestBridgeEndsOnlyIdleSessions).
+//   - Request and stream floods: at most maxCalls calls in flight per
+//     server process and maxStreams GET streams per session, then 503;
+//     POST bodies and held answers are charged to the memory budget
+//     (TestBridgeBoundsStreamsAndCalls, TestBridgeMemoryBudget).
+//   - What it reveals: a server's stderr goes to the bridge's own stderr,
+//     never to a client; error bodies name no command, path or
+//     environment (TestBridgeErrorsNameNoCommand); a withheld message is
+//     counted and reported by its kind only, never its text.
 
 // BridgeOptions configures a Streamable HTTP front for a stdio server.
 type BridgeOptions struct {
@@ -35,11 +79,16 @@ type BridgeOptions struct {
 	Stderr  io.Writer
 	// AllowOrigins are browser origins accepted besides loopback ones.
 	AllowOrigins []string
-	// MaxSessions bounds the servers running at once (default 16). A new
-	// session past it ends the one used least recently that has nothing
-	// in flight (clients seldom end their sessions); when every session is
-	// busy, it is refused with 503.
+	// MaxSessions bounds the sessions (each a server process) running at
+	// once, besides the one process sessionless clients share (default
+	// 32). Past it a new session ends the session used least recently
+	// that is not in use (see IdleGrace), or, when every one is, is
+	// refused with 503.
 	MaxSessions int
+	// IdleGrace is how long a session stays in use after its last
+	// request or stream (default 10 minutes): one in use, or with a
+	// request in flight or a stream open, is never ended to make room.
+	IdleGrace time.Duration
 	// ReplyTimeout bounds the wait for a server's answer to one POST
 	// (default 5 minutes); past it the POST is answered 504.
 	ReplyTimeout time.Duration
@@ -49,25 +98,42 @@ type BridgeOptions struct {
 	// an answer too (or with a JSON-RPC error on an event stream begun),
 	// and a stream loses an unasked frame.
 	MemoryBudget int64
-	// OnError hears of failures Serve cannot return; nil drops them.
+	// OnError hears of failures Serve cannot return, and of messages
+	// withheld; nil drops them.
 	OnError func(error)
 }
 
-// Bridge serves a stdio server as a Streamable HTTP endpoint: each session
-// (an initialize without Mcp-Session-Id) starts the server, and its frames
-// travel through the stdio proxy, so faults apply as they do over stdio.
-// POSTed requests are answered with the server's reply, as JSON; what the
-// server sends unasked (notifications, its own requests) goes to the
-// session's GET event stream, or is dropped when none is open.
+// Bridge serves a stdio server as a Streamable HTTP endpoint (METHODOLOGY,
+// "The stdio bridge"). An initialize without Mcp-Session-Id opens a session
+// with a server process of its own; 2026-07-28 requests, which have no
+// session, share one process, under ids of the bridge's. Frames travel
+// through the stdio proxy, so faults apply as over stdio. A POSTed request
+// is answered with the server's reply, as JSON, or, to a client that
+// takes one, as an event stream of what the server sends for the request
+// (on 2026-07-28 only once something comes before the reply); what a
+// session's server sends for no request goes to the session's GET stream.
 type Bridge struct {
 	o      BridgeOptions
 	allow  map[string]bool
 	budget *byteBudget
 
+	// callLimit bounds the calls in flight on one server process
+	// (maxCalls).
+	callLimit int
+
 	mu       sync.Mutex
 	sessions map[string]*bridgeSession
+	shared   *bridgeSession // the sessionless clients' process (nil: none running)
 	closed   bool
+
+	withheld atomic.Int64
 }
+
+// maxCalls bounds the calls in flight on one server process.
+const maxCalls = 1024
+
+// maxStreams bounds the GET streams open on one session.
+const maxStreams = 8
 
 // NewBridge checks the options and returns the bridge.
 func NewBridge(o BridgeOptions) (*Bridge, error) {
@@ -78,7 +144,10 @@ func NewBridge(o BridgeOptions) (*Bridge, error) {
 		return nil, errors.New("proxy: bridge: guard mode needs one server process; the bridge runs one per session")
 	}
 	if o.MaxSessions <= 0 {
-		o.MaxSessions = 16
+		o.MaxSessions = 32
+	}
+	if o.IdleGrace <= 0 {
+		o.IdleGrace = 10 * time.Minute
 	}
 	if o.ReplyTimeout <= 0 {
 		o.ReplyTimeout = 5 * time.Minute
@@ -86,7 +155,7 @@ func NewBridge(o BridgeOptions) (*Bridge, error) {
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = jsonrpc.DefaultMaxFrame
 	}
-	b := &Bridge{o: o, allow: map[string]bool{}, budget: newByteBudget(o.MemoryBudget), sessions: map[string]*bridgeSession{}}
+	b := &Bridge{o: o, allow: map[string]bool{}, budget: newByteBudget(o.MemoryBudget), callLimit: maxCalls, sessions: map[string]*bridgeSession{}}
 	for _, a := range o.AllowOrigins {
 		b.allow[strings.TrimRight(a, "/")] = true
 	}
@@ -103,14 +172,32 @@ func (b *Bridge) Serve(ctx context.Context, ln net.Listener) error {
 func (b *Bridge) Close() {
 	b.mu.Lock()
 	b.closed = true
-	ss := make([]*bridgeSession, 0, len(b.sessions))
+	ss := make([]*bridgeSession, 0, len(b.sessions)+1)
 	for _, s := range b.sessions {
 		ss = append(ss, s)
 	}
+	if b.shared != nil {
+		ss = append(ss, b.shared)
+	}
 	clear(b.sessions)
+	b.shared = nil
 	b.mu.Unlock()
 	for _, s := range ss {
 		s.end()
+	}
+}
+
+// Withheld returns how many messages of the shared server process the
+// bridge has withheld: ones it could not attribute to a single client's
+// request.
+func (b *Bridge) Withheld() int64 { return b.withheld.Load() }
+
+// withhold counts a withheld message (kind: what it was) and reports the
+// first, and every count that is a power of two, to OnError.
+func (b *Bridge) withhold(kind string) {
+	n := b.withheld.Add(1)
+	if n&(n-1) == 0 && b.o.OnError != nil {
+		b.o.OnError(fmt.Errorf("proxy: bridge: withheld %s of the process sessionless clients share: it names no request in flight, and came while more than one was (%d withheld so far)", kind, n))
 	}
 }
 
@@ -123,20 +210,33 @@ func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpdrill: origin not allowed", http.StatusForbidden)
 		return
 	}
-	if r.Method == http.MethodPost {
+	switch r.Method {
+	case http.MethodPost:
 		b.post(w, r)
 		return
-	}
-	s := b.session(r)
-	switch {
-	case r.Method != http.MethodGet && r.Method != http.MethodDelete:
+	case http.MethodGet, http.MethodDelete:
+	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "mcpdrill: method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	sid := r.Header.Get(sessionHeader)
+	if sid == "" {
+		// No session: the 2026-07-28 transport has no GET stream and
+		// nothing to end.
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "mcpdrill: GET and DELETE need an Mcp-Session-Id", http.StatusMethodNotAllowed)
+		return
+	}
+	s := b.session(sid)
+	switch {
 	case s == nil:
-		http.Error(w, "mcpdrill: unknown or missing session", sessionMissing(r))
+		http.Error(w, "mcpdrill: unknown session", http.StatusNotFound)
 	case r.Method == http.MethodDelete:
 		b.mu.Lock()
-		delete(b.sessions, s.id)
+		if b.sessions[sid] == s {
+			delete(b.sessions, sid)
+		}
 		b.mu.Unlock()
 		s.end()
 		w.WriteHeader(http.StatusOK)
@@ -147,200 +247,74 @@ func (b *Bridge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// sessionMissing is the status for a request naming no live session: 400
-// without the header, 404 for one that ended or never was.
-func sessionMissing(r *http.Request) int {
-	if r.Header.Get(sessionHeader) == "" {
-		return http.StatusBadRequest
-	}
-	return http.StatusNotFound
-}
-
-// session returns the session r names (nil for none: the shared
-// stateless server is not addressed by id).
-func (b *Bridge) session(r *http.Request) *bridgeSession {
-	id := r.Header.Get(sessionHeader)
-	if id == "" {
-		return nil
-	}
+// session returns the session id names (nil for none).
+func (b *Bridge) session(id string) *bridgeSession {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.sessions[id]
 }
 
-func (b *Bridge) post(w http.ResponseWriter, r *http.Request) {
-	max := int64(b.o.MaxFrame)
-	if r.ContentLength > max {
-		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
-		return
-	}
-	// The body is let go once it is written to the server (free), not
-	// when the answer comes: a long tool call keeps none of the budget.
-	held, charged, err := readBudgeted(b.budget, r.Body, r.ContentLength, max+1)
-	free := sync.OnceFunc(func() {
-		held.release()
-		b.budget.give(charged)
-	})
-	defer free()
-	switch {
-	case errors.Is(err, errBudget):
-		http.Error(w, "mcpdrill: the bridge holds as many bodies as its memory budget allows; retry", http.StatusServiceUnavailable)
-		return
-	case err != nil:
-		http.Error(w, "mcpdrill: reading request body failed", http.StatusBadRequest)
-		return
-	case int64(len(held.b)) > max:
-		http.Error(w, "mcpdrill: request body over the frame cap", http.StatusRequestEntityTooLarge)
-		return
-	}
-	frame := bytes.TrimSpace(held.b)
-	// As a Streamable HTTP server's transport does, the bridge answers a
-	// body that is not JSON (-32700) or not a JSON-RPC message (-32600)
-	// itself, with 400: the stdio server never sees it.
-	pk, err := jsonrpc.PeekFrame(frame)
-	pk.ID = bytes.Clone(pk.ID) // it outlives the body (free)
-	if err != nil || !jsonrpc.Valid(frame) {
-		writeJSONStatus(w, http.StatusBadRequest, parseError())
-		return
-	}
-	if pk.Kind == jsonrpc.KindInvalid || pk.Version != "2.0" && pk.Kind != jsonrpc.KindBatch {
-		b, _ := jsonrpc.NewErrorResponse(pk.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request"})
-		writeJSONStatus(w, http.StatusBadRequest, b)
-		return
-	}
-	s := b.session(r)
-	switch {
-	case s != nil:
-	case r.Header.Get(sessionHeader) != "":
-		http.Error(w, "mcpdrill: unknown session", http.StatusNotFound)
-		return
-	case pk.Method == "initialize":
-		if s, err = b.start(false); err != nil {
-			http.Error(w, "mcpdrill: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set(sessionHeader, s.id)
-	default:
-		// No session: the stateless revision (2026-07-28) sends every
-		// request so. They share one server process, started on demand.
-		if s, err = b.stateless(); err != nil {
-			http.Error(w, "mcpdrill: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-	}
-	// One line to the server: a pretty-printed body is compacted.
-	line := frame
-	if bytes.IndexByte(line, '\n') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, frame); err != nil {
-			writeJSONStatus(w, http.StatusBadRequest, parseError())
-			return
-		}
-		line = buf.Bytes()
-	}
-	switch {
-	case pk.Kind == jsonrpc.KindRequest || pk.Kind == jsonrpc.KindBatch && batchHasRequest(frame):
-		// A client that takes an event stream gets one: what the server
-		// sends while it answers (progress, logging, its own requests)
-		// travels on it, then the answer.
-		var events chan frameMsg
-		var written chan struct{}
-		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			events, written = make(chan frameMsg, 64), make(chan struct{})
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("Cache-Control", "no-cache")
-			w.WriteHeader(http.StatusOK)
-			flush(w)
-			go func() {
-				defer close(written)
-				for m := range events {
-					writeData(w, nil, m.held.b)
-					flush(w)
-					m.release(b.budget)
-				}
-			}()
-		}
-		reply, err := s.call(r.Context(), line, pk, b.o.ReplyTimeout, events, free)
-		lost := "" // why an answer that came is not relayed
-		switch {
-		case errors.Is(err, errReplyTooLarge):
-			lost = "mcpdrill: the server's reply is over the frame cap"
-		case errors.Is(err, errNoRoom):
-			lost = "mcpdrill: no room in the bridge's memory budget for the server's reply; retry"
-		}
-		if events != nil {
-			switch {
-			case err == nil:
-				events <- reply
-			case lost != "":
-				// The stream has begun: the status can no longer say it.
-				events <- frameMsg{held: &heldBody{b: errorAnswer(pk.ID, lost)}}
-			}
-			close(events)
-			<-written // nothing writes to w once the handler returns
-			return
-		}
-		switch {
-		case err == nil:
-			writeJSONBody(w, reply.held.b)
-			reply.release(b.budget)
-		case errors.Is(err, errSessionEnded):
-			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
-		case errors.Is(err, errReplyTooLarge):
-			http.Error(w, lost, http.StatusBadGateway)
-		case errors.Is(err, errNoRoom):
-			http.Error(w, lost, http.StatusServiceUnavailable)
-		case r.Context().Err() != nil:
-		default:
-			http.Error(w, "mcpdrill: no reply from the server", http.StatusGatewayTimeout)
-		}
-	default: // notifications and responses: accepted
-		if !s.send(line) {
-			http.Error(w, "mcpdrill: the server ended", http.StatusBadGateway)
-			return
-		}
-		w.WriteHeader(http.StatusAccepted)
-	}
-}
+// errFull refuses a session: every one running is in use.
+var errFull = errors.New("proxy: bridge: every session is in use")
 
-// stateless returns the server process that sessionless requests share,
-// starting it if there is none.
-func (b *Bridge) stateless() (*bridgeSession, error) {
-	b.mu.Lock()
-	s := b.sessions[""]
-	b.mu.Unlock()
-	if s != nil {
-		return s, nil
-	}
-	return b.start(true)
-}
+// errClosing refuses a session while the bridge closes.
+var errClosing = errors.New("proxy: bridge: closing")
 
-// start starts a session's server behind the stdio proxy; the stateless
-// one is filed under the empty id (and a concurrent start of it returns
-// the first).
-func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
+// newSession starts a session's server. Past MaxSessions it ends the
+// session used least recently that is not in use, or fails with errFull.
+func (b *Bridge) newSession() (*bridgeSession, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if s := b.sessions[""]; stateless && s != nil {
-		return s, nil
-	}
 	if b.closed {
-		return nil, errors.New("the bridge is closing")
+		return nil, errClosing
 	}
 	if len(b.sessions) >= b.o.MaxSessions {
-		old := b.idlest()
+		old := b.expendable(time.Now())
 		if old == nil {
-			return nil, fmt.Errorf("%d sessions are busy, the most the bridge runs", b.o.MaxSessions)
+			return nil, errFull
 		}
 		delete(b.sessions, old.id)
 		go old.end()
 	}
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
-	s := &bridgeSession{id: hex.EncodeToString(raw[:]), waiters: map[string]waiter{}, done: make(chan struct{}), budget: b.budget, onError: b.o.OnError}
-	if stateless {
-		s.id = ""
+	s := b.launch(hex.EncodeToString(raw[:]))
+	b.sessions[s.id] = s
+	return s, nil
+}
+
+// sharedSession returns the process sessionless clients share, starting
+// it if none runs.
+func (b *Bridge) sharedSession() (*bridgeSession, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errClosing
 	}
+	if b.shared == nil {
+		b.shared = b.launch("")
+	}
+	return b.shared, nil
+}
+
+// expendable returns the session used least recently that is not in use
+// at now (nil: every one is); b.mu is held.
+func (b *Bridge) expendable(now time.Time) *bridgeSession {
+	var out *bridgeSession
+	var at time.Time
+	for _, s := range b.sessions {
+		last, busy := s.use()
+		if !busy && now.Sub(last) >= b.o.IdleGrace && (out == nil || last.Before(at)) {
+			out, at = s, last
+		}
+	}
+	return out
+}
+
+// launch starts a server behind the stdio proxy for the session id (""
+// for the shared process); b.mu is held.
+func (b *Bridge) launch(id string) *bridgeSession {
+	s := newBridgeSession(b, id)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s.in = inW
@@ -365,361 +339,10 @@ func (b *Bridge) start(stateless bool) (*bridgeSession, error) {
 		if b.sessions[s.id] == s {
 			delete(b.sessions, s.id)
 		}
+		if b.shared == s {
+			b.shared = nil
+		}
 		b.mu.Unlock()
 	}()
-	b.sessions[s.id] = s
-	return s, nil
-}
-
-// idlest returns the session used least recently with nothing in
-// flight and no stream open (nil: none); b.mu is held.
-func (b *Bridge) idlest() *bridgeSession {
-	var out *bridgeSession
-	var at time.Time
-	for _, s := range b.sessions {
-		s.mu.Lock()
-		busy := len(s.waiters) > 0 || len(s.batches) > 0 || len(s.streams) > 0
-		last := s.last
-		s.mu.Unlock()
-		if !busy && (out == nil || last.Before(at)) {
-			out, at = s, last
-		}
-	}
-	return out
-}
-
-// errSessionEnded reports a session whose server has gone.
-var errSessionEnded = errors.New("proxy: bridge: the session's server ended")
-
-// errReplyTooLarge reports an answer over the frame cap, dropped unread.
-var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the frame cap")
-
-// errNoRoom reports an answer the memory budget had no room for.
-var errNoRoom = errors.New("proxy: bridge: no room in the memory budget for the server's reply")
-
-// frameMsg is a server frame on its way to an HTTP response, in a body
-// held for it and charged to the memory budget, both let go once it is
-// written or dropped (release); or, for an answer, why there is none
-// (err, and no body).
-type frameMsg struct {
-	held    *heldBody
-	charged int64
-	err     error
-}
-
-// release gives the frame's bytes back to budget and lets go of its body.
-func (m frameMsg) release(budget *byteBudget) {
-	budget.give(m.charged)
-	if m.held != nil {
-		m.held.release()
-	}
-}
-
-// waiter is a POST waiting for its answer: the answer goes to ch, with its
-// id replaced by id when the request travelled under the bridge's own.
-type waiter struct {
-	ch chan frameMsg
-	id json.RawMessage
-}
-
-// bridgeSession is one session: a server behind a stdio proxy, and the
-// HTTP requests waiting for its frames.
-type bridgeSession struct {
-	id      string
-	in      *io.PipeWriter
-	cancel  context.CancelFunc
-	done    chan struct{}
-	budget  *byteBudget // the bridge's: every frame held for a response is charged to it
-	onError func(error) // nil: dropped
-
-	wmu sync.Mutex // serialises lines to the server
-
-	mu      sync.Mutex
-	last    time.Time         // the latest request's arrival
-	seq     uint64            // the bridge's own request ids (stateless process)
-	waiters map[string]waiter // request id → who waits for its answer
-	batches []chan frameMsg   // batch POSTs, in order (nil: one whose POST has gone)
-	posts   []chan frameMsg   // event streams of POSTs waiting for their answer
-	streams []chan frameMsg   // open GET streams
-}
-
-// send writes one line, given in parts, to the server.
-func (s *bridgeSession) send(parts ...[]byte) bool {
-	s.mu.Lock()
-	s.last = time.Now()
-	s.mu.Unlock()
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	for _, p := range append(parts, newline) {
-		if _, err := s.in.Write(p); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// call sends a request (or a batch holding requests), calls sent once
-// line is no longer needed, and waits for its answer. While it waits, what
-// the server sends unasked goes to events, when given (a POST's event
-// stream).
-func (s *bridgeSession) call(ctx context.Context, line []byte, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, sent func()) (frameMsg, error) {
-	wt := waiter{ch: make(chan frameMsg, 1)}
-	key := jsonrpc.IDKey(pk.ID)
-	parts := [][]byte{line}
-	if s.id == "" && pk.Kind == jsonrpc.KindRequest {
-		// The shared stateless process hears many clients, whose ids may
-		// collide: the request travels under an id of the bridge's, and
-		// its answer gets the client's back (route).
-		start, end, ok := jsonrpc.IDSpan(line)
-		if !ok {
-			return frameMsg{}, errors.New("proxy: bridge: a request without an id cannot be given one")
-		}
-		s.mu.Lock()
-		s.seq++
-		own, _ := json.Marshal(fmt.Sprintf("mcpdrill-bridge-%d", s.seq))
-		s.mu.Unlock()
-		parts, key, wt.id = [][]byte{line[:start], own, line[end:]}, jsonrpc.IDKey(own), pk.ID
-	}
-	return s.await(ctx, parts, key, pk, timeout, events, wt, sent)
-}
-
-// await sends the line in parts, calls sent, and waits for the answer
-// filed under key (or the next batch answer, for a batch). The answer is
-// the caller's to release.
-func (s *bridgeSession) await(ctx context.Context, parts [][]byte, key string, pk jsonrpc.Peek, timeout time.Duration, events chan frameMsg, wt waiter, sent func()) (frameMsg, error) {
-	ch := wt.ch
-	s.mu.Lock()
-	if pk.Kind == jsonrpc.KindBatch {
-		s.batches = append(s.batches, ch)
-	} else {
-		s.waiters[key] = wt
-	}
-	if events != nil {
-		s.posts = append(s.posts, events)
-	}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		if s.waiters[key].ch == ch {
-			delete(s.waiters, key)
-		}
-		if i := slices.Index(s.batches, ch); i >= 0 {
-			s.batches[i] = nil // its answer keeps its place, and is dropped
-		}
-		s.posts = slices.DeleteFunc(s.posts, func(c chan frameMsg) bool { return c == events })
-		s.mu.Unlock()
-		// Nothing is sent to ch any more; an answer that came as the
-		// wait ended is let go.
-		select {
-		case m := <-ch:
-			m.release(s.budget)
-		default:
-		}
-	}()
-	ok := s.send(parts...)
-	sent()
-	if !ok {
-		return frameMsg{}, errSessionEnded
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case m := <-ch:
-		return m, m.err
-	case <-s.done:
-		return frameMsg{}, errSessionEnded
-	case <-ctx.Done():
-		return frameMsg{}, ctx.Err()
-	case <-t.C:
-		return frameMsg{}, context.DeadlineExceeded
-	}
-}
-
-// dispatch routes the server's frames: an answer to the request waiting
-// for it, anything else to the open GET streams. A frame over max is
-// dropped unread, and the request it answers fails (tooLarge).
-func (s *bridgeSession) dispatch(out io.Reader, max int) {
-	lr := jsonrpc.NewLineReader(out, max)
-	lr.KeepEdges(jsonrpc.OversizeEdge)
-	for {
-		line, err := lr.ReadLine()
-		switch {
-		case err == nil:
-			if frame := bytes.TrimSpace(line); len(frame) > 0 {
-				s.route(frame)
-			}
-		case errors.Is(err, jsonrpc.ErrFrameTooLarge):
-			s.tooLarge(lr.Oversize())
-		default:
-			return
-		}
-	}
-}
-
-// tooLarge fails the request a frame over the frame cap answers: the one
-// its id names (found in the frame's first or last bytes), or the oldest
-// batch for an array. A frame that shows itself a request or notification
-// fails nothing, nor does a reply whose id cannot be found: its request
-// waits out the reply timeout.
-func (s *bridgeSession) tooLarge(n int64, head, tail []byte) {
-	if s.onError != nil {
-		s.onError(fmt.Errorf("proxy: bridge: the server sent a frame of %d bytes, over the frame cap; dropped", n))
-	}
-	id, reply := jsonrpc.OversizeID(head, tail)
-	head = bytes.TrimLeft(head, " \t")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ch chan frameMsg
-	switch {
-	case !reply:
-	case id != nil:
-		ch = s.waiters[jsonrpc.IDKey(id)].ch
-		delete(s.waiters, jsonrpc.IDKey(id))
-	case len(head) > 0 && head[0] == '[' && len(s.batches) > 0:
-		ch = s.batches[0]
-		s.batches = s.batches[1:]
-	}
-	if ch != nil {
-		ch <- frameMsg{err: errReplyTooLarge}
-	}
-}
-
-// route hands a frame (valid until it returns) to the response it belongs
-// in, copied into a held body charged to the memory budget: an answer
-// fails with errNoRoom when the budget has no room for it, and a stream
-// loses an unasked frame it has no room for, as it does one it does not
-// keep up with.
-func (s *bridgeSession) route(frame []byte) {
-	pk, err := jsonrpc.PeekFrame(frame)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	answer, wt := false, waiter{}
-	switch {
-	case err == nil && pk.Kind == jsonrpc.KindBatch && len(s.batches) > 0:
-		answer, wt.ch = true, s.batches[0]
-		s.batches = s.batches[1:]
-	case err == nil && (pk.Kind == jsonrpc.KindResponse || pk.Kind == jsonrpc.KindError):
-		key := jsonrpc.IDKey(pk.ID)
-		if wt = s.waiters[key]; wt.ch != nil {
-			answer = true
-			delete(s.waiters, key)
-		}
-	}
-	if answer {
-		if wt.ch == nil {
-			return // the batch's POST has gone
-		}
-		parts := [][]byte{frame}
-		if wt.id != nil {
-			if start, end, ok := jsonrpc.IDSpan(frame); ok {
-				parts = [][]byte{frame[:start], wt.id, frame[end:]}
-			}
-		}
-		wt.ch <- s.hold(parts...)
-		return
-	}
-	// Unasked: on the latest POST stream still waiting for its answer,
-	// else on every GET stream.
-	targets := s.streams
-	if n := len(s.posts); n > 0 {
-		targets = s.posts[n-1:]
-	}
-	for _, st := range targets {
-		m := s.hold(frame)
-		if m.err != nil {
-			continue
-		}
-		select {
-		case st <- m:
-		default: // a stream that does not keep up loses the frame
-			m.release(s.budget)
-		}
-	}
-}
-
-// hold copies the frame given in parts into a held body charged to the
-// budget, or returns errNoRoom.
-func (s *bridgeSession) hold(parts ...[]byte) frameMsg {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	if !s.budget.take(int64(n)) {
-		return frameMsg{err: errNoRoom}
-	}
-	h := newHeldBody(int64(n))
-	h.b = h.b[:0]
-	for _, p := range parts {
-		h.b = append(h.b, p...)
-	}
-	return frameMsg{held: h, charged: int64(n)}
-}
-
-// stream serves a GET event stream of what the server sends unasked.
-func (s *bridgeSession) stream(w http.ResponseWriter, r *http.Request) {
-	ch := make(chan frameMsg, 64)
-	s.mu.Lock()
-	s.streams = append(s.streams, ch)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.streams = slices.DeleteFunc(s.streams, func(c chan frameMsg) bool { return c == ch })
-		s.mu.Unlock()
-		for { // nothing is sent to ch any more: give back what it holds
-			select {
-			case m := <-ch:
-				m.release(s.budget)
-			default:
-				return
-			}
-		}
-	}()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flush(w)
-	for {
-		select {
-		case m := <-ch:
-			writeData(w, nil, m.held.b)
-			flush(w)
-			m.release(s.budget)
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		}
-	}
-}
-
-// end stops the session's server.
-func (s *bridgeSession) end() {
-	_ = s.in.Close()
-	s.cancel()
-	<-s.done
-}
-
-func batchHasRequest(frame []byte) bool {
-	elems, err := jsonrpc.SplitArray(frame)
-	if err != nil {
-		return false
-	}
-	for _, e := range elems {
-		if pk, err := jsonrpc.PeekFrame(e); err == nil && pk.Kind == jsonrpc.KindRequest {
-			return true
-		}
-	}
-	return false
-}
-
-// errorAnswer is the error answer to request id, whose reply is not
-// relayed (why), for a POST whose event stream has begun.
-func errorAnswer(id json.RawMessage, why string) []byte {
-	b, _ := jsonrpc.NewErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: why})
-	return b
-}
-
-func parseError() []byte {
-	b, _ := jsonrpc.NewErrorResponse(nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error"})
-	return b
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // startBridge serves a bridge to the server role in this test binary.
@@ -24,13 +26,24 @@ func startBridge(t *testing.T, role string, cfg Config, env ...string) string {
 // startBridgeWith is startBridge with more of the options set.
 func startBridgeWith(t *testing.T, o BridgeOptions, role string, env ...string) string {
 	t.Helper()
+	_, url := serveBridge(t, o, nil, role, env...)
+	return url
+}
+
+// serveBridge serves a bridge to the server role in this test binary,
+// after tune (if any) has changed it, and returns it and its URL.
+func serveBridge(t *testing.T, o BridgeOptions, tune func(*Bridge), role string, env ...string) (*Bridge, string) {
+	t.Helper()
 	o.Command, o.Env = self(role, env...)
 	o.Stderr, o.OnError = testStderr(), func(err error) { t.Logf("bridge: %v", err) }
 	b, err := NewBridge(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	if tune != nil {
+		tune(b)
+	}
+	return b, "http://" + serveLoopback(t, b.Serve) + "/mcp"
 }
 
 // TestBridgeServesStdioOverHTTP: a stdio server (on the official Go SDK)
@@ -42,7 +55,7 @@ func TestBridgeServesStdioOverHTTP(t *testing.T) {
 	direct := clientSession(t, argv, []string{roleEnv + "=sdk"})
 	url := startBridge(t, "sdk", Config{})
 	for range 2 {
-		bridged := sessionOf(t, mcpConfigURL(url), 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+		bridged := sessionOf(t, mcpConfigURL(url), testutil.Hang, "add", map[string]any{"a": 2, "b": 3})
 		if direct != bridged {
 			t.Fatalf("differs:\n%s\n---\n%s", direct, bridged)
 		}
@@ -59,17 +72,23 @@ func TestBridgeFaultsApply(t *testing.T) {
 	}
 }
 
-// TestBridgeSessions: a request without a session goes to the server that
-// sessionless (stateless-revision) requests share; an unknown session is
-// 404, a GET stream without one 400, a foreign Origin 403.
+// TestBridgeSessions: a 2026-07-28 request (no session) goes to the server
+// that sessionless requests share; any other request without a session
+// but initialize is 400; an unknown session is 404, a GET or DELETE
+// without one 405, a foreign Origin 403.
 func TestBridgeSessions(t *testing.T) {
 	url := startBridge(t, "sdk", Config{})
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusOK || !strings.Contains(string(ex.body), `"id":1`) {
-		t.Errorf("no session: %v", ex)
+	if ex := do(http.DefaultClient, http.MethodPost, url, statelessHeader("ping"), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusOK || !strings.Contains(string(ex.body), `"id":1`) {
+		t.Errorf("no session, 2026-07-28: %v", ex)
 	}
-	if ex := do(http.DefaultClient, http.MethodGet, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusBadRequest {
-		t.Errorf("GET without a session: %v", ex)
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); ex.status != http.StatusBadRequest || !strings.Contains(string(ex.body), "missing Mcp-Session-Id") {
+		t.Errorf("no session, legacy: %v", ex)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		if ex := do(http.DefaultClient, m, url, http.Header{"Accept": {"text/event-stream"}}, nil); ex.status != http.StatusMethodNotAllowed || ex.header.Get(sessionHeader) != "" {
+			t.Errorf("%s without a session: %v", m, ex)
+		}
 	}
 	for body, code := range map[string]string{`{"jsonrpc":"2.0","id":1,"method":`: "-32700", `{"jsonrpc":"2.0","id":2}`: "-32600", `{"jsonrpc":"1.0","id":3,"method":"ping"}`: "-32600"} {
 		if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(body)); ex.status != http.StatusBadRequest || !strings.Contains(string(ex.body), code) {
@@ -89,6 +108,12 @@ func TestBridgeSessions(t *testing.T) {
 
 func mcpConfigURL(url string) mcp.Config { return mcp.Config{URL: url} }
 
+// statelessHeader is the header of a 2026-07-28 POST of method, whose body
+// may lack _meta (the bench server reads none).
+func statelessHeader(method string) http.Header {
+	return http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {method}}
+}
+
 // TestBridgeStatelessClientsDoNotCollide: two clients of the shared
 // stateless process send calls under the same ids at once; each gets the
 // answer to its own call.
@@ -99,7 +124,7 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 			defer cancel()
 			cl, err := mcp.Connect(ctx, mcp.Config{URL: url})
 			if err != nil {
@@ -129,13 +154,13 @@ func TestBridgeStatelessClientsDoNotCollide(t *testing.T) {
 
 // TestBridgeFrameCap: a server frame over the frame cap is dropped unread,
 // and the POST it answers is told at once rather than waiting out the
-// reply timeout: 502, or on an event stream (whose status is already
+// reply timeout: 502, or on an event stream already begun (its status is
 // sent) an error answer with the request's id. The session goes on
 // reading the frames after it. A POST body over the cap is refused with
 // 413 before it is read.
 func TestBridgeFrameCap(t *testing.T) {
 	const cap = 64 << 10
-	c := &http.Client{Timeout: 30 * time.Second}
+	c := &http.Client{Timeout: testutil.Hang}
 	for _, tt := range []struct {
 		name, accept string
 		reply, ask   int // sizes of the reply, and of a request of the server's before it
@@ -145,7 +170,9 @@ func TestBridgeFrameCap(t *testing.T) {
 		{"reply under the cap", "application/json", cap - 1024, 0, http.StatusOK, `"result"`},
 		{"reply under the cap, event stream", "application/json, text/event-stream", cap - 1024, 0, http.StatusOK, `"result"`},
 		{"reply over the cap", "application/json", 4 * cap, 0, http.StatusBadGateway, "over the frame cap"},
-		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, 0, http.StatusOK, `"code":-32603`},
+		{"reply over the cap, event stream", "application/json, text/event-stream", 4 * cap, 0, http.StatusBadGateway, "over the frame cap"},
+		// The server's request before the reply begins the stream.
+		{"reply over the cap, event stream begun", "application/json, text/event-stream", 4 * cap, 200, http.StatusOK, `"code":-32603`},
 		// A request of the server's over the cap, under the id the POST's
 		// request travels under, fails nothing: the reply after it is the
 		// POST's.
@@ -153,7 +180,8 @@ func TestBridgeFrameCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := startBridgeWith(t, BridgeOptions{Config: Config{MaxFrame: cap}}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply), fmt.Sprintf("MCPDRILL_BENCH_ASK=%d", tt.ask))
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			hdr := statelessHeader("ping")
+			hdr.Set("Accept", tt.accept)
 			for i := range 3 {
 				ex := do(c, http.MethodPost, url, hdr, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
 				if ex.status != tt.status || !strings.Contains(string(ex.body), tt.body) {
@@ -172,8 +200,8 @@ func TestBridgeFrameCap(t *testing.T) {
 }
 
 // TestBridgeMemoryBudget: a POST body that does not fit in the bridge's
-// memory budget is refused with 503, and so is an answer: 503, or an error
-// answer on an event stream. What fits is served.
+// memory budget is refused with 503, and so is an answer, an event stream
+// not begun included. What fits is served.
 func TestBridgeMemoryBudget(t *testing.T) {
 	pad := func(n int) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", n) + `"}}`)
@@ -187,11 +215,12 @@ func TestBridgeMemoryBudget(t *testing.T) {
 		{"body within, reply within", "application/json", 16 << 10, 100, http.StatusOK, `"result"`},
 		{"body over", "application/json", 40 << 10, 100, http.StatusServiceUnavailable, "memory budget"},
 		{"reply over", "application/json", 100, 40 << 10, http.StatusServiceUnavailable, "memory budget"},
-		{"reply over, event stream", "application/json, text/event-stream", 100, 40 << 10, http.StatusOK, `"code":-32603`},
+		{"reply over, event stream", "application/json, text/event-stream", 100, 40 << 10, http.StatusServiceUnavailable, "memory budget"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := startBridgeWith(t, BridgeOptions{MemoryBudget: 32 << 10}, "bench-server", fmt.Sprintf("MCPDRILL_BENCH_SIZE=%d", tt.reply))
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {tt.accept}}
+			hdr := statelessHeader("ping")
+			hdr.Set("Accept", tt.accept)
 			if ex := do(http.DefaultClient, http.MethodPost, url, hdr, pad(tt.body)); ex.status != tt.status || !strings.Contains(string(ex.body), tt.want) {
 				t.Fatalf("%v, want %d with %s", ex, tt.status, tt.want)
 			}
@@ -204,10 +233,12 @@ func TestBridgeMemoryBudget(t *testing.T) {
 // keeps none of it. The echoing server never answers: it sends each
 // request back, which answers nothing and travels on the event stream of
 // the initialize still waiting, where the test sees that the call's
-// request reached the server while the call waits.
+// request reached the server while the call waits. The reply timeout is
+// testutil.Hang, so the call is still waiting whatever the load; its
+// client then leaves. (The reply timeout itself: TestBridgeReplyTimeout.)
 func TestBridgeBodyFreedOnceSent(t *testing.T) {
 	argv, env := self("cat")
-	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: 3 * time.Second})
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,17 +248,20 @@ func TestBridgeBodyFreedOnceSent(t *testing.T) {
 		defer b.budget.mu.Unlock()
 		return b.budget.used
 	}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(hostileInit))
-	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	opened, err := http.DefaultClient.Do(req)
-	if err != nil || opened.Header.Get(sessionHeader) == "" {
-		t.Fatalf("initialize: %v %v", opened, err)
-	}
+	opened := openEchoSession(t, url)
 	defer opened.Body.Close()
-	done := make(chan exchange, 1)
+	callCtx, leave := context.WithCancel(t.Context())
+	defer leave()
+	done := make(chan error, 1)
 	go func() {
-		hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
-		done <- do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"pad":"`+strings.Repeat("p", 512<<10)+`"}}}`))
+		req, _ := http.NewRequestWithContext(callCtx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"pad":"`+strings.Repeat("p", 512<<10)+`"}}}`))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		done <- err
 	}()
 	br := bufio.NewReader(opened.Body)
 	for {
@@ -239,19 +273,51 @@ func TestBridgeBodyFreedOnceSent(t *testing.T) {
 			break
 		}
 	}
-	for deadline := time.Now().Add(time.Second); used() != 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); used() != 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d bytes still charged while the call waits for its answer", used())
 		}
 	}
 	select {
-	case ex := <-done:
-		t.Fatalf("the call ended before its reply timeout: %v", ex)
+	case err := <-done:
+		t.Fatalf("the call ended while it waited for its answer: %v", err)
 	default:
 	}
-	if ex := <-done; ex.status != http.StatusGatewayTimeout {
+	leave()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call, after its client left: %v", err)
+	}
+}
+
+// TestBridgeReplyTimeout: a call the server never answers ends with 504
+// when the reply timeout runs out.
+func TestBridgeReplyTimeout(t *testing.T) {
+	argv, env := self("cat")
+	b, err := NewBridge(BridgeOptions{Command: argv, Env: env, Stderr: testStderr(), ReplyTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + serveLoopback(t, b.Serve) + "/mcp"
+	opened := openEchoSession(t, url)
+	defer opened.Body.Close()
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, sessionHeader: {opened.Header.Get(sessionHeader)}}
+	if ex := do(http.DefaultClient, http.MethodPost, url, hdr, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)); ex.status != http.StatusGatewayTimeout {
 		t.Fatalf("the unanswered call: %v", ex)
 	}
+}
+
+// openEchoSession opens a session on a bridge to the echoing server (role
+// cat): its initialize is never answered, and its event stream stays open
+// with what the server sends back.
+func openEchoSession(t *testing.T, url string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(hostileInit))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	opened, err := http.DefaultClient.Do(req)
+	if err != nil || opened.Header.Get(sessionHeader) == "" {
+		t.Fatalf("initialize: %v %v", opened, err)
+	}
+	return opened
 }
 
 // TestBridgeBudgetGivenBack: every byte the bridge charges to its budget
@@ -302,7 +368,7 @@ func TestBridgeBudgetGivenBack(t *testing.T) {
 		defer b.budget.mu.Unlock()
 		return b.budget.used
 	}
-	for deadline := time.Now().Add(10 * time.Second); used() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); used() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d bytes still charged after every response ended", used())
 		}
@@ -324,7 +390,9 @@ func BenchmarkBridge(b *testing.B) {
 			}
 			url := "http://" + serveLoopback(b, br.Serve) + "/mcp"
 			body := l.call(1)
-			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
+			hdr := statelessHeader("tools/call")
+			hdr.Set("Accept", "application/json")
+			hdr.Set("Mcp-Name", "blob")
 			call := func() {
 				if ex := do(http.DefaultClient, http.MethodPost, url, hdr, body); ex.status != http.StatusOK || len(ex.body) < l.replySize() {
 					b.Fatalf("%v, a body of %d bytes", ex.err, len(ex.body))

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func TestReadBudgeted(t *testing.T) {
@@ -364,7 +366,7 @@ func TestStdioDelayedFramesIntact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second): // a frame's bytes lost or merged with another's
+	case <-time.After(testutil.Hang): // a frame's bytes lost or merged with another's
 		t.Fatalf("%d of %d frames came back", whole.Load(), len(sent))
 	}
 }
@@ -391,7 +393,7 @@ func TestHTTPDelayedEventsIntact(t *testing.T) {
 	defer up.Close()
 	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: latency\n    kinds: [notification]\n    params: {latency: 10ms}\n")})
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	ex := do(&http.Client{Timeout: 30 * time.Second}, http.MethodPost, px.URL+"/mcp", hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	ex := do(&http.Client{Timeout: testutil.Hang}, http.MethodPost, px.URL+"/mcp", hdr, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
 	if ex.err != nil || ex.status != http.StatusOK {
 		t.Fatalf("%v", ex)
 	}

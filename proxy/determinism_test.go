@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/faults"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 const mixedPlan = `
@@ -125,7 +125,7 @@ func TestRealClientThroughStdio(t *testing.T) {
 // stdio command and renders what it saw.
 func clientSession(t *testing.T, argv, env []string) string {
 	t.Helper()
-	return sessionOf(t, mcp.Config{Command: argv, Env: env}, 30*time.Second, "add", map[string]any{"a": 2, "b": 3})
+	return sessionOf(t, mcp.Config{Command: argv, Env: env}, testutil.Hang, "add", map[string]any{"a": 2, "b": 3})
 }
 
 // TestPlanFromLog: only a log's header line is read as a plan; a plan file

@@ -13,26 +13,65 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/memnet"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
 // observeHTTP drives the testbed (reply style json or sse) through the
 // proxy: initialize, initialized, then the call and, concurrently, a ping.
-func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
+// Testbed, proxy and client run in a synctest bubble on in-memory networks
+// (package memnet), so the delays a plan injects, the client's 1.5 s
+// timeout and the order in which the replies come are exact, however
+// loaded the machine.
+func observeHTTP(t *testing.T, reply, planSrc, call string) (o observation) {
 	t.Helper()
-	up := testbedServer(t, reply)
-	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, planSrc)})
-	c := &http.Client{Timeout: 1500 * time.Millisecond}
+	p := plan(t, planSrc)
+	synctest.Test(t, func(t *testing.T) {
+		h, err := testbed.NewHandler(testbed.Options{Profile: "good", Seed: 1, Reply: reply})
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := memnet.Serve(h)
+		defer up.Close()
+		px, err := NewHTTP(HTTPOptions{Config: Config{Plan: p}, Upstream: "http://127.0.0.1" + testbed.PathMCP, Client: up.Client(),
+			OnError: func(err error) { t.Errorf("proxy: %v", err) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := memnet.Listen()
+		ctx, cancel := context.WithCancel(context.Background())
+		served := make(chan error, 1)
+		go func() { served <- px.Serve(ctx, n.Listener()) }()
+		defer func() {
+			n.Close()
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		}()
+		c := n.Client()
+		c.Timeout = 1500 * time.Millisecond
+		o = observeHTTPWith(t, c, "http://127.0.0.1"+testbed.PathMCP, call)
+	})
+	return o
+}
+
+// observeHTTPWith is observeHTTP's exchange, with client c, against the
+// proxy's endpoint url.
+func observeHTTPWith(t *testing.T, c *http.Client, url, call string) observation {
+	t.Helper()
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
-	init := do(c, http.MethodPost, px.URL+"/mcp", hdr, []byte(initReq))
+	init := do(c, http.MethodPost, url, hdr, []byte(initReq))
 	if init.status != 200 {
 		t.Fatalf("initialize: %s", init)
 	}
 	hdr.Set("Mcp-Session-Id", init.header.Get("Mcp-Session-Id"))
 	hdr.Set("Mcp-Protocol-Version", "2025-06-18")
-	do(c, http.MethodPost, px.URL+"/mcp", hdr, []byte(initNote))
+	do(c, http.MethodPost, url, hdr, []byte(initNote))
 
 	// The ping goes once the call is on its way to the proxy (or failed to go).
 	wrote := make(chan struct{})
@@ -42,14 +81,14 @@ func observeHTTP(t *testing.T, reply, planSrc, call string) observation {
 	start := time.Now()
 	go func() {
 		<-wrote
-		e := do(c, http.MethodPost, px.URL+"/mcp", hdr, []byte(pingCall))
+		e := do(c, http.MethodPost, url, hdr, []byte(pingCall))
 		if e.err == nil && bytes.Contains(e.body, []byte(`"id":3`)) {
 			pingDone <- time.Now()
 		}
 		close(pingDone)
 	}()
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { callWritten() }}
-	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, px.URL+"/mcp", strings.NewReader(call))
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, url, strings.NewReader(call))
 	req.Header = hdr.Clone()
 	var o observation
 	resp, err := c.Do(req)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 const (
@@ -31,7 +33,7 @@ type observation struct {
 	status  int    // HTTP only
 	ctype   string // HTTP only
 	err     error  // HTTP only: transport error reading the reply
-	hung    bool   // HTTP only: the reply never completed
+	hung    bool   // the reply never completed (HTTP), the observation hung (stdio)
 }
 
 func (o observation) String() string {
@@ -53,8 +55,12 @@ func idOf(frame []byte) (string, bool) {
 }
 
 // observeStdio drives the testbed through the proxy: handshake, the call,
-// a ping; then it reads for settle more after the ping's answer.
-func observeStdio(t *testing.T, planSrc, call string, settle time.Duration) observation {
+// a ping. It reads until the ping is answered and the client has seen what
+// the case awaits (stdioAwait), or the stream ends; then for settle more,
+// where a frame too many (a second duplicate) would show. Absence is all a
+// short settle can miss, never a frame the case needs; only a hang reaches
+// testutil.Hang.
+func observeStdio(t *testing.T, planSrc, call string, await stdioAwaits, settle time.Duration) observation {
 	t.Helper()
 	in, out, _ := startStdio(t, plan(t, planSrc), nil, "testbed", "MCPDRILL_PROFILE=good")
 	lines := make(chan []byte, 64)
@@ -73,15 +79,15 @@ func observeStdio(t *testing.T, planSrc, call string, settle time.Duration) obse
 	fmt.Fprintln(in, initReq)
 	select {
 	case <-lines:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no initialize reply")
+	case <-time.After(testutil.Hang):
+		t.Fatalf("no initialize reply in %v", testutil.Hang)
 	}
 	start := time.Now()
 	fmt.Fprintln(in, initNote)
 	fmt.Fprintln(in, call)
 	fmt.Fprintln(in, pingCall)
 	var o observation
-	deadline := time.After(5 * time.Second)
+	hang := time.After(testutil.Hang)
 	var settleC <-chan time.Time
 	for {
 		select {
@@ -96,19 +102,42 @@ func observeStdio(t *testing.T, planSrc, call string, settle time.Duration) obse
 			switch {
 			case valid && id == "3":
 				o.ping, o.pingIdx = true, len(o.frames)-1
-				settleC = time.After(settle)
 			case !valid || id == "2":
 				o.call = append(o.call, l)
+			}
+			if settleC == nil && o.ping && await.seen(o) {
+				settleC = time.After(settle)
 			}
 		case <-settleC:
 			o.took = time.Since(start)
 			in.Close()
 			return o
-		case <-deadline:
-			o.took = time.Since(start)
+		case <-hang:
+			o.took, o.hung = time.Since(start), true
 			return o
 		}
 	}
+}
+
+// stdioAwaits is what a stdio observation waits for besides the ping's
+// answer: call frames (id 2, or not parsing), and a notification.
+type stdioAwaits struct {
+	calls int
+	note  string
+}
+
+func (a stdioAwaits) seen(o observation) bool {
+	return len(o.call) >= a.calls && (a.note == "" || bytes.Contains(bytes.Join(o.frames, nil), []byte(a.note)))
+}
+
+// stdioAwait is stdioAwaits by case name, for the cases that do not await
+// one call frame: those whose reply never comes, or comes twice or with a
+// notification. A disconnect ends the stream, which ends the observation.
+var stdioAwait = map[string]stdioAwaits{
+	"timeout":   {calls: 0},
+	"drop":      {calls: 0},
+	"duplicate": {calls: 2},
+	"drop-tool": {calls: 1, note: "notifications/tools/list_changed"},
 }
 
 type faultCase struct {
@@ -154,8 +183,11 @@ var stdioFaultCases = append([]faultCase{
 		}
 	}},
 	{"latency", "fault: latency\n    tool: echo\n    params: {latency: 300ms}", echoCall, func(t *testing.T, o observation) {
-		if len(o.call) != 1 || string(o.call[0]) != echoReply || o.pingIdx != 0 || o.took < 300*time.Millisecond {
-			t.Errorf("want the ping answered first (no head-of-line blocking) and the call 300ms late:\n%v", o)
+		// That the ping is not held behind the delayed reply (no
+		// head-of-line blocking) is TestLatencyTimingNoHeadOfLineBlocking's,
+		// in virtual time; here the order would depend on the scheduler.
+		if len(o.call) != 1 || string(o.call[0]) != echoReply || o.took < 300*time.Millisecond {
+			t.Errorf("want the call 300ms late:\n%v", o)
 		}
 	}},
 	{"corrupt", "fault: corrupt\n    tool: echo", echoCall, func(t *testing.T, o observation) {
@@ -207,12 +239,23 @@ var stdioFaultCases = append([]faultCase{
 }, commonFaultCases...)
 
 func TestStdioFaultsAsObserved(t *testing.T) {
+	names := map[string]bool{}
 	for _, c := range stdioFaultCases {
+		names[c.name] = true
+		await, ok := stdioAwait[c.name]
+		if !ok {
+			await = stdioAwaits{calls: 1}
+		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			o := observeStdio(t, "seed: 1\nrules:\n  - "+c.plan+"\n", c.call, 400*time.Millisecond)
+			o := observeStdio(t, "seed: 1\nrules:\n  - "+c.plan+"\n", c.call, await, 400*time.Millisecond)
 			c.check(t, o)
 		})
+	}
+	for name := range stdioAwait {
+		if !names[name] {
+			t.Errorf("stdioAwait names %q, which is no case", name)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // exchange sends frame through the rig's proxy and returns every answer
@@ -43,7 +44,7 @@ func (r *hostileRig) exchange(t *testing.T, frame string) [][]byte {
 					continue // the guard's list_changed
 				}
 				got = append(got, l)
-			case <-time.After(15 * time.Second):
+			case <-time.After(testutil.Hang):
 				t.Fatalf("no answer to the ping after %.60s", frame)
 			}
 		}

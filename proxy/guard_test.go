@@ -21,6 +21,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -166,7 +167,7 @@ func (p *stdioPeer) rpc(t *testing.T, method string, params any) *jsonrpc.Messag
 	select {
 	case m := <-ch:
 		return m
-	case <-time.After(15 * time.Second):
+	case <-time.After(testutil.Hang):
 		t.Fatalf("no reply to %s", method)
 	}
 	return nil
@@ -186,9 +187,9 @@ type httpPeer struct {
 
 func newHTTPPeer(t *testing.T, url string) *httpPeer {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
-	c, err := mcp.Connect(ctx, mcp.Config{URL: url, RequestTimeout: 15 * time.Second})
+	c, err := mcp.Connect(ctx, mcp.Config{URL: url, RequestTimeout: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func newHTTPPeer(t *testing.T, url string) *httpPeer {
 
 func (p *httpPeer) rpc(t *testing.T, method string, params any) *jsonrpc.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	m, err := p.c.Call(ctx, method, params)
 	if err != nil {
@@ -236,7 +237,7 @@ func testHint(c guard.Command) string {
 func newGuard(t *testing.T, st *guard.Store, posture guard.Posture, recheck time.Duration) *intercept.Guard {
 	t.Helper()
 	g, err := intercept.New(intercept.Options{Store: st, Server: "drifting", Posture: posture, Recheck: recheck,
-		Timeout: 10 * time.Second, Logf: t.Logf, Hint: testHint})
+		Timeout: testutil.Hang, Logf: t.Logf, Hint: testHint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func rigs(t *testing.T, posture guard.Posture, recheck time.Duration, driftAfter
 // back-off between looks, not a guess at how long anything takes.
 func waitStatus(t *testing.T, st *guard.Store, want guard.Status) *guard.Record {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.Hang)
 	for wait := time.Millisecond; ; wait = min(2*wait, 20*time.Millisecond) {
 		r, err := st.Get("drifting")
 		if err != nil {
@@ -386,7 +387,7 @@ func runDriftLifecycle(t *testing.T, r *guardRig) {
 	// --recheck ticker runs (TestGuardPeriodicRecheckHTTP).
 	if r.stdio == nil {
 		for range testbed.DefaultDriftAfter {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 			if err := r.g.Recheck(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -532,7 +533,7 @@ func TestGuardRecheckRepliesNeverReachClient(t *testing.T) {
 	// crossed the relay while the client talked; the peer's cleanup then
 	// fails the test if any of them reached the client.
 	const rechecks = 5
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.Hang)
 	for calls := 1; ; calls++ {
 		callEcho(t, p)
 		g.mu.Lock()
@@ -555,7 +556,7 @@ type countingGuard struct {
 	sent, answered int
 }
 
-func (c *countingGuard) Attach(send func([]byte), roundTrip mcp.RoundTripper, toClient func([]byte)) {
+func (c *countingGuard) Attach(send func([]byte), roundTrip func(context.Context, []byte) ([]byte, error), toClient func([]byte)) {
 	c.Guard.Attach(func(b []byte) {
 		c.mu.Lock()
 		c.sent++
@@ -616,9 +617,9 @@ func TestGuardListChangedOverHTTP(t *testing.T) {
 	g := newGuard(t, st, guard.PostureDiscovery, 0)
 	srv := startHTTPProxy(t, driftingUpstream(t, 1000), Config{Guard: g})
 	catch := &sessionCatcher{}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
-	c, err := mcp.Connect(ctx, mcp.Config{URL: srv.URL + "/mcp", Protocol: "2025-11-25", HTTPClient: &http.Client{Transport: catch}, RequestTimeout: 15 * time.Second})
+	c, err := mcp.Connect(ctx, mcp.Config{URL: srv.URL + "/mcp", Protocol: "2025-11-25", HTTPClient: &http.Client{Transport: catch}, RequestTimeout: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,7 +660,7 @@ func TestGuardListChangedOverHTTP(t *testing.T) {
 		}
 	}()
 	// The stream is the proxy's to speak on once it is registered.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); ; time.Sleep(time.Millisecond) {
 		srv.h.streamsMu.Lock()
 		n := len(srv.h.streams)
 		srv.h.streamsMu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/guard/intercept"
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -205,7 +207,7 @@ func (p *rawStdio) roundTrip(t *testing.T, frame string) []byte {
 				continue // the guard's list_changed
 			}
 			return l
-		case <-time.After(15 * time.Second):
+		case <-time.After(testutil.Hang):
 			t.Fatalf("no answer to %.60s", frame)
 		}
 	}
@@ -254,7 +256,7 @@ func hostileRigs(t *testing.T, h *hostile, posture guard.Posture, maxFrame int) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := intercept.New(intercept.Options{Store: st, Server: "drifting", Posture: posture, Timeout: 5 * time.Second, Logf: t.Logf})
+		g, err := intercept.New(intercept.Options{Store: st, Server: "drifting", Posture: posture, Timeout: testutil.Hang, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +486,22 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 				break
 			}
 		}
-		waitStatus(t, st, guard.StatusVerified)
+		// Every page reached the client: together they are the pinned set.
+		rec := waitStatus(t, st, guard.StatusVerified)
+		var pinned []string
+		for _, raw := range rec.Baseline.Tools {
+			var tl struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &tl); err != nil {
+				t.Fatal(err)
+			}
+			pinned = append(pinned, tl.Name)
+		}
+		slices.Sort(all)
+		if len(pinned) < 3 || !slices.Equal(all, pinned) {
+			t.Fatalf("the pages listed %v; the pinned set is %v", all, pinned)
+		}
 	}
 	t.Run("stdio", func(t *testing.T) {
 		st, _ := guard.Open(t.TempDir())
@@ -504,7 +521,7 @@ func TestGuardServesFirstPaginatedListing(t *testing.T) {
 // leads to.
 func recheckTo(t *testing.T, r *hostileRig, want guard.Status) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	if err := r.g.Recheck(ctx); err != nil {
 		t.Fatal(err)
@@ -553,7 +570,7 @@ func TestGuardNamesACursorLoop(t *testing.T) {
 	st, _ := guard.Open(t.TempDir())
 	g := newGuard(t, st, guard.PostureDiscovery, 0)
 	newStdioPeer(t, g, "MCPDRILL_PROFILE=cursor-loop")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	err := g.Recheck(ctx)
 	if err == nil || !strings.Contains(err.Error(), "loops") {

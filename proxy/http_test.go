@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -193,7 +194,7 @@ func TestHTTPPassThroughIsByteIdentical(t *testing.T) {
 			direct.seen, proxied.seen = nil, nil
 			px := startHTTPProxy(t, psrv.URL+"/mcp", cfg)
 			traffic := randomTraffic(11, 40)
-			c := &http.Client{Timeout: 10 * time.Second}
+			c := &http.Client{Timeout: testutil.Hang}
 			for i, frame := range bytes.Split(traffic, []byte("\n")) {
 				hdr := http.Header{
 					"Content-Type":         {"application/json"},
@@ -238,7 +239,7 @@ func testbedServer(t testing.TB, reply string) *httptest.Server {
 // HTTP endpoint and renders what it saw.
 func mcpSession(t *testing.T, url string) string {
 	t.Helper()
-	return sessionOf(t, mcp.Config{URL: url}, 20*time.Second, "search", map[string]any{"query": "proxy"})
+	return sessionOf(t, mcp.Config{URL: url}, testutil.Hang, "search", map[string]any{"query": "proxy"})
 }
 
 // sessionOf runs a fixed session with the project's client: connect, list
@@ -247,6 +248,15 @@ func mcpSession(t *testing.T, url string) string {
 // through the proxy can be compared with a direct one byte for byte.
 func sessionOf(t *testing.T, cfg mcp.Config, timeout time.Duration, tool string, args map[string]any) string {
 	t.Helper()
+	// Every wait of the session is the whole session's: the server answers
+	// each request, so only a hang reaches one, and a detection probe that
+	// timed out on a loaded machine would shift the ids of a session.
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = timeout
+	}
+	if cfg.DiscoverTimeout == 0 {
+		cfg.DiscoverTimeout = timeout
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c, err := mcp.Connect(ctx, cfg)
@@ -302,7 +312,7 @@ func TestRealClientThroughHTTP(t *testing.T) {
 func TestHTTPLegacySSE(t *testing.T) {
 	up := testbedServer(t, "")
 	px := startHTTPProxy(t, up.URL+"/mcp", Config{Plan: plan(t, "rules:\n  - fault: error\n    method: tools/call\n")})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, px.URL+"/sse", nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -396,7 +406,7 @@ func TestHTTPStreamsEndWhenClientLeaves(t *testing.T) {
 		select {
 		case <-r.Context().Done():
 			upstreamGone <- r.Method
-		case <-time.After(10 * time.Second):
+		case <-time.After(testutil.Hang):
 			upstreamGone <- r.Method + " still open after the client left"
 		}
 	}))

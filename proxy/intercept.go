@@ -26,8 +26,10 @@ type Interceptor interface {
 	// of its own and returns the answer (HTTP, POSTed with the headers of
 	// the latest client request: its session and credentials; nil on
 	// stdio). toClient writes a frame to the client (stdio: its stdout;
-	// HTTP: every open GET stream).
-	Attach(send func(frame []byte), roundTrip mcp.RoundTripper, toClient func(frame []byte))
+	// HTTP: every open GET stream). The function types are spelled out,
+	// not named, so that an interceptor implements this without importing
+	// the package that would name them.
+	Attach(send func(frame []byte), roundTrip func(ctx context.Context, frame []byte) ([]byte, error), toClient func(frame []byte))
 	// Screen judges frame f, in the order frames arrive in its direction:
 	// pk (and perr) is the strict peek of f.Raw, and f is correlated when
 	// perr is nil. It returns replacement bytes (the frame still goes

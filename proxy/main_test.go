@@ -79,6 +79,8 @@ func runRole(role string) int {
 		return 42
 	case "bench-server":
 		return benchServer()
+	case "bridge-fixture":
+		return bridgeFixture()
 	case "http-upstream", "http-relay", "http-revproxy", "http-proxy":
 		return runHTTPRole(role)
 	case "sdk":

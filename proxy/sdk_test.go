@@ -1,12 +1,12 @@
 package proxy
 
 import (
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // TestSDKServerThroughProxy: a server built on the official Go SDK (a peer

@@ -361,8 +361,10 @@ func (s *stdioSession) storeLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst,
 // as the relay does, after every line it completes has been accounted for.
 // A line that spans reads stays in the buffer (up to keep) until its end
 // arrives, so the peek sees the whole frame and the counts are exactly the
-// store mode's; accounting before the write that ends a line means a reply
-// to it cannot overtake its correlation.
+// store mode's; a line's last non-blank byte is written only after the
+// line has been accounted for ([heldFrom]), so a reply to it cannot
+// overtake its correlation, even from a receiver that does not wait for
+// the newline.
 func (s *stdioSession) stream(dir faults.Direction, lb *jsonrpc.LineBuf, dst *sink, keep int) {
 	out := lb.Start // the first byte not yet written
 	long := false
@@ -383,42 +385,72 @@ func (s *stdioSession) stream(dir faults.Direction, lb *jsonrpc.LineBuf, dst *si
 			out = lb.Start
 		}
 		var more bool
-		if out, more = s.readOn(dir, lb, out, long, allSeq); !more {
+		if out, more = s.readOn(dir, lb, dst, out, long, allSeq); !more {
 			return
 		}
 	}
 }
 
-// passOn writes the current line's bytes from out on, and forgets them
-// once the line is past keep (long). It returns the new out and long.
+// passOn writes the current line's bytes from out on, but for its last
+// non-blank byte and the blanks after it (see [heldFrom]), and forgets
+// them once the line is past keep (long): a long line is never accounted
+// for, so it is written whole. It returns the new out and long.
 func passOn(lb *jsonrpc.LineBuf, dst *sink, out int, long bool, keep int) (int, bool) {
-	dst.write(lb.Buf[out:lb.End])
 	if long || lb.End-lb.Start > keep {
+		dst.write(lb.Buf[out:lb.End])
 		lb.Drop()
 		return lb.Start, true
 	}
-	return lb.End, false
+	to := max(out, heldFrom(lb))
+	dst.write(lb.Buf[out:to])
+	return to, false
 }
 
-// readOn reads more of a line whose bytes so far are written. At the end
-// of input a last line with no terminator is accounted for (unless long).
-// It returns out moved with the line, and whether input may follow.
-func (s *stdioSession) readOn(dir faults.Direction, lb *jsonrpc.LineBuf, out int, long bool, seq uint64) (int, bool) {
+// heldFrom returns where the bytes of the current, unfinished line that
+// must wait for its end begin: at its last non-blank byte. A receiver that
+// decodes JSON as it arrives, rather than line by line (the Go SDK's stdio
+// transport does), acts on a frame once its closing brace is in, before
+// the newline; until the line is accounted for (its request recorded, so
+// the reply is correlated with it) the frame must not be complete at the
+// receiver. A line of blanks alone holds nothing back.
+func heldFrom(lb *jsonrpc.LineBuf) int {
+	i := lb.End
+	for i > lb.Start && isBlank(lb.Buf[i-1]) {
+		i--
+	}
+	if i == lb.Start {
+		return lb.End
+	}
+	return i - 1
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// readOn reads more of a line whose bytes before out are written (the
+// rest held back by passOn). At the end of input a last line with no
+// terminator is accounted for (unless long), then what was held back is
+// written. It returns out moved with the line, and whether input may
+// follow.
+func (s *stdioSession) readOn(dir faults.Direction, lb *jsonrpc.LineBuf, dst *sink, out int, long bool, seq uint64) (int, bool) {
 	ls := lb.Start
-	if !lb.Fill() {
+	more := lb.Fill()
+	out -= ls - lb.Start // the line may have moved to the front
+	if !more {
 		if !long && lb.End > lb.Start {
 			s.account(dir, lb.Buf[lb.Start:lb.End], seq)
 			lb.Scanned = lb.End
 		}
-		return out, false
+		dst.write(lb.Buf[out:lb.End])
+		return lb.End, false
 	}
-	return out - (ls - lb.Start), true
+	return out, true
 }
 
 // streamLine forwards one line (the next in dir, on which no rule can fire)
-// as it arrives: each read's part of it is written at once, and the part
-// that ends it is written after the whole line has been accounted for, so
-// a reply to it cannot overtake its correlation. The lines it examines are
+// as it arrives: each read's part of it is written at once but for the
+// last non-blank byte ([heldFrom]), which is written with the line's end
+// after the whole line has been accounted for, so a reply to it cannot
+// overtake its correlation. The lines it examines are
 // those the store mode examines. It reports whether input may follow.
 func (s *stdioSession) streamLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst *sink, keep int, seq uint64) bool {
 	out := lb.Start // the first byte not yet written
@@ -433,7 +465,7 @@ func (s *stdioSession) streamLine(dir faults.Direction, lb *jsonrpc.LineBuf, dst
 		}
 		out, long = passOn(lb, dst, out, long, keep)
 		var more bool
-		if out, more = s.readOn(dir, lb, out, long, seq); !more {
+		if out, more = s.readOn(dir, lb, dst, out, long, seq); !more {
 			return false
 		}
 	}

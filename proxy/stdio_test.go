@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/faults"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // randomTraffic returns NDJSON bytes of random JSON-RPC frames plus noise:
@@ -175,7 +176,7 @@ func TestStdioForwardsSignals(t *testing.T) {
 		if code != 42 {
 			t.Fatalf("exit status %d, want 42 (the child's SIGTERM handler)", code)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Hang):
 		t.Fatal("SIGTERM not forwarded")
 	}
 }
@@ -207,7 +208,7 @@ func TestStdioSurvivesEarlyClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(testutil.Hang):
 		t.Fatal("proxy did not return after the client closed")
 	}
 }

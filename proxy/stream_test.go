@@ -277,3 +277,56 @@ func FuzzLineModes(f *testing.F) {
 		}
 	})
 }
+
+// splitReader returns its parts one read each.
+type splitReader struct{ parts [][]byte }
+
+func (r *splitReader) Read(p []byte) (int, error) {
+	if len(r.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.parts[0])
+	if r.parts[0] = r.parts[0][n:]; len(r.parts[0]) == 0 {
+		r.parts = r.parts[1:]
+	}
+	return n, nil
+}
+
+// TestStreamedFrameCompleteOnlyOnceAccounted: a line forwarded as it
+// arrives (stream mode for good, and the per-line choice) is never whole at
+// the receiver before it has been accounted for, wherever the reads split
+// it (its newline in a read of its own included): a receiver that decodes
+// JSON as it comes, as the Go SDK's stdio transport does, answers a request
+// as soon as its closing brace is in, and that answer must find the
+// request recorded. The stdio bridge writes a request's newline apart from
+// it; before, a server could answer before the request was recorded, and
+// the answer passed unfaulted (TestBridgeFaultsApply under load).
+func TestStreamedFrameCompleteOnlyOnceAccounted(t *testing.T) {
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"result":{"a":"b"}}  `)
+	for name, src := range map[string]string{
+		"stream": "rules:\n  - fault: drop\n    direction: c2s\n",         // s2c can never fire
+		"line":   "rules:\n  - fault: error\n    tool: x\n    limit: 5\n", // no call of x pending: per line
+	} {
+		for k := 1; k <= len(frame); k++ {
+			e := newEngine(Config{Plan: plan(t, src)})
+			var got []byte
+			early := false
+			dst := &sink{w: writerFunc(func(p []byte) (int, error) {
+				got = append(got, p...)
+				if e.next[faults.ToClient] == 0 && len(bytes.TrimRight(got, " \n")) == len(bytes.TrimRight(frame, " ")) {
+					early = true
+				}
+				return len(p), nil
+			})}
+			s := &stdioSession{eng: e, client: dst, server: &sink{w: io.Discard}}
+			in := &splitReader{parts: [][]byte{bytes.Clone(frame[:k]), bytes.Clone(frame[k:]), []byte("\n")}}
+			s.pump(faults.ToClient, in, dst, s.server)
+			if early {
+				t.Fatalf("%s, split at %d: the whole frame was written before it was accounted for", name, k)
+			}
+			if want := string(frame) + "\n"; string(got) != want {
+				t.Fatalf("%s, split at %d: wrote %q, want %q", name, k, got, want)
+			}
+		}
+	}
+}

@@ -306,3 +306,32 @@ func TestRequirementInFormats(t *testing.T) {
 		t.Errorf("JUnit:\n%s", s)
 	}
 }
+
+// lineCounter counts only the bytes since the offset it was last asked
+// about, and starts again if asked about an earlier one.
+func TestLineCounter(t *testing.T) {
+	data := []byte("a\nb\n\nc\nd")
+	c := &lineCounter{data: data}
+	for _, tc := range []struct {
+		off  int64
+		line int
+	}{{0, 1}, {1, 1}, {2, 2}, {5, 4}, {5, 4}, {8, 5}, {100, 5}, {3, 2}, {-1, 1}} {
+		if got := c.at(tc.off); got != tc.line {
+			t.Errorf("at(%d) = %d, want %d", tc.off, got, tc.line)
+		}
+	}
+	// One line holding many tools: every tool on line 1.
+	var b strings.Builder
+	b.WriteString(`[`)
+	for i := range 500 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d"}`, i)
+	}
+	b.WriteString(`]`)
+	lines := ToolLines([]byte(b.String()))
+	if len(lines) != 500 || lines["t0"] != 1 || lines["t499"] != 1 {
+		t.Errorf("%d tools placed, t0 on %d, t499 on %d", len(lines), lines["t0"], lines["t499"])
+	}
+}

@@ -13,21 +13,36 @@ import (
 // a name wins. A file that is not JSON yields what was read before the fault.
 func ToolLines(data []byte) map[string]int {
 	out := map[string]int{}
+	lines := &lineCounter{data: data}
 	walkJSON(data, func(path []string, obj int64, name string) {
 		n := len(path)
 		if n >= 2 && path[n-1] == "name" && path[n-2] == "[]" && (n == 2 || path[n-3] == "tools") {
 			if _, seen := out[name]; !seen {
-				out[name] = lineAt(data, obj)
+				out[name] = lines.at(obj)
 			}
 		}
 	})
 	return out
 }
 
-// lineAt is the 1-based line of byte offset off.
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
+// lineCounter gives the 1-based line of byte offsets in data. The walk asks
+// for offsets in increasing order, so each question counts only the bytes
+// since the previous one: a document's lines cost one pass, not one pass per
+// tool (100,000 tools on one line would otherwise count 10^12 bytes).
+type lineCounter struct {
+	data []byte
+	off  int64 // the offset last asked for
+	line int   // newlines before off
+}
+
+func (c *lineCounter) at(off int64) int {
+	off = min(max(off, 0), int64(len(c.data)))
+	if off < c.off { // not expected of the walk; start again
+		c.off, c.line = 0, 0
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	c.off = off
+	return c.line + 1
 }
 
 // walkJSON reads data token by token. str is called for each string value

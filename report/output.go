@@ -141,6 +141,7 @@ var methodologyAnchors = []struct{ prefix, anchor string }{
 	{"MCP-AUTH-", "authentication-posture-auth_posture-http-only"},
 	{"MCP-GUARD-", "part-iv--guard-mode-pinning-a-servers-tool-set"},
 	{"MCP-STUDY-", "ci-formats-of-study-run"},
+	{"MCP-CLIENT-", "part-ix--the-client-drill-mcpdrill-client"},
 	{"CHG-", "schema-diff-classifier"},
 	{"BRK-", "schema-diff-classifier"},
 }

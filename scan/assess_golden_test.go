@@ -2,13 +2,14 @@ package scan
 
 import (
 	"encoding/json"
-	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
-	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // assessInputs lists the schemas under testdata/assess, failing the test

@@ -3,10 +3,10 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
@@ -136,11 +136,7 @@ func TestAssessAnchorEdgeCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			a := Assess(json.RawMessage(tt.schema))
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("Assess took %v", d)
-			}
+			a := Assess(json.RawMessage(tt.schema)) // bounded by its work budget, not by a clock
 			if a.Contract != tt.want {
 				t.Fatalf("Contract = %s, want %s (reason: %s)", a.Contract, tt.want, a.Reason)
 			}

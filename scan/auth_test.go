@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
@@ -102,9 +101,9 @@ func authFindings(fs []report.Finding) []string {
 
 func scanWith(t *testing.T, cfg mcp.Config, o Options) *Report {
 	t.Helper()
-	o.ToolVersion, o.Deadline, o.SkipSecondConnection = "test", time.Minute, true
+	o.ToolVersion, o.Deadline, o.SkipSecondConnection = "test", testutil.Hang, true
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = 5 * time.Second
+		cfg.RequestTimeout = testutil.Hang
 	}
 	rep, err := Run(context.Background(), cfg, o)
 	if err != nil {
@@ -140,7 +139,7 @@ func TestAuthPostures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var f *authFixture
-			cfg := mcp.Config{RequestTimeout: 3 * time.Second}
+			cfg := mcp.Config{RequestTimeout: testutil.Hang}
 			if tc.mode == "" {
 				cfg.URL = closed()
 			} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 )
 
@@ -55,7 +56,7 @@ func TestVersionNegotiationHeaderMatchesBody(t *testing.T) {
 	}
 	srv := httptest.NewServer(strictHeaders(h))
 	t.Cleanup(srv.Close)
-	cfg := mcp.Config{URL: srv.URL + testbed.PathMCP, RequestTimeout: 5 * time.Second}
+	cfg := mcp.Config{URL: srv.URL + testbed.PathMCP, RequestTimeout: testutil.Hang}
 	r, err := Run(t.Context(), cfg, Options{ToolVersion: "test", Deadline: time.Minute, SkipSecondConnection: true, SkipOriginCheck: true})
 	if err != nil {
 		t.Fatal(err)

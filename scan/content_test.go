@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
@@ -260,7 +259,7 @@ func TestNPMEverythingContent(t *testing.T) {
 		t.Skip("npm servers start Node.js")
 	}
 	cmd := testutil.NPMServer(t, "MCPDRILL_NPM_EVERYTHING")
-	r := runScan(t, mcp.Config{Command: cmd, RequestTimeout: 10 * time.Second})
+	r := runScan(t, mcp.Config{Command: cmd, RequestTimeout: testutil.Hang})
 	goldenRules(t, "npm-everything-content", r, contentRules)
 	goldenRules(t, "npm-everything-transport-stdio", r, transportRules)
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/target"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -303,7 +303,7 @@ func TestInvokeGate(t *testing.T) {
 	if sent != 0 {
 		t.Errorf("a refused invocation still sent %d request(s)", sent)
 	}
-	rep = scanWith(t, mcp.Config{URL: "http://mcp.acme.com/mcp", HTTPClient: dial, RequestTimeout: 5 * time.Second},
+	rep = scanWith(t, mcp.Config{URL: "http://mcp.acme.com/mcp", HTTPClient: dial, RequestTimeout: testutil.Hang},
 		Options{Invoke: InvokeOptions{Tools: []string{"fine"}, Execute: true, AllowProduction: true}, SkipOriginCheck: true})
 	if rep.Invocation == nil || !rep.Invocation.Executed || rep.Invocation.Target.Class != target.Production {
 		t.Errorf("acknowledged production run: %+v", rep.Invocation)

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/testbed"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -38,7 +38,7 @@ func newWitness(t *testing.T) *witness {
 }
 
 func httpConfigURL(u string) mcp.Config {
-	return mcp.Config{URL: u, RequestTimeout: 5 * time.Second}
+	return mcp.Config{URL: u, RequestTimeout: testutil.Hang}
 }
 
 func redirectFindings(r *Report) []report.Finding {

@@ -3,8 +3,6 @@ package scan
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
-	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testbedserver"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/sdkserver"
@@ -38,22 +39,26 @@ func stdioConfig(t testing.TB, o testbed.Options) mcp.Config {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(o)
+	// The testbed answers every request (server/discover too) unless a
+	// test says otherwise: only a hang waits out testutil.Hang, and no
+	// outcome depends on how fast a loaded machine runs the server.
 	return mcp.Config{
-		Command:        cmd.Args,
-		Env:            []string{testbed.EnvChild + "=" + string(b)},
-		RequestTimeout: 5 * time.Second,
+		Command:         cmd.Args,
+		Env:             []string{testbed.EnvChild + "=" + string(b)},
+		RequestTimeout:  testutil.Hang,
+		DiscoverTimeout: testutil.Hang,
 	}
 }
 
 func httpConfig(t *testing.T, o testbed.Options, path string) mcp.Config {
 	t.Helper()
 	srv := testbedserver.HTTP(t, o)
-	return mcp.Config{URL: srv.URL + path, RequestTimeout: 5 * time.Second}
+	return mcp.Config{URL: srv.URL + path, RequestTimeout: testutil.Hang}
 }
 
 func runScan(t *testing.T, cfg mcp.Config) *Report {
 	t.Helper()
-	rep, err := Run(context.Background(), cfg, Options{ToolVersion: "test", Deadline: time.Minute})
+	rep, err := Run(context.Background(), cfg, Options{ToolVersion: "test", Deadline: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +365,7 @@ func TestSDKServer(t *testing.T) {
 	// the legacy revisions (checked below).
 	srv := httptest.NewServer(sdkserver.Handler(sdkserver.Options{Stateless: true}))
 	defer srv.Close()
-	r := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: 5 * time.Second})
+	r := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: testutil.Hang})
 	if r.Protocol.Revision != mcp.Rev20260728 || r.Protocol.Era != "modern" {
 		t.Fatalf("Go SDK v1.8 server: %+v", r.Protocol)
 	}
@@ -375,13 +380,13 @@ func TestSDKServer(t *testing.T) {
 	if r.SDK != nil {
 		t.Errorf("a Go SDK server taken for %+v", r.SDK)
 	}
-	legacy := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: 5 * time.Second, Protocol: mcp.Rev20250618})
+	legacy := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: testutil.Hang, Protocol: mcp.Rev20250618})
 	if legacy.Protocol.Revision != mcp.Rev20250618 || legacy.Scores.Tools != r.Scores.Tools {
 		t.Fatalf("forced legacy on the SDK server: %+v %+v", legacy.Protocol, legacy.Scores)
 	}
 	stateful := httptest.NewServer(sdkserver.Handler(sdkserver.Options{}))
 	defer stateful.Close()
-	fb := runScan(t, mcp.Config{URL: stateful.URL, RequestTimeout: 5 * time.Second})
+	fb := runScan(t, mcp.Config{URL: stateful.URL, RequestTimeout: testutil.Hang})
 	if fb.Protocol.Era != "legacy" || !fb.Established {
 		t.Fatalf("stateful SDK server should fall back to the legacy era: %+v", fb.Protocol)
 	}
@@ -410,7 +415,7 @@ func TestHostile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := stdioConfig(t, tc.opts)
-			cfg.RequestTimeout = 0 // defaults
+			cfg.RequestTimeout, cfg.DiscoverTimeout = 0, 0 // defaults
 			stop := samplePeakHeap()
 			start := time.Now()
 			r := runScan(t, cfg)
@@ -456,7 +461,7 @@ func samplePeakHeap() func() uint64 {
 }
 
 func TestUnreachable(t *testing.T) {
-	r := runScan(t, mcp.Config{URL: "http://127.0.0.1:1/mcp", RequestTimeout: time.Second})
+	r := runScan(t, mcp.Config{URL: "http://127.0.0.1:1/mcp", RequestTimeout: testutil.Hang})
 	if r.Established || !slices.Contains(rules(r), RuleUnreachable) {
 		t.Fatalf("unreachable: %+v", r.Findings)
 	}

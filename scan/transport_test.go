@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // sloppyTransport is a 2025-11-25 Streamable HTTP server that gets the
@@ -98,7 +98,7 @@ func TestTransportChecksFail(t *testing.T) {
 			tc.server.ended = map[string]bool{}
 			srv := httptest.NewServer(tc.server)
 			defer srv.Close()
-			r := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: 5 * time.Second})
+			r := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: testutil.Hang})
 			want := map[string]CheckStatus{
 				RulePing:                CheckPass,
 				RuleNotificationSilent:  CheckPass,

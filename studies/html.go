@@ -96,9 +96,9 @@ type tierChart struct {
 
 // pageDrift is one version pair on the page.
 type pageDrift struct {
-	Name, From, To, Step, Summary, Removed, Descriptions string
-	Violation                                            bool
-	Changes                                              []VersionChange
+	Name, From, To, Step, Summary, Removed, Unlisted, Descriptions string
+	Violation                                                      bool
+	Changes                                                        []VersionChange
 }
 
 // runLine is what the page says of the run, from Meta.
@@ -308,7 +308,7 @@ func buildPage(r *Results) page {
 	for _, row := range driftRows(r.Servers) {
 		vd := row.VersionDrift
 		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: vd.Summary(),
-			Removed: orNone(vd.ToolsRemoved), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
+			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
 	}
 	a := r.Aggregates
 	p.Seed = [][4]string{
@@ -525,11 +525,11 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 {{end}}
 {{- if .Drift}}
 <h2>Version drift</h2>
-<p class="sub">{{.A.VersionDrift.Pairs}} packages scanned at two releases · {{.A.VersionDrift.Compared}} compared · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
-<table id="drift"><thead><tr><th>package</th><th>from → to</th><th>step</th><th>changes</th><th>tools removed</th><th>descriptions changed</th><th>semver violation</th></tr></thead>
+<p class="sub">{{.A.VersionDrift.Pairs}} packages listed with a previous release · {{.A.VersionDrift.Compared}} compared (both releases scanned) · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step of semantic versions · {{.A.VersionDrift.WithUndetermined}} with changes not decided · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.ToolsUnlisted}} no longer listed by default · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
+<table id="drift"><thead><tr><th>package</th><th>from → to</th><th>step</th><th>changes</th><th>tools removed</th><th>no longer listed by default</th><th>descriptions changed</th><th>semver violation</th></tr></thead>
 {{range .Drift}}<tbody><tr data-pair="{{.Name}}"><td>{{.Name}}</td><td>{{.From}} → {{.To}}</td><td>{{.Step}}</td><td>{{if .Changes}}<details class="changes"><summary>{{.Summary}}</summary><table class="changes"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>pointer</th><th>message</th></tr></thead><tbody>
 {{range .Changes}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td>{{.Tool}}</td><td>{{.Pointer}}</td><td class="msg">{{.Message}}</td></tr>
-{{end}}</tbody></table></details>{{else}}{{.Summary}}{{end}}</td><td>{{.Removed}}</td><td>{{.Descriptions}}</td><td{{if .Violation}} class="sev-error"{{end}}>{{if .Violation}}yes{{else}}no{{end}}</td></tr></tbody>
+{{end}}</tbody></table></details>{{else}}{{.Summary}}{{end}}</td><td>{{.Removed}}</td><td>{{.Unlisted}}</td><td>{{.Descriptions}}</td><td{{if .Violation}} class="sev-error"{{end}}>{{if .Violation}}yes{{else}}no{{end}}</td></tr></tbody>
 {{end}}</table>
 {{- end}}
 

@@ -95,7 +95,7 @@ func TestInstallPyPIOffline(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "results.json")
-	runCLI(t, bin, "study", "run", spec, "-o", out, "-q", "-j", "2", "--timeout", "30s", "--request-timeout", "5s")
+	runCLI(t, bin, "study", "run", spec, "-o", out, "-q", "-j", "2", "--timeout", testutil.Hang.String(), "--request-timeout", testutil.Hang.String())
 	res, raw := readResults(t, out)
 	if strings.Contains(string(raw), dir) {
 		t.Fatal("the study directory leaked into results.json")
@@ -120,7 +120,7 @@ func TestInstallPyPIOffline(t *testing.T) {
 	if r := rows["pypi:tampered"]; !strings.Contains(strings.ToLower(r.Reason), "hash") {
 		t.Errorf("tampered: reason %q does not name the hash", r.Reason)
 	}
-	if r := rows["npm-no-lock"]; !strings.Contains(r.Reason, "package-lock.json") {
+	if r := rows["npm-no-lock"]; !strings.Contains(r.Reason, "npm/none has no package.json") {
 		t.Errorf("npm-no-lock: reason %q", r.Reason)
 	}
 	p := rows["pypi:probe"]

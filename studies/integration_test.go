@@ -98,7 +98,7 @@ func TestStudyEndToEnd(t *testing.T) {
 	spec := testbedSpec(t, bin)
 	out := t.TempDir()
 	whole := filepath.Join(out, "results.json")
-	progress := runCLI(t, bin, "study", "run", spec, "-o", whole, "-j", "4", "--timeout", "30s", "--request-timeout", "3s")
+	progress := runCLI(t, bin, "study", "run", spec, "-o", whole, "-j", "4", "--timeout", testutil.Hang.String(), "--request-timeout", testutil.Hang.String())
 	if n := strings.Count(progress, "study: ["); n != 8 {
 		t.Errorf("progress lines: %d, want 8 (stderr is not a terminal):\n%s", n, progress)
 	}
@@ -149,7 +149,7 @@ func TestStudyEndToEnd(t *testing.T) {
 	var shards []string
 	for k := 1; k <= 3; k++ {
 		p := filepath.Join(out, "shard"+string(rune('0'+k))+".json")
-		runCLI(t, bin, "study", "run", "--shard", string(rune('0'+k))+"/3", "-q", "-j", "2", "--timeout", "30s", "--request-timeout", "3s", "-o", p, spec)
+		runCLI(t, bin, "study", "run", "--shard", string(rune('0'+k))+"/3", "-q", "-j", "2", "--timeout", testutil.Hang.String(), "--request-timeout", testutil.Hang.String(), "-o", p, spec)
 		shards = append(shards, p)
 	}
 	merged := filepath.Join(out, "merged.json")

@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
+	"github.com/mcpdrill/mcpdrill/studies/proc"
 )
 
 // launched is a running launch process of an HTTP entry.
@@ -22,15 +20,17 @@ type launched struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
-	tail *tailBuffer
+	tail *proc.Tail
 }
 
-// startLaunch starts argv in its own process group with os.Environ() plus env.
-func startLaunch(argv, env []string, dir string) (*launched, error) {
+// startLaunch starts argv in its own process group, in dir, with the
+// environment of every program the study starts (proc.Env: scratch HOME
+// work, the allow-list, then env).
+func startLaunch(argv, env []string, dir, work string) (*launched, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = proc.Env(work, nil, env...)
 	cmd.Dir = dir
-	tail := &tailBuffer{max: 20}
+	tail := &proc.Tail{Max: 20}
 	cmd.Stdout = tail
 	cmd.Stderr = tail
 	reap.OwnGroup(cmd)
@@ -80,21 +80,15 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// kill kills cmd's process group and ends what left it (package reap).
-func kill(cmd *exec.Cmd) {
-	reap.KillGroup(cmd)
-	reap.End(cmd, 0)
-}
-
 // stop terminates the process group, escalating to SIGKILL after grace.
 func (l *launched) stop(grace time.Duration) {
 	reap.TerminateGroup(l.cmd)
 	select {
 	case <-l.done:
 		// Children may outlive the leader; make sure the group is gone.
-		kill(l.cmd)
+		proc.Kill(l.cmd)
 	case <-time.After(grace):
-		kill(l.cmd)
+		proc.Kill(l.cmd)
 		<-l.done
 	}
 }
@@ -123,43 +117,4 @@ func freePort() (string, error) {
 	}
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
-}
-
-// tailBuffer keeps the last max lines written to it.
-type tailBuffer struct {
-	mu      sync.Mutex
-	max     int
-	partial string
-	lines   []string
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.partial + string(p)
-	parts := strings.Split(s, "\n")
-	t.partial = parts[len(parts)-1]
-	if len(t.partial) > 4096 {
-		t.partial = t.partial[:4096]
-	}
-	for _, line := range parts[:len(parts)-1] {
-		if len(line) > 1000 {
-			line = line[:1000]
-		}
-		t.lines = append(t.lines, line)
-		if len(t.lines) > t.max {
-			t.lines = t.lines[len(t.lines)-t.max:]
-		}
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) Lines() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := append([]string(nil), t.lines...)
-	if t.partial != "" {
-		out = append(out, t.partial)
-	}
-	return out
 }

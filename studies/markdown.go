@@ -322,22 +322,23 @@ func writeVersionDrift(b *strings.Builder, r *Results) {
 		return
 	}
 	b.WriteString("## Version drift\n\n")
-	fmt.Fprintf(b, "%s scanned at two releases (`previous_of`); %s compared with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
-		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change, %d of them in a minor or patch step (a semver violation; before 1.0 the leftmost non-zero component is the major one); %d removed %s; %d changed %s.\n\n",
-		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations,
-		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
+	fmt.Fprintf(b, "%s listed with a previous release (`previous_of`); %s compared (both releases scanned) with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
+		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change (inside a schema: one a witness value shows), %d of them in a minor or patch step of semantic versions (a semver violation; calendar versions promise nothing, and before 1.0 the leftmost non-zero component is the major one, npm's caret rule); %d had changes the grading could not decide; "+
+		"%d removed %s (absent under every configuration the study knows for the package); %d no longer list %s by default (listed under a known configuration, or not established under one); %d changed %s.\n\n",
+		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations, d.WithUndetermined,
+		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithUnlisted, plural(d.ToolsUnlisted, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
 	if len(d.ByRule) > 0 {
 		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(mdCounts(d.ByRule), ", "))
 	}
-	b.WriteString("| package | from → to | step | changes | tools removed | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| package | from → to | step | changes | tools removed | no longer listed by default | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|---|\n")
 	for _, row := range driftRows(r.Servers) {
 		vd := row.VersionDrift
 		viol := "no"
 		if vd.SemverViolation {
 			viol = "**yes**"
 		}
-		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Step),
-			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.DescriptionsChanged)), viol)
+		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Step),
+			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
 	}
 	b.WriteString("\n")
 }

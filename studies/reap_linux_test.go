@@ -31,7 +31,7 @@ func TestLaunchStopEndsSetsidGrandchild(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "pid")
-	l, err := startLaunch([]string{exe, "-test.run=^$"}, reaptest.Env(file), "")
+	l, err := startLaunch([]string{exe, "-test.run=^$"}, reaptest.Env(file), "", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestMarkdownGolden(t *testing.T) {
 		"| SDK-wrapped tools | 10 (Python FastMCP) | 1 | – |",
 		"SDK-wrapped tools by framework: fastmcp-ts 1. No Python server was scanned in this run",
 		"- **alpha**: declared go-sdk, observed mcp-go",
-		"| zeta | 0.9.3 → 0.9.4 | minor | 2 changes (1 breaking): BRK-TOOL-DESCRIPTION-CHANGED 1, BRK-TOOL-REMOVED 1 | export | enforceable_0 | **yes** |",
+		"| zeta | 0.9.3 → 0.9.4 | minor | 2 changes (1 breaking): BRK-TOOL-DESCRIPTION-CHANGED 1, BRK-TOOL-REMOVED 1 | export | none | enforceable_0 | **yes** |",
 		"1 scanned rows are previous releases of another row",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -100,10 +100,11 @@ type Row struct {
 	Status  string `json:"status"`
 	Failure string `json:"failure,omitempty"`
 	Reason  string `json:"reason,omitempty"`
-	// Outcome refines the status for a population (outcome.go): scanned,
-	// needs-credentials, failed-start, failed-install, not-a-server or
-	// excluded; absent in a document written before the field was added.
-	Outcome string `json:"outcome,omitempty"`
+	// Outcome refines the status for a population (outcome.go, one of
+	// Outcomes); absent in a document written before the field was added.
+	// OutcomeWhy says which rule decided it and on what evidence.
+	Outcome    string `json:"outcome,omitempty"`
+	OutcomeWhy string `json:"outcome_why,omitempty"`
 	// Registry is the package's registry (servers.json's, or inferred from
 	// the package) and Downloads its monthly downloads when the population
 	// was drawn (0: unknown), both copied from servers.json.
@@ -129,6 +130,9 @@ type Row struct {
 	// scan showed, with the evidence (SDK is the declared label); absent
 	// when nothing named one.
 	SDKObserved *SDKObserved `json:"sdk_observed,omitempty"`
+	// Configurations are the tool listings under the entry's known
+	// configurations (servers.json "configurations"), in its order.
+	Configurations []ConfigScan `json:"configurations,omitempty"`
 	// VersionDrift grades this release against its previous one (the row
 	// whose previous_of names this one), when both were in the run.
 	VersionDrift *VersionDrift `json:"version_drift,omitempty"`

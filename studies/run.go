@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies/proc"
 )
 
 // ScanFunc is the scanner the runner calls; scan.Run in production.
@@ -169,7 +170,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 		o.Progress(ev)
 	}
 
-	err := eachIndex(ctx, len(entries), o.Jobs, func(i int) {
+	err := proc.Each(ctx, len(entries), o.Jobs, func(i int) {
 		e := entries[i]
 		mu.Lock()
 		report(Event{Kind: EventStart, Name: e.Name})
@@ -202,7 +203,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm ServerMeta) {
 	// Registered first, run last: the launch's stop has recorded its
 	// stderr by then.
-	defer func() { out.Outcome = classify(e, out, sm.Stderr) }()
+	// evidence is everything the server said, cleaned; sm.Stderr keeps
+	// its last lines.
+	var evidence []string
+	var installed *InstallRecord
+	defer func() { out.Outcome, out.OutcomeWhy = classify(e, out, evidence, installed) }()
 	row := identity(e)
 	if e.Disabled || e.Excluded != "" {
 		row.Status, row.Reason = StatusSkipped, "disabled in servers.json"
@@ -212,7 +217,8 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
 		return row, sm
 	}
-	if rec, ok := o.Installed.record(e); ok {
+	if rec, ok := o.Installed.Record(e); ok {
+		installed = &rec
 		sm.InstallMS = rec.InstallMS
 		if rec.Status != InstallOK {
 			return failedRow(row, FailInstall, rec.Reason), sm
@@ -238,10 +244,13 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		Declared:  spec.Inputs,
 	})
 	t := e.Resolve(x, spec.Dir)
+	// A stdio server gets the environment of every program the study
+	// starts (proc.Env): a scratch HOME, the allow-list and its own env.
 	cfg := mcp.Config{
 		URL:            t.URL,
 		Command:        t.Command,
-		Env:            t.Env,
+		Env:            proc.Env(work, nil, t.Env...),
+		CleanEnv:       true,
 		Headers:        t.Headers,
 		Protocol:       e.Protocol,
 		RequestTimeout: o.RequestTimeout,
@@ -293,13 +302,14 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 
 	if e.Launch != nil {
 		t0 := time.Now()
-		l, err := startLaunch(launchArgv, launchEnv, launchDir)
+		l, err := startLaunch(launchArgv, launchEnv, launchDir, work)
 		if err != nil {
 			return failedRow(row, FailLaunch, cl(err.Error())), sm
 		}
 		defer func() {
 			l.stop(3 * time.Second)
-			sm.Stderr = cleanLines(l.tail.Lines(), cl)
+			evidence = cleanLines(l.tail.Lines(), cl)
+			sm.Stderr = lastLines(evidence, 10)
 		}()
 		addr, err := addrOf(cfg.URL)
 		if err != nil {
@@ -323,12 +333,17 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		return failedRow(row, FailInternal, cl(err.Error())), sm
 	}
 	if e.Launch == nil {
-		sm.Stderr = cleanLines(rep.Meta.Stderr, cl)
+		evidence = cleanLines(rep.Meta.Stderr, cl)
+		sm.Stderr = lastLines(evidence, 10)
 	}
 	if rep.Meta.Timing != nil {
 		sm.StartupMS = rep.Meta.Timing.StartupMS
 	}
-	return maskRow(rowFromReport(row, rep, cl), mask), sm
+	out = rowFromReport(row, rep, cl)
+	if out.Status == StatusScanned {
+		out.Configurations = scanConfigurations(ctx, e, cfg, x, o, cl)
+	}
+	return maskRow(out, mask), sm
 }
 
 // cleaner returns a function that replaces the run-dependent parts of a
@@ -387,10 +402,14 @@ var (
 	pidTag = regexp.MustCompile(`\[\d{2,7}\]`)
 )
 
-func cleanLines(lines []string, cl func(string) string) []string {
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
+func lastLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
 	}
+	return lines
+}
+
+func cleanLines(lines []string, cl func(string) string) []string {
 	var out []string
 	for _, l := range lines {
 		out = append(out, cl(l))

@@ -1,12 +1,12 @@
 package studies
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mcpdrill/mcpdrill/internal/jsonschema"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ResultsSchema is the JSON Schema (draft 2020-12) of results.json at
@@ -15,35 +15,28 @@ import (
 //go:embed results.schema.json
 var ResultsSchema []byte
 
-var (
-	schemaOnce sync.Once
-	schemaC    *jsonschema.Schema
-	schemaErr  error
-)
-
-// Validate checks a results.json document against ResultsSchema.
-func Validate(data []byte) error {
-	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(ResultsSchema))
-		if err != nil {
-			schemaErr = fmt.Errorf("results schema: %w", err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource("results.schema.json", doc); err != nil {
-			schemaErr = fmt.Errorf("results schema: %w", err)
-			return
-		}
-		schemaC, schemaErr = c.Compile("results.schema.json")
-	})
-	if schemaErr != nil {
-		return schemaErr
+// resultsSchema compiles ResultsSchema once, through the project's one
+// compile path (internal/jsonschema: no remote references, bounded).
+var resultsSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	s, err := jsonschema.Compile(ResultsSchema)
+	if err != nil {
+		return nil, fmt.Errorf("results schema: %w", err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	return s, nil
+})
+
+// Validate checks a results.json document against ResultsSchema. The
+// error names where the document departs from the schema, never a value.
+func Validate(data []byte) error {
+	s, err := resultsSchema()
+	if err != nil {
+		return err
+	}
+	inst, err := jsonvalue.DecodeJSON(data)
 	if err != nil {
 		return fmt.Errorf("results.json: %w", err)
 	}
-	if err := schemaC.Validate(inst); err != nil {
+	if err := s.Validate(inst); err != nil {
 		return fmt.Errorf("results.json does not match its schema: %w", err)
 	}
 	return nil

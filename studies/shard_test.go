@@ -101,7 +101,7 @@ func shardFixture(t *testing.T) (bin, dir, spec string) {
 // leave one shard empty.
 func TestShardProcesses(t *testing.T) {
 	bin, dir, spec := shardFixture(t)
-	flags := []string{"-q", "-j", "2", "--timeout", "30s", "--request-timeout", "3s"}
+	flags := []string{"-q", "-j", "2", "--timeout", testutil.Hang.String(), "--request-timeout", testutil.Hang.String()}
 	whole := filepath.Join(dir, "whole.json")
 	runCLI(t, bin, append([]string{"study", "run", spec, "-o", whole}, flags...)...)
 	res, _ := readResults(t, whole)

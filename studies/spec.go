@@ -7,15 +7,18 @@
 package studies
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
@@ -36,7 +39,7 @@ type Spec struct {
 // (command, args, env, cwd, url, headers, type, disabled mean what they
 // mean to MCP clients) and the study keys (package, sdk, protocol,
 // variant_of, launch, registry, excluded, credentials, downloads,
-// previous_of), which clients ignore.
+// previous_of, configurations), which clients ignore.
 type Entry struct {
 	clientconfig.Server
 
@@ -74,6 +77,9 @@ type Entry struct {
 	// variants, previous releases are scanned and listed but left out of
 	// the tool- and server-weighted figures.
 	PreviousOf string `json:"previous_of,omitempty"`
+	// Configurations are the settings known to make the server list
+	// another tool set (configs.go); its tools are listed under each too.
+	Configurations []Configuration `json:"configurations,omitempty"`
 }
 
 // Registries an entry's package can come from.
@@ -181,10 +187,18 @@ func (e Entry) validate() error {
 	case e.PreviousOf != "" && e.PreviousOf == e.Name:
 		return errors.New(`"previous_of" names the entry itself`)
 	}
+	if err := e.validateConfigurations(); err != nil {
+		return err
+	}
 	switch e.Registry {
 	case "", RegistryNPM, RegistryPyPI, RegistryGo, RegistryOCI:
 	default:
 		return fmt.Errorf("registry %q: want npm, pypi, go or oci", e.Registry)
+	}
+	if e.Package != "" {
+		if err := CheckPackage(e.PackageRegistry(), e.Package); err != nil {
+			return fmt.Errorf("package: %w", err)
+		}
 	}
 	if e.Launch != nil {
 		if e.Launch.Ready != "" {
@@ -232,4 +246,22 @@ func (v Vars) vars() map[string]string {
 		}
 	}
 	return m
+}
+
+// WriteServers writes entries as a servers.json ({"mcpServers": {...}},
+// keys sorted, two-space indent) that ParseSpec reads back.
+func WriteServers(w io.Writer, entries []Entry) error {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Name]; dup {
+			return fmt.Errorf("servers.json: %q given twice", e.Name)
+		}
+		m[e.Name] = e
+	}
+	var b bytes.Buffer
+	if err := jsonvalue.WriteIndented(&b, map[string]any{"mcpServers": m}); err != nil {
+		return fmt.Errorf("writing servers.json: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }

@@ -3,6 +3,7 @@ package studies
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
@@ -18,7 +19,7 @@ func TestParseSpec(t *testing.T) {
 		wantErr string
 	}{
 		{"launch", `{"mcpServers":{"h":{"url":"http://127.0.0.1:${PORT}/mcp","launch":{"command":"srv","args":["--port","${PORT}"],"ready":"5s"}}}}`, ""},
-		{"vscode servers with inputs", `{"inputs":[{"id":"k"}],"servers":{"one":{"type":"stdio","command":"x","package":"p@1"}}}`, ""},
+		{"vscode servers with inputs", `{"inputs":[{"id":"k"}],"servers":{"one":{"type":"stdio","command":"x","package":"p@1.0.0"}}}`, ""},
 		{"empty", `{"mcpServers":{}}`, "servers.json: mcpServers is empty"},
 		{"client error", `{"mcpServers":{"a":{"args":["x"]}}}`, `servers.json: server "a": give "command" or "url"`},
 		{"not json", `mcpServers`, "servers.json: not a JSON object"},
@@ -31,6 +32,17 @@ func TestParseSpec(t *testing.T) {
 		{"unknown registry", `{"mcpServers":{"a":{"command":"x","registry":"cargo"}}}`, `registry "cargo"`},
 		{"negative downloads", `{"mcpServers":{"a":{"command":"x","downloads":-1}}}`, `"downloads"`},
 		{"previous of itself", `{"mcpServers":{"a":{"command":"x","previous_of":"a"}}}`, `"previous_of"`},
+		// Registry text is data: a package outside its registry's grammar is refused.
+		{"npm option as a package", `{"mcpServers":{"a":{"command":"npx","package":"--call=id@1.0.0"}}}`, "not an npm package name"},
+		{"npm range", `{"mcpServers":{"a":{"command":"npx","package":"x@^1.0.0"}}}`, "not an exact semantic version"},
+		{"PyPI URL", `{"mcpServers":{"a":{"command":"x","registry":"pypi","package":"git+https://h/x@1.0"}}}`, "not a PyPI distribution name"},
+		{"Go flag", `{"mcpServers":{"a":{"command":"x","registry":"go","package":"-toolexec=x@v1.0.0"}}}`, "not a Go package path"},
+		{"Go version", `{"mcpServers":{"a":{"command":"x","package":"github.com/a/b@latest"}}}`, "not a Go module version"},
+		{"image flag", `{"mcpServers":{"a":{"command":"docker","registry":"oci","package":"--privileged"}}}`, "not an image reference"},
+		{"scoped npm prerelease", `{"mcpServers":{"a":{"command":"x","package":"@s/x@1.0.0-rc.1"}}}`, ""},
+		{"PyPI post release", `{"mcpServers":{"b":{"command":"x","registry":"pypi","package":"mcp_server.x@1.0.post1"}}}`, ""},
+		{"Go path", `{"mcpServers":{"c":{"command":"x","package":"golang.org/x/tools/gopls@v0.23.0"}}}`, ""},
+		{"image by tag and digest", `{"mcpServers":{"d":{"command":"docker","registry":"oci","package":"ghcr.io/o/i:1.2@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,12 +55,12 @@ func TestParseSpec(t *testing.T) {
 			}
 		})
 	}
-	s, err := ParseSpec([]byte(`{"inputs":[{"id":"k","description":"Key"}],"servers":{"one":{"command":"x","package":"p@1","sdk":"go","args":["a"]}}}`), "/spec")
+	s, err := ParseSpec([]byte(`{"inputs":[{"id":"k","description":"Key"}],"servers":{"one":{"command":"x","package":"p@1.0.0","sdk":"go","args":["a"]}}}`), "/spec")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := s.Servers[0]
-	if e.Name != "one" || e.Package != "p@1" || e.SDK != "go" || !slices.Equal(e.Args, []string{"a"}) || len(s.Inputs) != 1 || s.Inputs[0].Description != "Key" {
+	if e.Name != "one" || e.Package != "p@1.0.0" || e.SDK != "go" || !slices.Equal(e.Args, []string{"a"}) || len(s.Inputs) != 1 || s.Inputs[0].Description != "Key" {
 		t.Errorf("entry %+v, inputs %+v", e, s.Inputs)
 	}
 }
@@ -128,6 +140,24 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			if (e.Command == "") == (e.URL == "") {
 				t.Fatal("accepted an entry without exactly one of command and url")
+			}
+		}
+	})
+}
+
+// FuzzCheckPackage: no package a grammar accepts begins with '-', holds a
+// space or a control character, or makes a validator panic.
+func FuzzCheckPackage(f *testing.F) {
+	for _, s := range []string{"@s/x@1.0.0", "--call=id@1.0.0", "x@^1", "ghcr.io/a/b:1", "golang.org/x/y@v1.0.0", "mcp_x@1.0.post1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pkg string) {
+		for _, reg := range []string{RegistryNPM, RegistryPyPI, RegistryGo, RegistryOCI} {
+			if CheckPackage(reg, pkg) != nil {
+				continue
+			}
+			if strings.HasPrefix(pkg, "-") || strings.ContainsFunc(pkg, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+				t.Fatalf("%s accepts %q", reg, pkg)
 			}
 		}
 	})

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
-	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
 
@@ -21,7 +21,7 @@ func TestStartupFailureRowSaysWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), spec, Options{Scan: scan.Run, Jobs: 1, Deadline: 30 * time.Second, RequestTimeout: 2 * time.Second})
+	res, err := Run(context.Background(), spec, Options{Scan: scan.Run, Jobs: 1, Deadline: testutil.Hang, RequestTimeout: testutil.Hang})
 	if err != nil {
 		t.Fatal(err)
 	}

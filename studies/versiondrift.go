@@ -24,9 +24,11 @@ type VersionDrift struct {
 	From     string `json:"from"`
 	To       string `json:"to"`
 	// Step is the semver step from From to To: major, minor, patch,
-	// same, downgrade or unknown (a version that does not parse). Before
-	// 1.0 the leftmost non-zero component is the major one (npm's caret
-	// rule): 0.2.x to 0.3.0 is a major step, 0.2.3 to 0.2.4 a minor one.
+	// same, downgrade, calendar (either version is a calendar version,
+	// which promises nothing of compatibility) or unknown (a version that
+	// does not parse). Before 1.0 the leftmost non-zero component is the
+	// major one (npm's caret rule): 0.2.x to 0.3.0 is a major step, 0.2.3
+	// to 0.2.4 a minor one.
 	Step string `json:"step"`
 	// Compared is false when either release was not scanned or its listing
 	// was incomplete; Reason says which.
@@ -37,14 +39,21 @@ type VersionDrift struct {
 	// ByRule and BySeverity count the changes.
 	ByRule     map[string]int `json:"by_rule"`
 	BySeverity map[string]int `json:"by_severity"`
-	// Breaking counts the breaking changes; ToolsRemoved, ToolsAdded and
-	// DescriptionsChanged name the tools concerned, sorted.
+	// Breaking counts the breaking changes (inside a schema: those with a
+	// witness) and Undetermined the changes inside a schema the grading
+	// could not decide. ToolsRemoved names the tools absent from the newer
+	// release under every configuration known for the package (the default
+	// one included), ToolsUnlisted those absent from its default listing
+	// that a known configuration lists or may list (BRK-TOOL-UNLISTED),
+	// ToolsAdded and DescriptionsChanged the others concerned; all sorted.
 	Breaking            int      `json:"breaking"`
+	Undetermined        int      `json:"undetermined"`
 	ToolsRemoved        []string `json:"tools_removed"`
+	ToolsUnlisted       []string `json:"tools_unlisted"`
 	ToolsAdded          []string `json:"tools_added"`
 	DescriptionsChanged []string `json:"descriptions_changed"`
-	// SemverViolation is a breaking change shipped in a step that is not
-	// major (minor or patch).
+	// SemverViolation is a breaking change shipped in a minor or patch
+	// step of semantic versions (never for calendar versions).
 	SemverViolation bool `json:"semver_violation"`
 }
 
@@ -57,6 +66,11 @@ type VersionChange struct {
 	Severity report.Severity `json:"severity"`
 	Breaking bool            `json:"breaking"`
 	Message  string          `json:"message"`
+	// Verdict and Witness are drift.Change's: for a change inside a
+	// schema, compatible, breaking or undetermined, and the value that
+	// shows it.
+	Verdict string `json:"verdict,omitempty"`
+	Witness string `json:"witness,omitempty"`
 }
 
 // baseline is what a row keeps of its scan for the version comparison:
@@ -112,7 +126,7 @@ func pairVersions(rows []Row, entries []Entry) {
 func gradeVersions(prev, cur *Row, from, to string) VersionDrift {
 	vd := VersionDrift{Previous: prev.Name, From: from, To: to, Step: SemverStep(from, to),
 		Changes: []VersionChange{}, ByRule: map[string]int{}, BySeverity: map[string]int{},
-		ToolsRemoved: []string{}, ToolsAdded: []string{}, DescriptionsChanged: []string{}}
+		ToolsRemoved: []string{}, ToolsUnlisted: []string{}, ToolsAdded: []string{}, DescriptionsChanged: []string{}}
 	switch {
 	case prev.Status != StatusScanned || prev.base == nil:
 		vd.Reason = "the previous release was not scanned"
@@ -126,23 +140,36 @@ func gradeVersions(prev, cur *Row, from, to string) VersionDrift {
 	}
 	vd.Compared = true
 	for _, c := range drift.Diff(prev.base.tools, cur.base.tools) {
+		unlistedHow := ""
+		if c.Kind == drift.KindToolRemoved {
+			if unlistedHow = unlisted(cur.Configurations, c.Tool); unlistedHow != "" {
+				c = drift.Unlisted(c, unlistedHow)
+			}
+		}
 		vd.Changes = append(vd.Changes, VersionChange{Tool: c.Tool, Pointer: c.Pointer, Kind: string(c.Kind),
-			Rule: c.RuleID, Severity: c.Severity, Breaking: c.Breaking, Message: c.Message})
+			Rule: c.RuleID, Severity: c.Severity, Breaking: c.Breaking, Message: c.Message, Verdict: c.Verdict, Witness: c.Witness})
 		vd.ByRule[c.RuleID]++
 		vd.BySeverity[string(c.Severity)]++
 		if c.Breaking {
 			vd.Breaking++
 		}
+		if c.Verdict == drift.VerdictUndetermined {
+			vd.Undetermined++
+		}
 		switch c.Kind {
 		case drift.KindToolRemoved:
-			vd.ToolsRemoved = append(vd.ToolsRemoved, c.Tool)
+			if unlistedHow != "" {
+				vd.ToolsUnlisted = append(vd.ToolsUnlisted, c.Tool)
+			} else {
+				vd.ToolsRemoved = append(vd.ToolsRemoved, c.Tool)
+			}
 		case drift.KindToolAdded:
 			vd.ToolsAdded = append(vd.ToolsAdded, c.Tool)
 		case drift.KindDescriptionChanged:
 			vd.DescriptionsChanged = append(vd.DescriptionsChanged, c.Tool)
 		}
 	}
-	for _, s := range []*[]string{&vd.ToolsRemoved, &vd.ToolsAdded, &vd.DescriptionsChanged} {
+	for _, s := range []*[]string{&vd.ToolsRemoved, &vd.ToolsUnlisted, &vd.ToolsAdded, &vd.DescriptionsChanged} {
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
 	}
@@ -153,6 +180,9 @@ func gradeVersions(prev, cur *Row, from, to string) VersionDrift {
 // SemverStep names the step from one version to another (see
 // VersionDrift.Step).
 func SemverStep(from, to string) string {
+	if CalendarVersion(from) || CalendarVersion(to) {
+		return "calendar"
+	}
 	a, okA := parseSemver(from)
 	b, okB := parseSemver(to)
 	if !okA || !okB {
@@ -178,6 +208,32 @@ func SemverStep(from, to string) string {
 		return "minor"
 	}
 	return "patch"
+}
+
+// CalendarVersion reports whether a version is a calendar version: its
+// first component (after a leading v) is a year from 2000 to 2099, or a
+// date YYYYMMDD of those years (2025.4.8, 2025.04.08, 2026.8.31-1,
+// 20250408.0.0, v2024.1). Such a version numbers releases by date and
+// promises nothing of compatibility, so no step between it and another
+// version can violate semantic versioning.
+func CalendarVersion(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	first, _, _ := strings.Cut(v, ".")
+	if i := strings.IndexAny(first, "-+"); i >= 0 {
+		first = first[:i]
+	}
+	n, err := strconv.Atoi(first)
+	if err != nil || strings.HasPrefix(first, "0") {
+		return false
+	}
+	switch len(first) {
+	case 4:
+		return n >= 2000 && n <= 2099
+	case 8:
+		y, m, d := n/10000, n/100%100, n%100
+		return y >= 2000 && y <= 2099 && m >= 1 && m <= 12 && d >= 1 && d <= 31
+	}
+	return false
 }
 
 // parseSemver reads MAJOR.MINOR.PATCH (a leading v, a pre-release and
@@ -209,18 +265,23 @@ type DriftAggregates struct {
 	Compared int `json:"compared"`
 	// Steps counts compared pairs by semver step.
 	Steps map[string]int `json:"steps"`
-	// WithChanges, WithBreaking, WithRemovals and WithDescriptionChanges
-	// count compared pairs; SemverViolations those with a breaking change
-	// in a minor or patch step.
+	// WithChanges, WithBreaking, WithUndetermined, WithRemovals,
+	// WithUnlisted and WithDescriptionChanges count compared pairs;
+	// SemverViolations those with a breaking change in a minor or patch
+	// step of semantic versions.
 	WithChanges            int `json:"with_changes"`
 	WithBreaking           int `json:"with_breaking"`
+	WithUndetermined       int `json:"with_undetermined"`
 	WithRemovals           int `json:"with_removals"`
+	WithUnlisted           int `json:"with_unlisted"`
 	WithDescriptionChanges int `json:"with_description_changes"`
 	SemverViolations       int `json:"semver_violations"`
 	// ByRule counts changes per BRK rule over compared pairs.
 	ByRule map[string]int `json:"by_rule"`
-	// ToolsRemoved and DescriptionsChanged count tools over compared pairs.
+	// ToolsRemoved, ToolsUnlisted and DescriptionsChanged count tools
+	// over compared pairs.
 	ToolsRemoved        int `json:"tools_removed"`
+	ToolsUnlisted       int `json:"tools_unlisted"`
 	DescriptionsChanged int `json:"descriptions_changed"`
 }
 
@@ -246,8 +307,14 @@ func aggregateDrift(rows []Row) DriftAggregates {
 		if vd.Breaking > 0 {
 			d.WithBreaking++
 		}
+		if vd.Undetermined > 0 {
+			d.WithUndetermined++
+		}
 		if len(vd.ToolsRemoved) > 0 {
 			d.WithRemovals++
+		}
+		if len(vd.ToolsUnlisted) > 0 {
+			d.WithUnlisted++
 		}
 		if len(vd.DescriptionsChanged) > 0 {
 			d.WithDescriptionChanges++
@@ -256,6 +323,7 @@ func aggregateDrift(rows []Row) DriftAggregates {
 			d.SemverViolations++
 		}
 		d.ToolsRemoved += len(vd.ToolsRemoved)
+		d.ToolsUnlisted += len(vd.ToolsUnlisted)
 		d.DescriptionsChanged += len(vd.DescriptionsChanged)
 	}
 	return d
@@ -292,5 +360,9 @@ func (vd *VersionDrift) Summary() string {
 	if len(vd.Changes) == 0 {
 		return "no change"
 	}
-	return fmt.Sprintf("%d changes (%d breaking): %s", len(vd.Changes), vd.Breaking, strings.Join(sortedCounts(vd.ByRule), ", "))
+	undecided := ""
+	if vd.Undetermined > 0 {
+		undecided = fmt.Sprintf(", %d undetermined", vd.Undetermined)
+	}
+	return fmt.Sprintf("%d changes (%d breaking%s): %s", len(vd.Changes), vd.Breaking, undecided, strings.Join(sortedCounts(vd.ByRule), ", "))
 }

@@ -1,6 +1,7 @@
 package studies_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,9 +9,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
-	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/studies"
 )
 
@@ -29,27 +31,11 @@ func TestVersionDriftPair(t *testing.T) {
 		}
 		return e
 	}
-	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	res := runStudy(t, dir, map[string]any{
 		"drifting":      server("2", "drifting@1.5.0", ""),
 		"drifting-prev": server("1", "drifting@1.4.2", "drifting"),
 		"unpaired":      server("1", "unpaired@1.0.0", ""),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "servers.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	spec, err := studies.ParseSpec(b, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: time.Minute, RequestTimeout: 5 * time.Second, SkipSecondConnection: true, TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	var vd *studies.VersionDrift
 	for _, r := range res.Servers {
 		if r.Status != studies.StatusScanned {
@@ -99,4 +85,79 @@ func TestVersionDriftPair(t *testing.T) {
 	if n := res.Aggregates.ServerWeighted.Servers; n != 2 {
 		t.Errorf("server-weighted over %d servers, want 2", n)
 	}
+}
+
+// A tool missing from the newer release's default listing is not called
+// removed when a configuration known for the package lists it: the study
+// lists the server under each configuration too (here the testbed's
+// "--version 1", which serves the tool set the previous release had).
+func TestVersionDriftConfigurations(t *testing.T) {
+	bin := studyBinary(t, "subprocess study")
+	dir := t.TempDir()
+	res := runStudy(t, dir, map[string]any{
+		"drifting": map[string]any{"command": bin, "args": []string{"testbed", "--profile", "drifting", "--version", "2", "--drift-after", "-1"},
+			"package": "drifting@1.5.0",
+			"configurations": []map[string]any{
+				{"name": "tool set 1", "args": []string{"--version", "1"}, "source": "the testbed's --version flag"},
+			}},
+		"drifting-prev": map[string]any{"command": bin, "args": []string{"testbed", "--profile", "drifting", "--version", "1", "--drift-after", "-1"},
+			"package": "drifting@1.4.2", "previous_of": "drifting"},
+	})
+	var row studies.Row
+	for _, r := range res.Servers {
+		if r.Name == "drifting" {
+			row = r
+		}
+	}
+	if len(row.Configurations) != 1 {
+		t.Fatalf("configurations %+v", row.Configurations)
+	}
+	c := row.Configurations[0]
+	if c.Status != studies.StatusScanned || !c.Complete || !slices.Contains(c.Tools, "export_csv") || !slices.Equal(c.Args, []string{"--version", "1"}) {
+		t.Errorf("configuration %+v", c)
+	}
+	vd := row.VersionDrift
+	if vd == nil || len(vd.ToolsRemoved) != 0 || !slices.Equal(vd.ToolsUnlisted, []string{"export_csv"}) {
+		t.Fatalf("version drift %+v", vd)
+	}
+	for _, ch := range vd.Changes {
+		if ch.Tool == "export_csv" && (ch.Rule != "BRK-TOOL-UNLISTED" || ch.Message != `tool "export_csv" no longer listed by default (listed with --version 1)`) {
+			t.Errorf("change %+v", ch)
+		}
+	}
+	d := res.Aggregates.VersionDrift
+	if d.WithRemovals != 0 || d.ToolsRemoved != 0 || d.WithUnlisted != 1 || d.ToolsUnlisted != 1 {
+		t.Errorf("aggregates %+v", d)
+	}
+	var md bytes.Buffer
+	if err := studies.Markdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "0 removed 0 tools") || !strings.Contains(md.String(), "1 no longer list 1 tool by default") {
+		t.Errorf("summary:\n%s", md.String())
+	}
+}
+
+// runStudy writes servers (an mcpServers object) to dir/servers.json and
+// runs the study over it.
+func runStudy(t *testing.T, dir string, servers map[string]any) *studies.Results {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "servers.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := studies.ParseSpec(b, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testutil.Hang)
+	defer cancel()
+	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: testutil.Hang, RequestTimeout: testutil.Hang, SkipSecondConnection: true, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -16,7 +16,19 @@ func TestSemverStep(t *testing.T) {
 		{"0.9.1", "1.0.0", "major"},
 		// Pre-releases and build metadata are ignored.
 		{"1.2.3-beta.1", "1.2.3+build.5", "same"},
-		{"2025.4.8", "2026.8.31", "major"},
+		// Calendar versions promise nothing: never a semver step.
+		{"2025.4.8", "2026.8.31", "calendar"},
+		{"2025.3.28", "2025.4.8", "calendar"},
+		{"2026.7.4", "2026.8.31", "calendar"},
+		{"0.6.2", "2025.5.12", "calendar"},
+		{"v2024.1", "v2024.2", "calendar"},
+		{"20250408.0.0", "20250501.0.0", "calendar"},
+		{"2026.8.31-1", "2026.9.1", "calendar"},
+		// Not years, not dates: semantic versions.
+		{"1999.1.0", "1999.2.0", "minor"},
+		{"3000.0.0", "3000.1.0", "minor"},
+		{"20251301.0.0", "20251302.0.0", "major"},
+		{"0202.1.1", "0202.1.2", "patch"},
 		{"1.2", "1.3.0", "unknown"},
 		{"", "1.0.0", "unknown"},
 		{"latest", "1.0.0", "unknown"},

@@ -133,8 +133,10 @@ type driftOptions struct {
 	manifest     drift.Manifest
 	// live is the server to compare with, gated by its flags.
 	live gatedTarget
-	// deadline bounds the whole run (0: none).
+	// deadline bounds the whole run (0: none), counted from start: reading
+	// a 64 MiB manifest is part of the run.
 	deadline time.Duration
+	start    time.Time
 	// structural is --structural.
 	structural bool
 }
@@ -149,7 +151,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), structural: c.Bool("structural")}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now(), structural: c.Bool("structural")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -169,8 +171,16 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if o.data, err = inputfile.Read(o.manifestPath); err != nil {
 		return nil, usageErr("read manifest: %v", err)
 	}
-	if o.manifest, err = drift.ParseManifest(o.data); err != nil {
-		return nil, usageErr("%s: %v", o.manifestPath, err)
+	// Decoding 100,000 tools takes seconds on a busy machine: it is part
+	// of the run the deadline bounds.
+	ctx, cancel := runContextFrom(c, o.start, o.deadline)
+	defer cancel()
+	var parseErr error
+	if err := beforeDeadline(ctx, func() { o.manifest, parseErr = drift.ParseManifest(o.data) }); err != nil {
+		return nil, exitErr(exitUnreachable, fmt.Errorf("reading the manifest %s: %w", o.manifestPath, err))
+	}
+	if parseErr != nil {
+		return nil, usageErr("%s: %v", o.manifestPath, parseErr)
 	}
 	g, err := gateOptions(c, live.cfg)
 	if err != nil {
@@ -192,7 +202,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		}
 	}()
 	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
-	ctx, cancel := runContext(c, o.deadline)
+	ctx, cancel := runContextFrom(c, o.start, o.deadline)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
 	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer, Structural: o.structural,
@@ -211,14 +221,69 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		if rep == nil {
 			return connectError(o.live.name(), err)
 		}
-		if werr := writeDrift(w, rep, o.out, driftOutput(rep, place)); werr != nil {
+		if werr := writeDriftBy(ctx, w, rep, o.out, place); werr != nil {
 			return werr
 		}
 		return connectError(o.live.name(), err)
 	}
 	place.add(rep.Served)
-	return judgeDrift(w, c.App.ErrWriter, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
+	return judgeDrift(ctx, w, c.App.ErrWriter, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
 }
+
+// writeDriftBy is writeDrift within ctx's deadline: the report is placed
+// (driftOutput) and rendered aside (100,000 findings take seconds) and
+// written only when it was rendered before the deadline ended; otherwise
+// nothing is written and the run ends with exit 3.
+func writeDriftBy(ctx context.Context, w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
+	o, err := driftOutputBy(ctx, rep, place, out)
+	if err != nil {
+		return err
+	}
+	return writePlacedDriftBy(ctx, w, rep, out, o)
+}
+
+// driftOutputBy is driftOutput within ctx's deadline (exit 3 after it).
+func driftOutputBy(ctx context.Context, rep *drift.Report, place *driftPlace, out outputFormat) (report.Output, error) {
+	var o report.Output
+	if err := beforeDeadline(ctx, func() { o = driftOutput(rep, place, out) }); err != nil {
+		return o, lateReport(rep, err)
+	}
+	return o, nil
+}
+
+// lateReport is the error of a drift report not written before the
+// deadline ended.
+func lateReport(rep *drift.Report, err error) error {
+	return exitErr(exitUnreachable, fmt.Errorf("writing the report of %d finding(s): %w", len(rep.Findings), err))
+}
+
+// writePlacedDriftBy writes a placed drift report (o) within ctx's
+// deadline, as writeDriftBy does.
+func writePlacedDriftBy(ctx context.Context, w io.Writer, rep *drift.Report, out outputFormat, o report.Output) error {
+	h := &heldWriter{to: w}
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		h.to = u.Unwrap()
+	}
+	var werr error
+	if err := beforeDeadline(ctx, func() { werr = writeDrift(h, rep, out, o) }); err != nil {
+		return lateReport(rep, err)
+	}
+	if werr != nil {
+		return werr
+	}
+	_, err := w.Write(h.Bytes())
+	return err
+}
+
+// heldWriter holds what is written to it; Unwrap names the writer it will
+// go to, so that a table is still fitted and coloured for its terminal.
+type heldWriter struct {
+	bytes.Buffer
+	to io.Writer
+}
+
+// Unwrap is the writer the output goes to.
+func (h *heldWriter) Unwrap() io.Writer { return h.to }
 
 // driftInvoke plans the named calls against the declared manifest (a server
 // cannot offer a name and have it called) and, with --execute, sends those
@@ -368,17 +433,21 @@ func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet())
 	current, live := o.current, o.currentPath
+	var deadline time.Duration
+	if o.live != nil {
+		deadline = o.live.deadline
+	}
+	ctx, cancel := runContext(c, deadline)
+	defer cancel()
 	if o.live != nil {
 		live = targetName(o.live.cfg)
-		ctx, cancel := runContext(c, o.live.deadline)
-		defer cancel()
 		var err error
 		if current, _, err = drift.RunCapture(ctx, o.live.spec, o.live.cfg, drift.CaptureOptions{Version: version}); err != nil {
 			if !drift.IsRefused(err) {
 				return connectError(live, err)
 			}
 			refused := drift.CheckRefusedReport(o.baselinePath, live, o.base, err)
-			if werr := writeDrift(c.App.Writer, refused, o.out, driftOutput(refused, place)); werr != nil {
+			if werr := writeDriftBy(ctx, c.App.Writer, refused, o.out, place); werr != nil {
 				return werr
 			}
 			return connectError(live, err)
@@ -391,7 +460,7 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 	rep := drift.CheckReport(o.baselinePath, live, base, current)
 	rep.Structural = o.structural
 	place.add(drift.ToolNames(current.ToolSet()))
-	return judgeDrift(c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
+	return judgeDrift(ctx, c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
 }
 
 func loadState(path string) (*drift.Capture, error) {
@@ -431,12 +500,43 @@ func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 // runContext is the context of a run that talks to a server: c's, ended
 // by an interrupt or SIGTERM and, when deadline is positive, after it.
 func runContext(c *cli.Context, deadline time.Duration) (context.Context, context.CancelFunc) {
+	return runContextFrom(c, time.Now(), deadline)
+}
+
+// runContextFrom is runContext with the deadline counted from start.
+func runContextFrom(c *cli.Context, start time.Time, deadline time.Duration) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	if deadline > 0 {
-		ctx2, cancel := context.WithTimeout(ctx, deadline)
+		ctx2, cancel := context.WithDeadline(ctx, start.Add(deadline))
 		return ctx2, func() { cancel(); stop() }
 	}
 	return ctx, stop
+}
+
+// beforeDeadline runs f, pure work on data in memory, and returns nil once
+// it has, or ctx's error as soon as ctx ends first. f then goes on in the
+// background and whatever it writes must not be read: the command is about
+// to end with that error.
+func beforeDeadline(ctx context.Context, f func()) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-done: // both ready: the work is done, use it
+			return nil
+		default:
+			return ctx.Err()
+		}
+	}
 }
 
 // connectError maps a failure to connect to or list the server named name
@@ -486,37 +586,50 @@ func headerNames(h http.Header) []string {
 // line of each tool's entry in it, and the tools of both sides (one JUnit
 // case each).
 type driftPlace struct {
-	path  string
-	lines map[string]int
+	path string
+	// data is the file's content when already read; lines are found in it
+	// only when a format asks for them (lines).
+	data  []byte
 	tools []string
+	seen  map[string]bool // the names in tools, so that add stays linear
 	start time.Time
 }
 
 // newDriftPlace places a report in the file at path; data is its content
 // when already read.
 func newDriftPlace(path string, data []byte, tools []mcp.Tool) *driftPlace {
-	p := &driftPlace{path: path, start: time.Now()}
-	if data != nil {
-		p.lines = report.ToolLines(data)
-	} else {
-		p.lines = fileToolLines(path)
-	}
+	p := &driftPlace{path: path, data: data, start: time.Now(), seen: map[string]bool{}}
 	p.add(drift.ToolNames(tools))
 	return p
 }
 
+// lines finds the line of each tool's entry in the file.
+func (p *driftPlace) lines() map[string]int {
+	if p.data != nil {
+		return report.ToolLines(p.data)
+	}
+	return fileToolLines(p.path)
+}
+
 func (p *driftPlace) add(names []string) {
 	for _, n := range names {
-		if !slices.Contains(p.tools, n) {
+		if !p.seen[n] {
+			p.seen[n] = true
 			p.tools = append(p.tools, n)
 		}
 	}
 }
 
 // driftOutput is a drift report for the CI formats: its findings placed in
-// the manifest or baseline, one check per tool of either side.
-func driftOutput(rep *drift.Report, place *driftPlace) report.Output {
-	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines), Duration: time.Since(place.start)}
+// the manifest or baseline, one check per tool of either side. The file's
+// lines are found only for a format that shows them (out): the gate does
+// not need them.
+func driftOutput(rep *drift.Report, place *driftPlace, out outputFormat) report.Output {
+	var lines map[string]int
+	if out.format != "json" && out.format != "table" {
+		lines = place.lines()
+	}
+	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: time.Since(place.start)}
 	tools := slices.Sorted(slices.Values(place.tools))
 	for _, t := range tools {
 		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
@@ -541,13 +654,16 @@ func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, o report.Outpu
 // when given), writes it and returns its exit: 1 when the gate fails.
 // complete says whether both sides were read whole, so that a finding's
 // absence is evidence.
-func judgeDrift(w, stderr io.Writer, rep *drift.Report, out outputFormat, place *driftPlace, g *expectGate, complete bool) error {
-	o := driftOutput(rep, place)
+func judgeDrift(ctx context.Context, w, stderr io.Writer, rep *drift.Report, out outputFormat, place *driftPlace, g *expectGate, complete bool) error {
+	o, err := driftOutputBy(ctx, rep, place, out)
+	if err != nil {
+		return err
+	}
 	failing, err := gateFails(g, stderr, o.Results, out.threshold, func(string) bool { return complete })
 	if err != nil {
 		return err
 	}
-	if err := writeDrift(w, rep, out, o); err != nil {
+	if err := writePlacedDriftBy(ctx, w, rep, out, o); err != nil {
 		return err
 	}
 	if failing {

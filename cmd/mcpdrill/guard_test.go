@@ -65,7 +65,7 @@ func wrapSession(t *testing.T, bin, dir string, testbedArgs ...string) (tools, c
 				t.Fatalf("reply id %s, want %d", m["id"], id)
 			}
 			return m
-		case <-time.After(20 * time.Second):
+		case <-time.After(testutil.Hang):
 			t.Fatalf("no reply %d", id)
 		}
 		return nil

@@ -89,8 +89,8 @@ func newApp() *cli.App { return appOf(commands()) }
 
 // commands are mcpdrill's commands, in name order.
 func commands() []*cli.Command {
-	return []*cli.Command{completionCommand(nil), configsCommand(nil), driftCommand(nil), faultsCommand(nil), fingerprintCommand(nil),
-		guardCommand(), rulesCommand(nil), scanCommand(nil), studyCommand(), testbedCommand(nil), versionCommand(), wrapCommand(nil)}
+	return []*cli.Command{clientCommand(nil), clientServerCommand(), completionCommand(nil), configsCommand(nil), driftCommand(nil), faultsCommand(nil), fingerprintCommand(nil),
+		guardCommand(), mcpCommand(nil), rulesCommand(nil), scanCommand(nil), studyCommand(), testbedCommand(nil), versionCommand(), wrapCommand(nil)}
 }
 
 // appOf is the CLI around cmds: the usage-error mapping and the checks

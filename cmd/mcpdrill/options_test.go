@@ -239,7 +239,7 @@ func TestStudyInstallFlagsParseIntoOptions(t *testing.T) {
 // and import take are read and checked before anything is written.
 func TestStudyMergeReportImportParseIntoOptions(t *testing.T) {
 	servers, results := studyFiles(t)
-	registry := filepath.Join("..", "..", "studies", "testdata", "registry", "servers.json")
+	registry := filepath.Join("..", "..", "studies", "registry", "testdata", "registry", "servers.json")
 
 	m, code, stderr := parseInto(t, studyMergeCommand, "study", "merge", results, results, "-o", "m.json")
 	if code != exitOK || m == nil || len(m.parts) != 2 || m.output != "m.json" {

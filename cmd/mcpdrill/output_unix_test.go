@@ -60,7 +60,7 @@ func TestOutputsIntoFIFO(t *testing.T) {
 				if err := json.Unmarshal([]byte(s), &doc); err != nil || doc[tc.want] == nil {
 					t.Fatalf("the FIFO's reader got %q (%v), want JSON with %q", s, err, tc.want)
 				}
-			case <-time.After(20 * time.Second):
+			case <-time.After(testutil.Hang):
 				t.Fatal("nothing came out of the FIFO")
 			}
 			if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {
@@ -94,7 +94,7 @@ func TestWrapLogIntoFIFO(t *testing.T) {
 		if !strings.Contains(s, `"seed":1`) {
 			t.Fatalf("the FIFO's reader got %q, want the session's plan line", s)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testutil.Hang):
 		t.Fatal("nothing came out of the FIFO")
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {

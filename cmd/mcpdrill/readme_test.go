@@ -512,7 +512,7 @@ func startReadmeBG(t, owner *testing.T, line, dir string, env []string, addr str
 			<-s.done
 		}
 	})
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Hang); ; time.Sleep(50 * time.Millisecond) {
 		select {
 		case <-s.done:
 			t.Fatalf("exited before listening on %s: %v\n%s", addr, s.err, s.out)
@@ -523,7 +523,7 @@ func startReadmeBG(t, owner *testing.T, line, dir string, env []string, addr str
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on %s after 20s\n%s", addr, s.out)
+			t.Fatalf("nothing listens on %s after %v\n%s", addr, testutil.Hang, s.out)
 		}
 	}
 }
@@ -536,7 +536,7 @@ func (s *readmeBG) stop() (int, error) {
 		s.cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-s.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testutil.Hang):
 			s.cmd.Process.Kill()
 			<-s.done
 			return -1, errors.New("did not stop on SIGINT")
@@ -553,7 +553,7 @@ func (s *readmeBG) stop() (int, error) {
 // and lists tools.
 func readmeListTools(t *testing.T, url string, s *readmeBG) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "mcpdrill-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, nil)

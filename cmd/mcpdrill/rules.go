@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/clientdrill"
 	"github.com/mcpdrill/mcpdrill/drift"
 	"github.com/mcpdrill/mcpdrill/guard"
 	"github.com/mcpdrill/mcpdrill/report"
@@ -16,7 +17,7 @@ import (
 
 // ruleCatalogues are merged by "mcpdrill rules". A package that adds rules
 // adds its catalogue here.
-var ruleCatalogues = []func() report.Catalogue{scan.Catalogue, drift.Catalogue, guard.Catalogue, studies.Catalogue}
+var ruleCatalogues = []func() report.Catalogue{clientdrill.RulesCatalogue, scan.Catalogue, drift.Catalogue, guard.Catalogue, studies.Catalogue}
 
 // rulesCommand is the `mcpdrill rules` command; run (nil: runRules)
 // prints what the parsed rulesOptions ask for.

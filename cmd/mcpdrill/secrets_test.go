@@ -283,7 +283,7 @@ func TestPlantedSecretsNeverPrinted(t *testing.T) {
 // base URL and a function that stops it and returns all it wrote on stderr.
 func startWrapHTTP(t *testing.T, bin string, args ...string) (string, func() string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	cmd := exec.CommandContext(ctx, bin, append([]string{"wrap"}, args...)...)
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -321,7 +321,7 @@ func startWrapHTTP(t *testing.T, bin string, args ...string) (string, func() str
 	case a := <-addr:
 		return a, stop
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testutil.Hang):
 	}
 	out := stop()
 	t.Fatalf("wrap did not start listening:\n%s", out)

@@ -20,6 +20,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/registry"
 )
 
 // studyCommand is the `mcpdrill study` command.
@@ -27,8 +28,8 @@ func studyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "study",
 		Usage: "scan many servers from a servers.json, merge shards, and report",
-		Subcommands: []*cli.Command{studyRunCommand(nil), studyInstallCommand(nil), studyMergeCommand(nil),
-			studyReportCommand(nil), studyImportCommand(nil)},
+		Subcommands: []*cli.Command{studyRunCommand(nil), studyLockCommand(nil), studyInstallCommand(nil), studyVerifyCommand(nil), studyMergeCommand(nil),
+			studyReportCommand(nil), studyImportCommand(nil), studyClientsCommand(nil)},
 	}
 }
 
@@ -109,16 +110,22 @@ func studyImportCommand(run func(*cli.Context, *studyImportOptions) error) *cli.
 		ArgsUsage: "REGISTRY.json",
 		Description: "REGISTRY.json is the body of the registry's GET /v0.1/servers (server.json documents under\n" +
 			"\"servers\"), or a JSON array of such pages. Each server's latest version becomes a row: npm packages\n" +
-			"run with npx -y NAME@VERSION, pypi with uvx NAME@VERSION, oci with docker run -i --rm IMAGE,\n" +
-			"runtimeArguments and packageArguments in place; remotes become url rows. A second package or\n" +
-			"remote is a variant_of row, the release before the latest a previous_of row. Secret environment\n" +
-			"variables, and required ones without a default, are listed as \"credentials\" and left unset; a\n" +
-			"required one with a default is set to it. What cannot be launched is kept as an \"excluded\" row\n" +
-			"with the reason. The output is sorted and does not depend on the order of the input.\n\n" +
+			"run with npx -y -- NAME@VERSION, pypi with uvx --from NAME==VERSION NAME, oci with docker run -i\n" +
+			"--rm -- IMAGE, packageArguments after the package; remotes become url rows. Registry text is data:\n" +
+			"a name or version outside its registry's grammar (npm names, PEP 508 and PEP 440, image references,\n" +
+			"semantic versions) makes an excluded row; runtimeArguments pass only when known (npx: -y and\n" +
+			"--node-options memory limits; uvx: --python VERSION; docker: options that stay inside the\n" +
+			"container); those that widen a container's reach are dropped unless --allow-container-reach.\n" +
+			"A second package or remote is a variant_of row, the release before the latest a previous_of row.\n" +
+			"Secret environment variables, and required ones without a default, are listed as \"credentials\"\n" +
+			"and left unset; a required one with a default is set to it. What cannot be launched is kept as\n" +
+			"an \"excluded\" row with the reason. The output is sorted and does not depend on the order of the\n" +
+			"input.\n\n" +
 			exitCodes("", false),
 		Flags: []cli.Flag{
 			outputFlag("-", "write servers.json to `FILE` (- for stdout)"),
 			&cli.StringFlag{Name: "pypi", Usage: "launch PyPI packages with `HOW`: uvx, or venv (pypi/NAME/venv/bin/SCRIPT, which study install fills)", DefaultText: "uvx when it is on PATH, else venv"},
+			&cli.BoolFlag{Name: "allow-container-reach", Usage: "keep the docker runtime arguments that widen a container's reach (mounts, --privileged, host namespaces, devices, capabilities, ports)"},
 		},
 		Action: action(parseStudyImportOptions, run, runStudyImport),
 	}
@@ -143,7 +150,13 @@ func parseStudySpec(c *cli.Context, command string) (studySpec, error) {
 	if len(args) != 1 {
 		return studySpec{}, usageErr("%s: give exactly one servers.json", command)
 	}
-	s := studySpec{path: args[0]}
+	return readStudySpec(args[0], command)
+}
+
+// readStudySpec reads and parses the servers.json at path for command.
+func readStudySpec(path, command string) (studySpec, error) {
+	s := studySpec{path: path}
+	var err error
 	if s.data, err = inputfile.Read(s.path); err != nil {
 		return studySpec{}, usageErr("%s: %v", command, err)
 	}
@@ -410,7 +423,7 @@ type studyImportOptions struct {
 	// output is -o ("-" or "": stdout).
 	output string
 	// imp are the import's options, --pypi resolved.
-	imp studies.ImportOptions
+	imp registry.Options
 }
 
 // parseStudyImportOptions reads the saved registry list and checks the
@@ -436,12 +449,13 @@ func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
 	default:
 		return nil, usageErr("study import: --pypi %q: want uvx or venv", how)
 	}
+	o.imp.ContainerReach = c.Bool("allow-container-reach")
 	return o, nil
 }
 
 // runStudyImport imports the registry list and writes servers.json.
 func runStudyImport(c *cli.Context, o *studyImportOptions) error {
-	im, err := studies.ImportRegistry(o.data, o.imp)
+	im, err := registry.Import(o.data, o.imp)
 	if err != nil {
 		return exitErr(exitUsage, fmt.Errorf("%s: %w", o.path, err))
 	}
@@ -461,6 +475,13 @@ func runStudyImport(c *cli.Context, o *studyImportOptions) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
 		im.Names, im.Documents, len(im.Servers), excluded, pypi)
+	what := "dropped (they widen the container's reach into this machine; --allow-container-reach keeps them)"
+	if im.Kept {
+		what = "kept (--allow-container-reach)"
+	}
+	for _, d := range im.Dropped {
+		fmt.Fprintf(c.App.ErrWriter, "  %s: %q %s\n", d.Row, d.Args, what)
+	}
 	return writeOutput(c, o.output, buf.Bytes())
 }
 

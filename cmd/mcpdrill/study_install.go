@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/install"
 )
 
 // studyInstallCommand is `study install`; run (nil: runStudyInstall)
@@ -23,22 +24,26 @@ func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cl
 		ArgsUsage: "SERVERS.json",
 		Description: "Each entry with a \"package\" (and neither \"excluded\" nor \"disabled\") is installed by its registry\n" +
 			"(\"registry\", or inferred: a module path whose first element has a dot is Go, else npm):\n" +
-			"  npm   npm ci --ignore-scripts in the project directory holding the\n" +
-			"        command's node_modules, from its committed package-lock.json\n" +
-			"        (entries of one project share one install; a project installed from\n" +
-			"        the same lockfile before is reused unless --force);\n" +
-			"  go    go install MODULE/PKG@VERSION into the command's directory (GOBIN);\n" +
-			"  pypi  a venv per server (the command is VENV/bin/SCRIPT) and pip install\n" +
-			"        of NAME==VERSION, or of the requirements.txt beside the venv with\n" +
-			"        --require-hashes when there is one; with --find-links DIR from that\n" +
+			"  npm   npm ci in the project directory holding the command's\n" +
+			"        node_modules, from its committed package-lock.json. Each\n" +
+			"        package-version has a project of its own (npm/NAME@VERSION)\n" +
+			"        that depends on it alone: a project pinning more fails.\n" +
+			"        Install scripts do not run unless --scripts. The tree's files\n" +
+			"        are then shared through a content-addressed store (hard\n" +
+			"        links, CACHE/store) unless --no-store; a project installed\n" +
+			"        from the same lockfile before is reused unless --force;\n" +
+			"  go    go install MODULE/PKG@VERSION into the command's directory;\n" +
+			"  pypi  a venv per server (the command is VENV/bin/SCRIPT) and pip\n" +
+			"        install of NAME==VERSION, wheels only unless\n" +
+			"        --allow-source-builds, or of the requirements.txt beside the\n" +
+			"        venv with --require-hashes; with --find-links DIR from that\n" +
 			"        directory alone (--no-index), the offline path;\n" +
 			"  oci   docker pull IMAGE.\n" +
 			"Every install runs with a scratch HOME and working directory, an environment with no credentials\n" +
 			"(PATH, locale, certificates, proxies and Go's module settings only), the package managers' caches\n" +
 			"under --cache-dir, and a time bound. A failed install is recorded, never fatal: study run reads\n" +
 			"the log (" + studies.InstallLogName + " beside servers.json) and keeps such a server as a failed row\n" +
-			"(failure install, outcome failed-install), and records each server's install time in meta apart\n" +
-			"from its scan time.\n\n" +
+			"(failure install), and records each server's install time in meta apart from its scan time.\n\n" +
 			exitCodes("", false),
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 4, Usage: "run `N` installs at once"},
@@ -48,6 +53,9 @@ func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cl
 			&cli.StringFlag{Name: "log", Usage: "write the install log to `FILE`", DefaultText: studies.InstallLogName + " beside servers.json"},
 			&cli.StringSliceFlag{Name: "only", Usage: "install only the entry `NAME` (repeatable)"},
 			&cli.BoolFlag{Name: "force", Usage: "reinstall npm projects already installed from the same lockfile"},
+			&cli.BoolFlag{Name: "scripts", Usage: "run npm install scripts (by default none runs: a native module they would build is missing)"},
+			&cli.BoolFlag{Name: "no-store", Usage: "leave each npm tree as npm wrote it (no files shared through the store)"},
+			&cli.BoolFlag{Name: "allow-source-builds", Usage: "let pip build source distributions (their build code runs at install time); by default wheels only"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		},
 		Action: action(parseStudyInstallOptions, run, runStudyInstall),
@@ -63,7 +71,7 @@ type studyInstallOptions struct {
 	quiet bool
 	// install are the install's options but for Progress, which
 	// runStudyInstall sets.
-	install studies.InstallOptions
+	install install.Options
 }
 
 // parseStudyInstallOptions reads and checks study install's flags and its
@@ -73,8 +81,9 @@ func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: studies.InstallOptions{
-		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force")}}
+	o := &studyInstallOptions{studySpec: s, log: c.String("log"), quiet: c.Bool("quiet"), install: install.Options{
+		Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), CacheDir: c.String("cache-dir"), Only: c.StringSlice("only"), Force: c.Bool("force"), SourceBuilds: c.Bool("allow-source-builds"),
+		Scripts: c.Bool("scripts"), NoStore: c.Bool("no-store")}}
 	if fl := c.String("find-links"); fl != "" {
 		if o.install.FindLinks, err = filepath.Abs(fl); err != nil {
 			return nil, exitErr(exitUsage, err)
@@ -98,7 +107,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log, err := studies.Install(ctx, o.spec, so)
+	log, err := install.Run(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
@@ -109,7 +118,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 	if err := studies.WriteInstallLog(dest, log); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	studies.InstallSummary(c.App.ErrWriter, log)
+	install.Summary(c.App.ErrWriter, log)
 	return nil
 }
 

@@ -41,7 +41,7 @@ func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
 			"Faults come from --plan FILE (YAML or JSON) or from --faults/--rate/--only/--tool. The same seed and\n" +
 			"traffic give the same faults on the same messages; --log appends the session's plan, then each fault,\n" +
 			"as JSON lines, and --plan LOG decides the same faults again (the log's last session, or the last one\n" +
-			"named by --session). Each injected fault is also one line on stderr (--quiet: none).\n" +
+			"named by --session). The seed and each injected fault are also one line on stderr (--quiet: none).\n" +
 			"Lifecycle messages (initialize, notifications/initialized, ping, server/discover, and the replies\n" +
 			"to them) are left alone unless a rule names them by method (--only initialize).\n" +
 			"Run `mcpdrill faults` for the list. With no faults the proxy forwards every byte untouched.\n\n" +
@@ -60,10 +60,10 @@ func wrapFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tool", Usage: "tool name `GLOB` for tools/call requests and their responses"},
 		&cli.StringFlag{Name: "direction", Usage: "c2s, s2c or any (default: each fault's own, mostly s2c)"},
 		&cli.StringFlag{Name: "plan", Usage: "fault plan `FILE` (YAML or JSON), or the --log of an earlier run to decide the same faults again; excludes --faults"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision", DefaultText: "random, printed on stderr"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed `N` for every decision", DefaultText: "random, printed on stderr unless --quiet"},
 		&cli.StringFlag{Name: "session", Usage: "session `NAME` mixed into every decision; with --plan LOG, also the session of the log to replay (default: the plan's, or \"default\"; for a log, its last session)"},
 		&cli.StringFlag{Name: "log", Usage: "append this session to `FILE` as JSON lines: its plan, then every injected fault"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "do not print a line on stderr for each injected fault"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on stderr but errors: no seed line, no line per injected fault (--log still records both; HTTP mode still says a port it chose)"},
 		&cli.StringFlag{Name: "listen", Usage: "HTTP mode: listen on `ADDR` (host defaults to 127.0.0.1), in front of --upstream, or of a stdio server command given after -- (one process per session)"},
 		&cli.StringFlag{Name: "upstream", Usage: "HTTP mode: the server's MCP endpoint `URL`"},
 		&cli.StringSliceFlag{Name: "allow-origin", Usage: "HTTP mode: also accept this browser `ORIGIN` (loopback origins always pass)"},
@@ -164,7 +164,7 @@ func parseWrapHTTP(c *cli.Context, bridge, guarded bool) (*wrapHTTPOptions, erro
 func runWrap(c *cli.Context, o *wrapOptions) error {
 	plan := o.plan
 	cfg := proxy.Config{Plan: plan, MaxFrame: o.maxFrame}
-	if plan != nil {
+	if plan != nil && !o.quiet {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
 	}
 	if o.log != "" {
@@ -201,7 +201,7 @@ func runWrap(c *cli.Context, o *wrapOptions) error {
 	defer stop()
 
 	if o.http != nil {
-		return wrapHTTP(ctx, c, cfg, o.argv, o.http)
+		return wrapHTTP(ctx, c, cfg, o.argv, o.http, o.quiet)
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -293,7 +293,9 @@ func randomSeed() uint64 {
 
 // wrapHTTP serves cfg's proxy over HTTP in front of o's upstream, or of
 // argv (a bridge: one server process per session), until a signal.
-func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []string, o *wrapHTTPOptions) error {
+// quiet leaves out the line that says where it listens unless the system
+// chose the port.
+func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []string, o *wrapHTTPOptions, quiet bool) error {
 	errOut := c.App.ErrWriter
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Freed bodies are garbage until a collection: without a limit
@@ -320,7 +322,9 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 	if err != nil {
 		return listenError("--listen", o.addr, err)
 	}
-	fmt.Fprintf(errOut, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), to)
+	if _, port, _ := net.SplitHostPort(o.addr); !quiet || port == "0" {
+		fmt.Fprintf(errOut, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), to)
+	}
 	sctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := serve(sctx, ln); err != nil {

@@ -42,7 +42,7 @@ func sdkConnect(t *testing.T, env []string, dir, line, rev string) (*sdk.ClientS
 	cmd.Dir, cmd.Env = dir, env
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "mcpdrill-test", Version: "1"}, nil)
 	var opts *sdk.ClientSessionOptions

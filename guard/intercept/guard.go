@@ -161,7 +161,7 @@ func (g *Guard) now() time.Time { return g.o.Now().UTC() }
 
 // Attach gives the guard its relay's peers (see proxy.Interceptor); only
 // the first call counts.
-func (g *Guard) Attach(send func(frame []byte), roundTrip mcp.RoundTripper, toClient func(frame []byte)) {
+func (g *Guard) Attach(send func(frame []byte), roundTrip func(ctx context.Context, frame []byte) ([]byte, error), toClient func(frame []byte)) {
 	g.bindOnce.Do(func() {
 		g.mu.Lock()
 		g.send, g.post, g.toClient, g.attached = send, roundTrip, toClient, true

@@ -442,20 +442,49 @@ func FoldCollision(obj []byte) (name string, ok bool) {
 // A caller replaces the id by writing frame[:start], the new id, then
 // frame[end:].
 func IDSpan(frame []byte) (start, end int, ok bool) {
-	s := scanner{b: frame}
-	s.ws()
-	if s.i >= len(frame) || frame[s.i] != '{' {
-		return 0, 0, false
-	}
-	start, end = -1, -1
-	err := s.members(func(key string, vs, ve int) bool {
-		if key == "id" {
-			start, end = vs, ve
+	sp, ok := MemberSpan(frame, "id")
+	return sp.Start, sp.End, ok
+}
+
+// Span is where a member's value lies in a frame: frame[Start:End].
+type Span struct {
+	Start, End int
+	// Ambiguous is set when an object on the path holds two members
+	// named as the path's name there, or so named but for case: parsers
+	// may read another one than the span's (see [Peek.Ambiguous]).
+	Ambiguous bool
+}
+
+// MemberSpan returns where the value at path (member names, from frame's
+// top-level object down) lies: of two members of one name, the last, as
+// receiving parsers keep. ok is false when a value on the path is not an
+// object, or a member is missing (Ambiguous may still be set).
+func MemberSpan(frame []byte, path ...string) (Span, bool) {
+	var sp Span
+	lo, hi := 0, len(frame)
+	for _, name := range path {
+		s := scanner{b: frame[:hi], i: lo}
+		s.ws()
+		if s.i >= hi || frame[s.i] != '{' {
+			return sp, false
 		}
-		return true
-	})
-	if err != nil || start < 0 {
-		return 0, 0, false
+		start, end, named := -1, -1, 0
+		err := s.members(func(key string, vs, ve int) bool {
+			switch {
+			case key == name:
+				start, end = vs, ve
+				named++
+			case strings.EqualFold(key, name):
+				named++
+			}
+			return true
+		})
+		sp.Ambiguous = sp.Ambiguous || named > 1
+		if err != nil || start < 0 {
+			return sp, false
+		}
+		lo, hi = start, end
 	}
-	return start, end, true
+	sp.Start, sp.End = lo, hi
+	return sp, true
 }

@@ -97,18 +97,23 @@ func TestMeterStopsWork(t *testing.T) {
 	}
 }
 
+// TestMeasureBudget: how a measurement stopped is reported. The F1 schema
+// is over the default budget in TestSynthesizeBudget; here a hundredth of it
+// stops it the same way, at a hundredth of the work (the default budget is
+// spent once, on ten properties, which are over it too).
 func TestMeasureBudget(t *testing.T) {
 	tests := []struct {
 		name      string
 		schema    json.RawMessage
+		budget    Budget
 		ctx       func(t *testing.T) context.Context
 		stoppedBy string
 		stage     string
 	}{
-		{"F1 schema over the default budget", bombSchema(300), nil, StoppedBudget, "while synthesizing instances"},
-		{"F1 schema, ten properties: over budget too", bombSchema(10), nil, StoppedBudget, "while synthesizing instances"},
-		{"deadline already passed", bombSchema(3), expired, StoppedDeadline, "while synthesizing instances"},
-		{"ordinary schema", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]}},"required":["a"]}`), nil, "", ""},
+		{"F1 schema over a small budget", bombSchema(300), Budget{Steps: DefaultBudgetSteps / 100}, nil, StoppedBudget, "while synthesizing instances"},
+		{"F1 schema, ten properties: over the default budget too", bombSchema(10), Budget{}, nil, StoppedBudget, "while synthesizing instances"},
+		{"deadline already passed", bombSchema(3), Budget{}, expired, StoppedDeadline, "while synthesizing instances"},
+		{"ordinary schema", json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]}},"required":["a"]}`), Budget{}, nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +121,7 @@ func TestMeasureBudget(t *testing.T) {
 			if tt.ctx != nil {
 				ctx = tt.ctx(t)
 			}
-			m := MeasureContext(ctx, tt.schema, Budget{})
+			m := MeasureContext(ctx, tt.schema, tt.budget)
 			if m.StoppedBy != tt.stoppedBy || m.StoppedStage != tt.stage {
 				t.Fatalf("stopped_by %q stage %q", m.StoppedBy, m.StoppedStage)
 			}

@@ -191,50 +191,12 @@ func walkNodes(v any, ptr string, depth int, fn func(ptr string, v any, tooDeep 
 // copied, everything else is shared with v. It reports false, returning v,
 // when pointer does not address a leaf.
 func CorruptLeaf(v any, pointer string) (any, bool) {
-	toks, ok := jsonvalue.SplitPointer(pointer)
-	if !ok {
-		return v, false
-	}
-	return corruptAt(v, toks)
-}
-
-func corruptAt(v any, toks []string) (any, bool) {
-	if len(toks) == 0 {
-		if !isLeaf(v) {
-			return v, false
+	return jsonvalue.Replace(v, pointer, func(leaf any) (any, bool) {
+		if !isLeaf(leaf) {
+			return leaf, false
 		}
-		return corruptLeaf(v), true
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		e, ok := t[toks[0]]
-		if !ok {
-			return v, false
-		}
-		ne, ok := corruptAt(e, toks[1:])
-		if !ok {
-			return v, false
-		}
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = x
-		}
-		out[toks[0]] = ne
-		return out, true
-	case []any:
-		i, ok := jsonvalue.ArrayIndex(toks[0])
-		if !ok || i >= len(t) {
-			return v, false
-		}
-		ne, ok := corruptAt(t[i], toks[1:])
-		if !ok {
-			return v, false
-		}
-		out := slices.Clone(t)
-		out[i] = ne
-		return out, true
-	}
-	return v, false
+		return corruptLeaf(leaf), true
+	})
 }
 
 // BreakTypes returns a copy of v in which some values change their JSON type

@@ -114,3 +114,56 @@ func ArrayIndex(tok string) (int, bool) {
 	i, err := strconv.Atoi(tok)
 	return i, err == nil
 }
+
+// Replace returns a copy of v in which the value at the JSON pointer ptr
+// is replaced by what f makes of it; the containers along the way are
+// copied, everything else is shared with v. It reports false, returning v,
+// when ptr addresses nothing in v or f declines (its ok is false).
+func Replace(v any, ptr string, f func(old any) (any, bool)) (any, bool) {
+	toks, ok := SplitPointer(ptr)
+	if !ok {
+		return v, false
+	}
+	return replaceAt(v, toks, f)
+}
+
+func replaceAt(v any, toks []string, f func(any) (any, bool)) (any, bool) {
+	if len(toks) == 0 {
+		nv, ok := f(v)
+		if !ok {
+			return v, false
+		}
+		return nv, true
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		e, ok := t[toks[0]]
+		if !ok {
+			return v, false
+		}
+		ne, ok := replaceAt(e, toks[1:], f)
+		if !ok {
+			return v, false
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = x
+		}
+		out[toks[0]] = ne
+		return out, true
+	case []any:
+		i, ok := ArrayIndex(toks[0])
+		if !ok || i >= len(t) {
+			return v, false
+		}
+		ne, ok := replaceAt(t[i], toks[1:], f)
+		if !ok {
+			return v, false
+		}
+		out := make([]any, len(t))
+		copy(out, t)
+		out[i] = ne
+		return out, true
+	}
+	return v, false
+}

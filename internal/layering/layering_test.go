@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"internal/inputfile":     {},
 	"internal/clientconfig":  {"internal/jsonvalue", "internal/redact", "internal/safetext"},
 	"internal/outfile":       {},
-	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix"},
+	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix", "internal/target"},
 	"internal/mcp":           {"internal/jsonrpc", "internal/jsonvalue", "internal/safetext", "internal/pipes", "internal/reap"},
 	"internal/telemetry":     {"internal/jsonrpc"},
 	"faults":                 {"internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
@@ -36,20 +36,32 @@ var allowed = map[string][]string{
 	"proxy":                  {"faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
 	// Guard mode is an interceptor the proxy is given: it does not know
 	// the proxy's relays, and the proxy does not know the guard.
-	"guard/intercept":                {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"scan/provider":                  {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
-	"scan":                           {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
-	"studies":                        {"drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
+	"guard/intercept": {"drift", "faults", "guard", "internal/inputfile", "internal/outfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"scan/provider":   {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
+	"scan":            {"scan/provider", "faults", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report"},
+	"clientdrill":     {"faults", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/reap", "internal/safetext", "internal/splitmix", "internal/target", "report"},
+	// The study's core (spec, run, shard, results, aggregate) and its
+	// rooms: proc runs other people's programs, install installs them,
+	// registry imports a registry list; the rooms build on the core, never
+	// the other way, and proc on nothing of the study's.
+	"studies/proc":                   {"internal/reap"},
+	"studies":                        {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies/proc"},
+	"studies/install":                {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
+	"studies/population":             {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/install", "studies/proc"},
+	"studies/registry":               {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
+	"mcpserve":                       {"drift", "faults", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
+	"internal/mcptest/memnet":        {},
 	"internal/mcptest/testutil":      {},
 	"internal/mcptest/hostile":       {},
-	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/testbed"},
+	"internal/mcptest/testbedserver": {"internal/jsonrpc", "internal/splitmix", "internal/target", "internal/testbed"},
+	"internal/mcptest/schemapair":    {"internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix"},
 	// The CLI may use every product package, and no test-only one (see
 	// TestReleaseBinaryHasNoTestFixtures).
-	"cmd/mcpdrill": {"drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
+	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext",
-		"internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "internal/testbed", "proxy", "report", "scan", "scan/provider", "studies"},
+		"internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "internal/testbed", "mcpserve", "proxy", "report", "scan", "scan/provider", "studies", "studies/install", "studies/proc", "studies/registry"},
 }
 
 // TestEveryPackageIsLayered: a package missing from allowed would escape

@@ -14,23 +14,33 @@ import (
 
 // The barrier against real stdio servers (the fake modes): how each way of
 // treating a frame that does not parse comes back from SendRawBarrier.
+// Where an outcome is a wait running out (the grace, the request's
+// deadline), the wait is short; where it is an answer, the waits are long
+// enough that no loaded machine reaches them, so the outcome never depends
+// on how fast the server is scheduled. The timing of every outcome is
+// TestBarrierRoundTrip's, in virtual time.
 func TestStdioSendRawBarrier(t *testing.T) {
+	const long = time.Minute
 	tests := []struct {
 		mode    string
 		wantErr error // nil: a -32700 reply
+		grace   time.Duration
+		within  time.Duration // the call's context deadline
 	}{
-		{"legacy", nil},                // answers at once
-		{"raw-drop", ErrIgnored},       // drops the frame, answers the ping
-		{"raw-late", nil},              // answers the frame right after the ping
-		{"raw-hang", ErrTimeout},       // answers nothing any more
-		{"raw-crash", ErrServerExited}, // exits on the frame
-		{"modern", nil},                // the ping is refused (no ping in 2026-07-28): still an answer
+		{"legacy", nil, long, long},                                    // answers at once
+		{"raw-drop", ErrIgnored, BarrierGrace, long},                   // drops the frame, answers the ping
+		{"raw-late", nil, long, long},                                  // answers the frame right after the ping
+		{"raw-hang", ErrTimeout, BarrierGrace, 500 * time.Millisecond}, // answers nothing any more
+		{"raw-crash", ErrServerExited, long, long},                     // exits on the frame
+		{"modern", nil, long, long},                                    // the ping is refused (no ping in 2026-07-28): still an answer
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
-			c := connectFake(t, tc.mode, func(cfg *Config) { cfg.RequestTimeout = 500 * time.Millisecond })
-			msg, err := c.SendRawBarrier(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x",`), BarrierGrace)
+			c := connectFake(t, tc.mode, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.within)
+			defer cancel()
+			msg, err := c.SendRawBarrier(ctx, []byte(`{"jsonrpc":"2.0","id":"x",`), tc.grace)
 			switch {
 			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)

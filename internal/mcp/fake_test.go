@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/internal/reap"
 	"github.com/mcpdrill/mcpdrill/internal/reap/reaptest"
 )
@@ -47,24 +48,27 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fakeCommand returns the argv and env that start fake mode.
+// fakeCfg returns the configuration that starts fake mode.
 func fakeCfg(t *testing.T, mode string) Config {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Modes that answer server/discover get a generous probe timeout (the
-	// machine may be loaded); modes that ignore it wait only 300ms.
+	// A wait that a test expects to run out is short; a wait for an
+	// answer is long enough that no loaded machine reaches it (testutil.Hang),
+	// so no outcome depends on how fast the fake is scheduled. Modes that
+	// answer server/discover get the long probe; modes that ignore it wait
+	// 300ms. Tests that expect a request to time out set RequestTimeout.
 	discover := 300 * time.Millisecond
 	switch mode {
 	case "modern", "legacy-32601", "refuse-legacy", "refuse-future", "refuse-all":
-		discover = 10 * time.Second
+		discover = testutil.Hang
 	}
 	return Config{
 		Command:         []string{exe, "-test.run=^$"},
 		Env:             []string{"MCPDRILL_FAKE=" + mode, "GORACE=atexit_sleep_ms=0"},
-		RequestTimeout:  3 * time.Second,
+		RequestTimeout:  testutil.Hang,
 		DiscoverTimeout: discover,
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // httpFake is a scriptable Streamable HTTP (legacy or modern) server.
@@ -182,7 +183,7 @@ func (f *httpFake) check(t *testing.T) {
 }
 
 func httpCfg(url string) Config {
-	return Config{URL: url, Headers: http.Header{"Authorization": {"Bearer s3cret"}}, RequestTimeout: 3 * time.Second}
+	return Config{URL: url, Headers: http.Header{"Authorization": {"Bearer s3cret"}}, RequestTimeout: testutil.Hang}
 }
 
 func TestHTTPLegacy(t *testing.T) {
@@ -348,7 +349,7 @@ func TestHTTPUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + "/mcp?token=s3cret"
 	srv.Close()
-	_, err := Connect(context.Background(), Config{URL: url, RequestTimeout: time.Second})
+	_, err := Connect(context.Background(), Config{URL: url, RequestTimeout: testutil.Hang})
 	if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("err = %v", err)
 	}
@@ -377,10 +378,9 @@ func TestHTTPTimeout(t *testing.T) {
 	defer srv.Close()
 	defer slow.Close()
 	defer close(block)
-	cfg := httpCfg(slow.URL)
-	cfg.RequestTimeout = 200 * time.Millisecond
-	c := connect(t, cfg)
+	c := connect(t, httpCfg(slow.URL))
 	defer c.Close()
+	shortenRequests(c, 200*time.Millisecond)
 	if _, err := c.Call(context.Background(), "tools/call", map[string]any{"name": "x"}); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
@@ -523,7 +523,7 @@ func TestHTTPSSEResume(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := connect(t, Config{URL: srv.URL, RequestTimeout: 2 * time.Second})
+	c := connect(t, Config{URL: srv.URL, RequestTimeout: testutil.Hang})
 	defer c.Close()
 	l, err := c.ListTools(context.Background())
 	if err != nil || l.Pages != 1 || gets.Load() != 1 {

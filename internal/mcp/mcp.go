@@ -80,10 +80,12 @@ const (
 // Config describes a target server and the client's limits.
 type Config struct {
 	// Command is the stdio server's argv; Env holds extra KEY=VALUE entries
-	// appended to os.Environ(); Dir is its working directory.
-	Command []string
-	Env     []string
-	Dir     string
+	// appended to os.Environ(), or with CleanEnv the whole environment;
+	// Dir is its working directory.
+	Command  []string
+	Env      []string
+	CleanEnv bool
+	Dir      string
 
 	// URL is the HTTP endpoint; Headers are sent on every request (values are
 	// never reported); HTTPClient defaults to a plain client. Whatever the

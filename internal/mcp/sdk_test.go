@@ -8,9 +8,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 // These tests talk to servers built with the official Go SDK (v1.8.0), a peer
@@ -94,7 +95,7 @@ func sdkStdioCfg(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}, DiscoverTimeout: 10 * time.Second}
+	return Config{Command: []string{exe, "-test.run=^$"}, Env: []string{"MCPDRILL_FAKE=sdk", "GORACE=atexit_sleep_ms=0"}, RequestTimeout: testutil.Hang, DiscoverTimeout: testutil.Hang}
 }
 
 func TestSDKStdioModern(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 
 // Shutdown timing for stdio children (variables so tests can shorten them).
 var (
-	closeGrace = 2 * time.Second // after closing stdin, and again after SIGTERM
+	closeGrace = 2 * time.Second // after closing stdin
+	termGrace  = 2 * time.Second // after SIGTERM
 	exitDrain  = 250 * time.Millisecond
 )
 
@@ -124,6 +126,9 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(os.Environ(), cfg.Env...)
+	if cfg.CleanEnv {
+		cmd.Env = slices.Clone(cfg.Env)
+	}
 	cmd.Dir = cfg.Dir
 	reap.OwnGroup(cmd)
 	child, err := pipes.Start(cmd, pipes.Stderr)
@@ -426,7 +431,7 @@ func (s *stdioConn) close() error {
 			reap.TerminateGroup(s.cmd)
 			select {
 			case <-s.waitDone:
-			case <-time.After(closeGrace):
+			case <-time.After(termGrace):
 				s.obs.note("shutdown", "server ignored SIGTERM; sent SIGKILL")
 				how = ShutdownKilled
 				reap.KillGroup(s.cmd)

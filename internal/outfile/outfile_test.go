@@ -161,7 +161,7 @@ func readAll(t *testing.T, open func() (io.ReadCloser, error), write func() erro
 	select {
 	case s := <-got:
 		return s
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Hang):
 		t.Fatal("the reader got nothing in 10s")
 		return ""
 	}

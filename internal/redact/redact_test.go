@@ -41,6 +41,7 @@ func TestURL(t *testing.T) {
 }
 
 func TestURLError(t *testing.T) {
+	//lint:ignore SA1007 the URL is invalid on purpose: the test needs the parse error
 	_, err := url.Parse("http://u:SECRET@h:port/mcp?k=Q")
 	if err == nil {
 		t.Fatal("no parse error")

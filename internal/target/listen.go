@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 )
 
 // ErrNotLoopback is returned by CheckListenAddr for an address that is not
@@ -29,4 +30,21 @@ func CheckListenAddr(addr string) error {
 		return fmt.Errorf("%w: %q", ErrNotLoopback, addr)
 	}
 	return nil
+}
+
+// LoopbackOrigin reports whether an Origin header value names a loopback
+// host ("localhost" or a loopback IP, any scheme and port): the one origin
+// check of mcpdrill's listeners against DNS rebinding and cross-origin
+// requests from a browser.
+func LoopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	name := u.Hostname()
+	if name == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
 }

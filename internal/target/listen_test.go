@@ -31,3 +31,23 @@ func TestCheckListenAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopbackOrigin(t *testing.T) {
+	for origin, want := range map[string]bool{
+		"http://localhost:3000":         true,
+		"http://127.0.0.1":              true,
+		"https://[::1]:8443":            true,
+		"http://127.5.6.7:1":            true,
+		"https://evil.example":          false,
+		"http://127.0.0.1.evil.example": false,
+		"http://localhost.evil.example": false,
+		"null":                          false,
+		"":                              false,
+		"http://10.0.0.1":               false,
+		"file:///etc/passwd":            false,
+	} {
+		if got := LoopbackOrigin(origin); got != want {
+			t.Errorf("LoopbackOrigin(%q) = %v, want %v", origin, got, want)
+		}
+	}
+}

@@ -232,7 +232,7 @@ func (c *conn) handle(ctx context.Context, line []byte, h *headers) *out {
 	}
 	var id json.RawMessage
 	if raw, ok := env["id"]; ok {
-		if !validID(raw) {
+		if !jsonrpc.ValidID(raw) {
 			return c.fail(nil, ekInvalidRequest, "id must be a string or a number", nil)
 		}
 		id = raw
@@ -278,22 +278,6 @@ func (c *conn) handle(ctx context.Context, line []byte, h *headers) *out {
 		}
 	}
 	return c.request(ctx, r, h)
-}
-
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return false
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var f float64
-		return json.Unmarshal(raw, &f) == nil
-	}
-	return false
 }
 
 func (c *conn) notification(r *request) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -23,7 +24,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const waitReply = 10 * time.Second
+// waitReply bounds a wait for a reply the test expects: only a hang
+// reaches it.
+const waitReply = testutil.Hang
 
 // stdioPeer drives ServeStdio over pipes.
 type stdioPeer struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/target"
 )
 
 // HTTP paths the handler serves.
@@ -116,19 +116,10 @@ func (h *httpServer) originOK(origin, host string) bool {
 	if slices.Contains(h.e.o.AllowedOrigins, origin) {
 		return true
 	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if u.Host == host {
+	if u, err := url.Parse(origin); err == nil && u.Host != "" && u.Host == host {
 		return true
 	}
-	name := u.Hostname()
-	if name == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
+	return target.LoopbackOrigin(origin)
 }
 
 // writeError writes an HTTP error whose body is a JSON-RPC error.

@@ -136,6 +136,10 @@ func TestStdioRefused(t *testing.T) {
 	// forced legacy revision the server will not echo
 	cfg := fakeCfg(t, "legacy")
 	cfg.Protocol = Rev20260728 // forced modern against a legacy server: discover unanswered
+	// The wait is expected to run out (the legacy fake says nothing until
+	// asked to initialize): a forced probe waits the request timeout or
+	// the start-up allowance, both short here.
+	cfg.RequestTimeout, cfg.StartupTimeout = 300*time.Millisecond, 300*time.Millisecond
 	c := connect(t, cfg)
 	if s := c.Session(); s.Era != EraModern || !strings.Contains(strings.Join(s.Detection, "|"), "continuing as forced") {
 		t.Fatalf("session = %+v", s)
@@ -289,7 +293,7 @@ func endServer(t *testing.T, c *Client) {
 
 func TestStdioSilent(t *testing.T) {
 	cfg := fakeCfg(t, "silent")
-	cfg.RequestTimeout = 300 * time.Millisecond
+	cfg.RequestTimeout, cfg.StartupTimeout = 300*time.Millisecond, 300*time.Millisecond
 	_, err := Connect(context.Background(), cfg)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)

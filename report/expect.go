@@ -94,7 +94,35 @@ type Expectation struct {
 	Message string `json:"message,omitempty"`
 	// Reason is the team's note on why the finding is expected.
 	Reason string `json:"reason,omitempty"`
+	// formerly is the rule id the file named, when the rule has been
+	// renamed since (Rename): Content was taken under it.
+	formerly string
 }
+
+// Rename reads each entry that names a former rule id (renamed maps it to
+// the rule's id, Catalogue.Renamed) as the rule: it expects the renamed
+// rule's findings, and its content is compared as it was taken, under the
+// old id. It returns the indexes of the entries it renamed. Two entries
+// the rename makes the same, or one covering the other, are an error.
+func (e *Expectations) Rename(renamed map[string]string) ([]int, error) {
+	var out []int
+	for i, x := range e.Findings {
+		if to, ok := renamed[x.Rule]; ok {
+			e.Findings[i].formerly, e.Findings[i].Rule = x.Rule, to
+			out = append(out, i)
+		}
+	}
+	if len(out) > 0 {
+		if err := e.checkOverlap(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Formerly is the rule id the entry named before Rename read it as its
+// rule's new id ("": not renamed).
+func (x Expectation) Formerly() string { return x.formerly }
 
 // FindingContent is the hash an acknowledgement pins: "sha256:" and the hex
 // SHA-256 of the result's rule, severity, subject (server), tool, pointer,
@@ -236,7 +264,21 @@ func (x Expectation) at(r Result) bool {
 
 // matches reports whether the entry expects the result.
 func (x Expectation) matches(r Result) bool {
-	return x.at(r) && (x.Content == "" || x.Content == FindingContent(r))
+	return x.at(r) && x.pins(r, FindingContent(r))
+}
+
+// pins reports whether the entry's content (if any) is the result's,
+// whose FindingContent is content: taken under the rule's former id when
+// the entry named it (Rename).
+func (x Expectation) pins(r Result, content string) bool {
+	switch {
+	case x.Content == "" || x.Content == content:
+		return true
+	case x.formerly != "":
+		r.Rule = x.formerly
+		return x.Content == FindingContent(r)
+	}
+	return false
 }
 
 // Label names the entry for a message: its rule and the fields it gives.
@@ -294,7 +336,7 @@ func (e *Expectations) Evaluate(rs []Result, threshold Severity, established fun
 		contents[i] = FindingContent(r)
 		expected := false
 		for j, x := range e.Findings {
-			if x.at(r) && (x.Content == "" || x.Content == contents[i]) {
+			if x.at(r) && x.pins(r, contents[i]) {
 				matched[j], expected = true, true
 			}
 		}
@@ -359,7 +401,10 @@ func (e *Expectations) Rebaseline(rs []Result, threshold Severity) *Expectations
 		}
 	}
 	for j, x := range old {
-		if kept[j] {
+		// A renamed entry pinned to its content is written anew below,
+		// under the rule's id (its reason kept); a broad one as it is.
+		if kept[j] && (x.formerly == "" || x.Content == "") {
+			x.formerly = ""
 			out.Findings = append(out.Findings, x)
 		}
 	}

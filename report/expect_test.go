@@ -139,6 +139,47 @@ func TestRebaseline(t *testing.T) {
 	}
 }
 
+// TestRenamedRuleExpectations: an entry naming a rule's former id (a file
+// written before the rename) expects the rule's findings, its content
+// compared as it was taken; a changed finding still comes back; the
+// rewritten file names the rule by its id, the reason kept; a rename that
+// makes two entries the same is refused.
+func TestRenamedRuleExpectations(t *testing.T) {
+	renamed := map[string]string{"MCP-OUT-PARTIAL": "MCP-OUT-UNCONSTRAINED-FIELDS"}
+	now := result("MCP-OUT-UNCONSTRAINED-FIELDS", SeverityInfo, "echo", "/outputSchema", "1 of 2 single-leaf corruptions rejected")
+	then := now
+	then.Rule = "MCP-OUT-PARTIAL"
+	pinned := Expectation{Rule: "MCP-OUT-PARTIAL", Tool: ptr("echo"), Pointer: ptr("/outputSchema"), Content: FindingContent(then), Reason: "free text"}
+	e := expectations(t, pinned)
+	idx, err := e.Rename(renamed)
+	if err != nil || len(idx) != 1 || e.Findings[0].Rule != now.Rule || e.Findings[0].Formerly() != "MCP-OUT-PARTIAL" {
+		t.Fatalf("Rename: %v %v %+v", idx, err, e.Findings)
+	}
+	if v := e.Evaluate([]Result{now}, SeverityInfo, func(string) bool { return true }); v.Fails() || len(v.Expected) != 1 {
+		t.Errorf("the renamed finding as it was acknowledged: %+v", v)
+	}
+	changed := now
+	changed.Message = "1 of 3 single-leaf corruptions rejected"
+	if v := e.Evaluate([]Result{changed}, SeverityInfo, func(string) bool { return true }); len(v.Unexpected) != 1 || len(v.Changed) != 1 {
+		t.Errorf("a changed finding of the renamed rule comes back: %+v", v)
+	}
+	next := e.Rebaseline([]Result{now}, SeverityInfo)
+	if len(next.Findings) != 1 || next.Findings[0].Rule != now.Rule || next.Findings[0].Content != FindingContent(now) || next.Findings[0].Reason != "free text" {
+		t.Errorf("rewritten under the new id: %+v", next.Findings)
+	}
+	broad := expectations(t, Expectation{Rule: "MCP-OUT-PARTIAL"})
+	if _, err := broad.Rename(renamed); err != nil {
+		t.Fatal(err)
+	}
+	if next := broad.Rebaseline([]Result{now}, SeverityInfo); len(next.Findings) != 1 || next.Findings[0].Rule != now.Rule || next.Findings[0].Content != "" {
+		t.Errorf("a broad renamed entry is kept broad, under the new id: %+v", next.Findings)
+	}
+	both := expectations(t, Expectation{Rule: "MCP-OUT-PARTIAL"}, Expectation{Rule: "MCP-OUT-UNCONSTRAINED-FIELDS"})
+	if _, err := both.Rename(renamed); err == nil || !strings.Contains(err.Error(), "the same entry") {
+		t.Errorf("two entries made the same by the rename: %v", err)
+	}
+}
+
 // TestParseExpectationsAbuse is the abuse list of the file format, one
 // case each.
 func TestParseExpectationsAbuse(t *testing.T) {

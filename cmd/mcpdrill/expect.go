@@ -31,6 +31,8 @@ type expectGate struct {
 	path   string
 	file   *report.Expectations
 	update bool
+	// notes are said on stderr when the gate judges (a renamed rule id).
+	notes []string
 }
 
 // parseExpectGate reads the expected-findings flags and the file they
@@ -58,6 +60,15 @@ func parseExpectGate(c *cli.Context) (*expectGate, error) {
 	if err != nil {
 		return nil, err
 	}
+	renamed, err := g.file.Rename(cat.Renamed())
+	if err != nil {
+		return nil, usageErr("--expected-findings %s: %v", path, err)
+	}
+	for _, i := range renamed {
+		x := g.file.Findings[i]
+		g.notes = append(g.notes, fmt.Sprintf("findings[%d] of %s names %s, renamed %s: read as %s (--update-expected rewrites it)",
+			i, safetext.Text(path), x.Formerly(), x.Rule, x.Rule))
+	}
 	for i, x := range g.file.Findings {
 		if _, ok := cat.Lookup(x.Rule); !ok {
 			return nil, usageErr("--expected-findings %s: findings[%d]: unknown rule id %q (mcpdrill rules lists them)", path, i, x.Rule)
@@ -77,6 +88,9 @@ const maxGateLines = 20
 // it decided to stderr, and returns whether the run fails the gate. With
 // --update-expected it writes the file instead and the run passes.
 func (g *expectGate) judge(stderr io.Writer, rs []report.Result, threshold report.Severity, established func(string) bool) (bool, error) {
+	for _, n := range g.notes {
+		fmt.Fprintln(stderr, "mcpdrill: "+n)
+	}
 	if g.update {
 		return false, g.rewrite(stderr, rs, threshold, established)
 	}

@@ -131,3 +131,27 @@ func TestScanExpectedFindings(t *testing.T) {
 		t.Fatalf("an unreachable server: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestRenamedRuleKeepsWorking: a rule id mcpdrill renamed still works
+// where a user wrote it: an expected-findings file that names it
+// acknowledges the renamed rule's findings (and says so), and `rules`
+// explains it.
+func TestRenamedRuleKeepsWorking(t *testing.T) {
+	env, cmd := testbedArgs(t, testbed.Options{Profile: "good"})
+	expected := filepath.Join(t.TempDir(), "expected.json")
+	file := `{"kind": "mcpdrill-expected-findings", "schema_version": 1, "findings": [
+  {"rule": "MCP-OUT-PARTIAL", "reason": "free-text fields"},
+  {"rule": "MCP-CONF-STDIO-SHUTDOWN"}
+]}`
+	if err := os.WriteFile(expected, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, append([]string{"scan", "--no-second-connection", "--fail-on", "info", "--env", env, "--expected-findings", expected, "--"}, cmd...)...)
+	if code != exitOK || !strings.Contains(errOut, "names MCP-OUT-PARTIAL, renamed MCP-OUT-UNCONSTRAINED-FIELDS") || !strings.Contains(errOut, " 0 unexpected, 0 stale") {
+		t.Fatalf("a file naming the old id: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "rules", "MCP-OUT-PARTIAL")
+	if code != exitOK || !strings.Contains(out, "MCP-OUT-PARTIAL was renamed MCP-OUT-UNCONSTRAINED-FIELDS") {
+		t.Fatalf("rules MCP-OUT-PARTIAL: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -25,7 +25,7 @@ type doc struct {
 	Any    any
 	Raw    json.RawMessage
 	Self   *doc
-	n      int
+	n      int //lint:ignore U1000 an unexported field the walk must leave alone
 }
 
 func TestMap(t *testing.T) {

@@ -156,32 +156,38 @@ func (x *Expander) Expand(s string) string {
 	case SyntaxOpencode:
 		return x.expandOpencode(s)
 	}
-	if !strings.Contains(s, "${") {
+	return replaceDelimited(s, "${", x.placeholder)
+}
+
+// replaceDelimited replaces each open…} of s whose body resolve knows with
+// what it resolves to; any other text, an unknown or unclosed one
+// included, is kept (the search goes on after its opening).
+func replaceDelimited(s, open string, resolve func(body string) (string, bool)) string {
+	if !strings.Contains(s, open) {
 		return s
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${")
+		i := strings.Index(s, open)
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
-		j := strings.IndexByte(s[i+2:], '}')
+		j := strings.IndexByte(s[i+len(open):], '}')
 		if j < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
-		body := s[i+2 : i+2+j]
-		v, ok := x.placeholder(body)
+		end := i + len(open) + j + 1
+		v, ok := resolve(s[i+len(open) : end-1])
 		if !ok {
-			// Not a placeholder: keep "${" and look on after it.
-			b.WriteString(s[:i+2])
-			s = s[i+2:]
+			b.WriteString(s[:i+len(open)])
+			s = s[i+len(open):]
 			continue
 		}
 		b.WriteString(s[:i])
 		b.WriteString(v)
-		s = s[i+3+j:]
+		s = s[end:]
 	}
 }
 
@@ -227,41 +233,21 @@ func (x *Expander) expandGemini(s string) string {
 // expandOpencode expands {env:NAME}; a {file:PATH} is recorded as one that
 // cannot be resolved, and any other text is kept.
 func (x *Expander) expandOpencode(s string) string {
-	if !strings.Contains(s, "{") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		body := s[i+1 : i+j]
+	return replaceDelimited(s, "{", func(body string) (string, bool) {
 		kind, rest, _ := strings.Cut(body, ":")
 		switch {
 		case kind == "env" && isIdent(rest):
-			v, found := x.env(rest, s[i:i+j+1])
+			v, found := x.env(rest, "{"+body+"}")
 			if !found {
 				x.missing.Env = appendNew(x.missing.Env, rest)
 			}
-			b.WriteString(s[:i])
-			b.WriteString(v)
+			return v, true
 		case kind == "file" && rest != "":
-			x.missing.Other = appendNew(x.missing.Other, s[i:i+j+1])
-			b.WriteString(s[:i])
-		default:
-			b.WriteString(s[:i+1])
-			s = s[i+1:]
-			continue
+			x.missing.Other = appendNew(x.missing.Other, "{"+body+"}")
+			return "", true
 		}
-		s = s[i+j+1:]
-	}
+		return "", false
+	})
 }
 
 // All expands each string of ss.

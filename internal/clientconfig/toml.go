@@ -404,12 +404,12 @@ func (p *tomlParser) value(depth int) (any, error) {
 	switch c := p.peek(); {
 	case c == '"':
 		if bytes.HasPrefix(p.src[p.pos:], []byte(`"""`)) {
-			return p.multilineBasic()
+			return p.multiline('"')
 		}
 		return p.basicString()
 	case c == '\'':
 		if bytes.HasPrefix(p.src[p.pos:], []byte(`'''`)) {
-			return p.multilineLiteral()
+			return p.multiline('\'')
 		}
 		return p.literalString()
 	case c == '[':
@@ -619,9 +619,12 @@ func (p *tomlParser) closeMultiline(q byte, b *strings.Builder) bool {
 	return true
 }
 
-// multilineBasic reads """…""", trimming the line break after the opening
-// quotes and each backslash that ends a line with the white space after it.
-func (p *tomlParser) multilineBasic() (string, error) {
+// multiline reads a multi-line string between three quotes: a basic one
+// ("""…""") or a literal one (three single quotes). The line break after
+// the opening quotes is trimmed; only a basic string has escapes, and a
+// backslash that ends a line drops the line break and the white space
+// after it.
+func (p *tomlParser) multiline(quote byte) (string, error) {
 	p.pos += 3
 	p.newline()
 	var b strings.Builder
@@ -629,12 +632,12 @@ func (p *tomlParser) multilineBasic() (string, error) {
 		if p.pos >= len(p.src) {
 			return "", p.errorf("a multi-line string is not closed")
 		}
-		if p.closeMultiline('"', &b) {
+		if p.closeMultiline(quote, &b) {
 			return b.String(), nil
 		}
 		c := p.src[p.pos]
 		switch {
-		case c == '\\':
+		case c == '\\' && quote == '"':
 			// A line-ending backslash.
 			j := p.pos + 1
 			for j < len(p.src) && (p.src[j] == ' ' || p.src[j] == '\t') {
@@ -655,32 +658,9 @@ func (p *tomlParser) multilineBasic() (string, error) {
 		case p.newline():
 			b.WriteByte('\n')
 		case c < 0x20 && c != '\t' || c == 0x7f:
-			return "", p.errorf("a control character in a string (write it as an escape)")
-		default:
-			b.WriteByte(c)
-			p.pos++
-		}
-	}
-}
-
-// multilineLiteral reads a multi-line literal string (between three
-// single quotes): no escapes.
-func (p *tomlParser) multilineLiteral() (string, error) {
-	p.pos += 3
-	p.newline()
-	var b strings.Builder
-	for {
-		if p.pos >= len(p.src) {
-			return "", p.errorf("a multi-line string is not closed")
-		}
-		if p.closeMultiline('\'', &b) {
-			return b.String(), nil
-		}
-		c := p.src[p.pos]
-		switch {
-		case p.newline():
-			b.WriteByte('\n')
-		case c < 0x20 && c != '\t' || c == 0x7f:
+			if quote == '"' {
+				return "", p.errorf("a control character in a string (write it as an escape)")
+			}
 			return "", p.errorf("a control character in a string")
 		default:
 			b.WriteByte(c)

@@ -13,10 +13,10 @@ import (
 // timeout, as a cold npx is) is scanned with default flags; one that
 // outlasts --startup-timeout fails with exit 3 and a line that names the
 // server, the allowance it had and the flag that raises it. No wall-clock
-// bound is asserted.
+// bound is asserted. The subtests run one after the other: runCLI's app
+// shares its flags.
 func TestStartupAllowance(t *testing.T) {
 	t.Run("12s start, default flags", func(t *testing.T) {
-		t.Parallel()
 		env, cmd := testbedArgs(t, testbed.Options{Profile: "slow-start", StartDelay: 12 * time.Second})
 		code, out, errOut := runCLI(t, append([]string{"scan", "--no-second-connection", "--env", env, "--"}, cmd...)...)
 		if code != exitOK || !strings.Contains(out, "mcpdrill-testbed") {
@@ -24,7 +24,6 @@ func TestStartupAllowance(t *testing.T) {
 		}
 	})
 	t.Run("allowance used up", func(t *testing.T) {
-		t.Parallel()
 		env, cmd := testbedArgs(t, testbed.Options{Profile: "slow-start", StartDelay: time.Hour})
 		code, _, errOut := runCLI(t, append([]string{"scan", "--startup-timeout", "1s", "--env", env, "--"}, cmd...)...)
 		for _, want := range []string{cmd[0], "wrote nothing within its start-up allowance of 1s", "--startup-timeout", "a first npx or uvx run downloads the package"} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
@@ -243,10 +244,6 @@ func TestToolLines(t *testing.T) {
 			}
 		})
 	}
-	servers := "{\n  \"mcpServers\": {\n    \"one\": {\"command\": \"x\"},\n\n    \"two\": {\n      \"url\": \"http://h\"\n    }\n  }\n}\n"
-	if got := MemberLines([]byte(servers), "mcpServers"); fmt.Sprint(got) != fmt.Sprint(map[string]int{"one": 3, "two": 5}) {
-		t.Errorf("MemberLines: %v", got)
-	}
 }
 
 func TestHelpURI(t *testing.T) {
@@ -311,16 +308,17 @@ func TestRequirementInFormats(t *testing.T) {
 	}
 }
 
-// lineCounter counts only the bytes since the offset it was last asked
-// about, and starts again if asked about an earlier one.
+// jsonvalue.LineCounter, which ToolLines uses, counts only the bytes since
+// the offset it was last asked about, and starts again if asked about an
+// earlier one.
 func TestLineCounter(t *testing.T) {
 	data := []byte("a\nb\n\nc\nd")
-	c := &lineCounter{data: data}
+	c := &jsonvalue.LineCounter{Data: data}
 	for _, tc := range []struct {
 		off  int64
 		line int
 	}{{0, 1}, {1, 1}, {2, 2}, {5, 4}, {5, 4}, {8, 5}, {100, 5}, {3, 2}, {-1, 1}} {
-		if got := c.at(tc.off); got != tc.line {
+		if got := c.At(tc.off); got != tc.line {
 			t.Errorf("at(%d) = %d, want %d", tc.off, got, tc.line)
 		}
 	}

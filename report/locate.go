@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ToolLines finds where each tool is declared in a manifest or a drift
@@ -13,58 +15,22 @@ import (
 // a name wins. A file that is not JSON yields what was read before the fault.
 func ToolLines(data []byte) map[string]int {
 	out := map[string]int{}
-	lines := &lineCounter{data: data}
+	lines := &jsonvalue.LineCounter{Data: data}
 	walkJSON(data, func(path []string, obj int64, name string) {
 		n := len(path)
 		if n >= 2 && path[n-1] == "name" && path[n-2] == "[]" && (n == 2 || path[n-3] == "tools") {
 			if _, seen := out[name]; !seen {
-				out[name] = lines.at(obj)
-			}
-		}
-	}, nil)
-	return out
-}
-
-// MemberLines finds the line of each member of the top-level object's
-// member key (a servers.json's "mcpServers"): the line of the member's name.
-func MemberLines(data []byte, key string) map[string]int {
-	out := map[string]int{}
-	lines := &lineCounter{data: data}
-	walkJSON(data, nil, func(path []string, member string, at int64) {
-		if len(path) == 1 && path[0] == key {
-			if _, seen := out[member]; !seen {
-				out[member] = lines.at(at)
+				out[name] = lines.At(obj)
 			}
 		}
 	})
 	return out
 }
 
-// lineCounter gives the 1-based line of byte offsets in data. The walk asks
-// for offsets in increasing order, so each question counts only the bytes
-// since the previous one: a document's lines cost one pass, not one pass per
-// tool (100,000 tools on one line would otherwise count 10^12 bytes).
-type lineCounter struct {
-	data []byte
-	off  int64 // the offset last asked for
-	line int   // newlines before off
-}
-
-func (c *lineCounter) at(off int64) int {
-	off = min(max(off, 0), int64(len(c.data)))
-	if off < c.off { // not expected of the walk; start again
-		c.off, c.line = 0, 0
-	}
-	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
-	c.off = off
-	return c.line + 1
-}
-
 // walkJSON reads data token by token. str is called for each string value
 // with its path (member names, "[]" for array elements) and the offset of
-// the object holding it; member for each member name with the path of its
-// object and the offset of the name.
-func walkJSON(data []byte, str func(path []string, obj int64, s string), member func(path []string, name string, at int64)) {
+// the object holding it.
+func walkJSON(data []byte, str func(path []string, obj int64, s string)) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var path []string
@@ -83,9 +49,6 @@ func walkJSON(data []byte, str func(path []string, obj int64, s string), member 
 						return false
 					}
 					name, _ := k.(string)
-					if member != nil {
-						member(path, name, dec.InputOffset()-1)
-					}
 					path = append(path, name)
 					v, err := dec.Token()
 					if err != nil || !value(v) {

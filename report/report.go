@@ -156,25 +156,83 @@ func Count(fs []Finding) map[Severity]int {
 type Rule struct {
 	ID       string   `json:"id"`
 	Severity Severity `json:"severity"` // default severity
-	Title    string   `json:"title"`
+	// Graded lists, when a finding of the rule may carry another severity
+	// than the default (by revision, by target class, by what the server
+	// answered), every severity it may carry, most serious first; Detail
+	// says when.
+	Graded []Severity `json:"graded,omitempty"`
+	Title  string     `json:"title"`
 	// Detail explains what the rule checks, why, and how to fix it.
 	Detail string `json:"detail"`
 	// Requirements are the specification requirements the rule grades, by
 	// revision; none for a rule that grades none (drift, output contracts).
 	Requirements []RuleRequirement `json:"requirements,omitempty"`
+	// Formerly are ids the rule had before it was renamed: Lookup finds
+	// it by them, and an expected-findings entry naming one is read as
+	// the rule (Expectations.Rename), so that files and reports written
+	// before the rename keep working.
+	Formerly []string `json:"formerly,omitempty"`
+}
+
+// Severities are the severities a finding of the rule may carry: Graded,
+// or the default alone.
+func (r Rule) Severities() []Severity {
+	if len(r.Graded) > 0 {
+		return r.Graded
+	}
+	return []Severity{r.Severity}
+}
+
+// SeverityText is the rule's severity as a listing shows it: the default,
+// or every severity it grades ("error/warn").
+func (r Rule) SeverityText() string {
+	s := r.Severities()
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = string(v)
+	}
+	return strings.Join(parts, "/")
 }
 
 // Catalogue is a set of rules, addressable by id.
 type Catalogue []Rule
 
-// Lookup finds a rule by id (case-insensitive).
+// IDs lists the catalogue's rule ids, in its order.
+func (c Catalogue) IDs() []string {
+	out := make([]string, len(c))
+	for i, r := range c {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// Lookup finds a rule by id (case-insensitive), or by an id it had before
+// (Formerly).
 func (c Catalogue) Lookup(id string) (Rule, bool) {
 	for _, r := range c {
 		if strings.EqualFold(r.ID, id) {
 			return r, true
 		}
 	}
+	for _, r := range c {
+		for _, old := range r.Formerly {
+			if strings.EqualFold(old, id) {
+				return r, true
+			}
+		}
+	}
 	return Rule{}, false
+}
+
+// Renamed maps each former rule id (Formerly) to the rule's id.
+func (c Catalogue) Renamed() map[string]string {
+	m := map[string]string{}
+	for _, r := range c {
+		for _, old := range r.Formerly {
+			m[old] = r.ID
+		}
+	}
+	return m
 }
 
 // Merge joins catalogues, sorted by id; a duplicate id is a programming error
@@ -184,10 +242,12 @@ func Merge(cs ...Catalogue) (Catalogue, error) {
 	seen := map[string]bool{}
 	for _, c := range cs {
 		for _, r := range c {
-			if seen[r.ID] {
-				return nil, fmt.Errorf("report: rule %s defined twice", r.ID)
+			for _, id := range append([]string{r.ID}, r.Formerly...) {
+				if seen[id] {
+					return nil, fmt.Errorf("report: rule %s defined twice", id)
+				}
+				seen[id] = true
 			}
-			seen[r.ID] = true
 			out = append(out, r)
 		}
 	}

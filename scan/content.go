@@ -650,7 +650,7 @@ func (s *scanner) readMissing(ctx context.Context, uri string) {
 		}
 		msg := fmt.Sprintf("a read of a URI the server does not have was refused with %d instead of %d", *a.code, want)
 		if !modern && a.is(jsonrpc.CodeInvalidParams) {
-			s.findSDK(RuleResourceMissing, sev, "", "/error/code", msg, tsResourceNotFound)
+			s.findSDK(tsResourceNotFound, sev, "", "/error/code", msg)
 		} else {
 			s.findSev(RuleResourceMissing, sev, "", "/error/code", msg)
 		}
@@ -908,8 +908,8 @@ func (s *scanner) logLevel(ctx context.Context, isDeclared bool, h *depth) {
 	const what = "logging/setLevel to a level that does not exist"
 	bad := s.ask(ctx, "logging/setLevel", map[string]any{"level": "mcpdrill-no-such-level"})
 	if bad.is(jsonrpc.CodeInternalError) {
-		s.findSDK(RuleLogLevel, severityOf(RuleLogLevel), "", "/error/code",
-			fmt.Sprintf("%s was refused with %d instead of %d", what, jsonrpc.CodeInternalError, jsonrpc.CodeInvalidParams), tsSetLevelInternal)
+		s.findSDK(tsSetLevelInternal, severityOf(RuleLogLevel), "", "/error/code",
+			fmt.Sprintf("%s was refused with %d instead of %d", what, jsonrpc.CodeInternalError, jsonrpc.CodeInvalidParams))
 		s.check(RuleLogLevel, CheckFail, "")
 		return
 	}

@@ -258,7 +258,7 @@ func (s *scanner) runProbe(ctx context.Context, e expectation) Probe {
 	}
 	msg := fmt.Sprintf("%s: expected %s, got %s", e.name, e.want, got)
 	if b, ok := s.probeSDKBehaviour(e.rule, o.verdict); ok {
-		s.findSDK(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", msg, b)
+		s.findSDK(b, probeSeverity(e.rule, o.verdict, handled), e.tool, "", msg)
 		return p
 	}
 	s.findSev(e.rule, probeSeverity(e.rule, o.verdict, handled), e.tool, "", msg)

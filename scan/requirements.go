@@ -365,13 +365,45 @@ func adviceOnly(r *Report) {
 	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		if f.Requirement != nil || f.Severity == report.SeverityInfo || !GradesConformance(f.Rule) ||
-			!(strings.HasPrefix(f.Rule, "MCP-CONF-") || strings.HasPrefix(f.Rule, "MCP-ERR-")) {
+		if f.Requirement != nil || f.Severity == report.SeverityInfo || !advisable(f.Rule) {
 			continue
 		}
 		f.Severity = report.SeverityInfo
 		f.Message += " (advice: " + r.Protocol.Revision + " has no requirement for this)"
 	}
+}
+
+// advisable reports whether adviceOnly may make a finding of rule id
+// advice: a conformance rule (MCP-CONF-*, MCP-ERR-*) that grades
+// requirements.
+func advisable(id string) bool {
+	return GradesConformance(id) && (strings.HasPrefix(id, "MCP-CONF-") || strings.HasPrefix(id, "MCP-ERR-"))
+}
+
+// mayBeAdvice reports whether a finding of rule id can be advice: it is
+// advisable, and some revision grades no requirement with it over a
+// transport its requirements name (all, when one of them names none).
+func mayBeAdvice(id string) bool {
+	if !advisable(id) {
+		return false
+	}
+	transports := map[string]bool{}
+	for _, q := range requirementTable {
+		if slices.Contains(q.Checks, id) {
+			transports[q.Transport] = true
+		}
+	}
+	if len(transports) == 0 || transports[""] {
+		transports = map[string]bool{"stdio": true, "http": true}
+	}
+	for _, rev := range mcp.Revisions {
+		for t := range transports {
+			if requirementFor(id, rev, t) == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ruleRequirements lists the requirements rule grades, one entry per

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/mcpdrill/mcpdrill/report"
@@ -56,13 +57,14 @@ const (
 
 	RuleNoOutputSchema = "MCP-OUT-NO-SCHEMA"
 	RuleVacuous        = "MCP-OUT-VACUOUS"
-	RulePartial        = "MCP-OUT-PARTIAL"
+	RuleUnconstrained  = "MCP-OUT-UNCONSTRAINED-FIELDS"
 	RuleWrapped        = "MCP-OUT-WRAPPED"
 	RuleUnassessed     = "MCP-OUT-UNASSESSED"
 
 	// RulePartialContract is the partial verdict (some sampled shapes'
-	// corrupted payloads rejected, others not); RulePartial is about the
-	// single-leaf corruptions of an enforceable schema.
+	// corrupted payloads rejected, others not); RuleUnconstrained is about
+	// the single-leaf corruptions of an enforceable schema (it was
+	// MCP-OUT-PARTIAL, a name that read as the partial verdict).
 	RulePartialContract = "MCP-OUT-PARTIAL-CONTRACT"
 
 	RuleErrUnknownMethod  = "MCP-ERR-UNKNOWN-METHOD"
@@ -84,8 +86,64 @@ func Catalogue() report.Catalogue {
 	cat := append(append(append(baseRules(), authRules()...), invokeRules()...), providerRules()...)
 	for i := range cat {
 		cat[i].Requirements = ruleRequirements(cat[i].ID)
+		cat[i].Graded = gradedSeverities(cat[i].ID, cat[i].Severity)
 	}
 	return cat
+}
+
+// gradedBeyondDefault are the severities, besides its default, that a
+// check gives a rule's findings where it grades them by what it found
+// (each site passes its severity to findSev): STDIO-SHUTDOWN (info when
+// the server exits on its stdin closing), AUTH-ANONYMOUS-LIST (by target
+// class), AUTH-PLAINTEXT (error with credentials), AUTH-REDIRECT (by where
+// it leads), SERVER-REQUEST (by revision and method), RESOURCE-READ (info
+// for what no revision asks), RESOURCE-MISSING (warn and info before
+// 2026-07-28, by the answer) and TOOLSET-STABLE (warn before 2026-07-28).
+var gradedBeyondDefault = map[string][]report.Severity{
+	RuleStdioShutdown:     {report.SeverityInfo},
+	RuleAuthAnonymousList: {report.SeverityInfo, report.SeverityError},
+	RuleAuthPlaintext:     {report.SeverityError},
+	RuleAuthRedirect:      {report.SeverityInfo, report.SeverityError},
+	RuleServerRequest:     {report.SeverityWarn, report.SeverityError},
+	RuleResourceRead:      {report.SeverityInfo},
+	RuleResourceMissing:   {report.SeverityWarn, report.SeverityInfo},
+	RuleToolSetStable:     {report.SeverityWarn},
+}
+
+// gradedSeverities lists every severity a finding of rule id may carry,
+// most serious first, when there is more than its default def: those of
+// gradedBeyondDefault; warn for an error probe's answer refused in another
+// form or dropped (probeSeverity: every probe's rule is MCP-ERR-*); info
+// for a conformance rule some revision asks nothing of (adviceOnly,
+// mayBeAdvice), and for a warning an SDK's own behaviour explains
+// (attributeSDK). TestFindingsCarryTheirRulesSeverities holds the scans of
+// the testbed's profiles to the list.
+func gradedSeverities(id string, def report.Severity) []report.Severity {
+	set := map[report.Severity]bool{def: true}
+	for _, s := range gradedBeyondDefault[id] {
+		set[s] = true
+	}
+	if strings.HasPrefix(id, "MCP-ERR-") {
+		set[report.SeverityWarn] = true
+	}
+	if mayBeAdvice(id) {
+		set[report.SeverityInfo] = true
+	}
+	for _, b := range sdkBehaviours {
+		if b.rule == id && set[report.SeverityWarn] {
+			set[report.SeverityInfo] = true
+		}
+	}
+	if len(set) == 1 {
+		return nil
+	}
+	var out []report.Severity
+	for _, s := range []report.Severity{report.SeverityError, report.SeverityWarn, report.SeverityInfo} {
+		if set[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func baseRules() report.Catalogue {
@@ -186,8 +244,8 @@ func baseRules() report.Catalogue {
 			"For no shape of the schema that mcpdrill sampled (every branch, the minimal instance, nullable values null, arrays empty) was the corrupted payload rejected: with every leaf replaced by a same-typed sentinel it still validated. The contract promises shape, not meaning."),
 		rule(RulePartialContract, report.SeverityWarn, "outputSchema accepts corrupted data of some shapes",
 			"The schema rejects the corrupted payload of some shapes a server can send, and accepts that of others (a branch, the minimal instance without optional properties, nullable values null, empty arrays). A result of those shapes goes unchecked; the reason names the first one."),
-		rule(RulePartial, report.SeverityInfo, "outputSchema leaves some fields unconstrained",
-			"The schema rejects a fully corrupted payload, but some single-leaf corruptions pass (see the per-leaf rate)."),
+		renamed(rule(RuleUnconstrained, report.SeverityInfo, "outputSchema leaves some fields unconstrained",
+			"The contract is enforceable (every sampled shape's fully corrupted payload is rejected), but some single-leaf corruptions pass: those fields take any value of their type (see the per-leaf rate). Advice, about fields; a contract that some shapes do not enforce is MCP-OUT-PARTIAL-CONTRACT."), "MCP-OUT-PARTIAL"),
 		rule(RuleWrapped, report.SeverityInfo, "The SDK wrapped a plain result",
 			"The outputSchema is an SDK auto-wrapper around an unstructured return value (e.g. x-fastmcp-wrap-result)."),
 		rule(RuleUnassessed, report.SeverityWarn, "An outputSchema could not be assessed",
@@ -196,7 +254,7 @@ func baseRules() report.Catalogue {
 		rule(RuleErrUnknownMethod, report.SeverityError, "Unknown method not refused with -32601",
 			"A request for a method the server does not implement must get JSON-RPC error -32601 (HTTP 404 from 2026-07-28)."),
 		rule(RuleErrUnknownTool, report.SeverityError, "Unknown tool not refused with -32602",
-			"tools/call for a tool that does not exist should get JSON-RPC error -32602; a tool_error result is tolerated (warn); a success is a failure."),
+			"tools/call for a tool that does not exist should get JSON-RPC error -32602. A tool_error result (isError: true) is a refusal in another form: warn, and info when the server's SDK is known to answer so (the TypeScript SDK does: the fix is the SDK's). A success is an error."),
 		rule(RuleErrMissingArgs, report.SeverityError, "Missing required arguments not refused",
 			"tools/call without required arguments must be refused: isError:true from 2025-11-25 (-32602 tolerated, warn), either form before."),
 		rule(RuleErrWrongType, report.SeverityError, "Wrong-typed arguments not refused",
@@ -214,11 +272,19 @@ func baseRules() report.Catalogue {
 			"No MCP session could be opened: the process did not start, exited, or the URL did not answer."),
 		rule(RuleRefused, report.SeverityError, "No protocol revision could be agreed",
 			"The server refused every revision mcpdrill speaks; no comparison or probe was run."),
+		rule(RuleToolCollision, report.SeverityWarn, "Two servers of one configuration list the same tool name",
+			"With --config, the servers of one client configuration are compared: a tool name that two of them list reaches only one of them in a client that merges their tools into one list, and which one is the client's choice, so a server can shadow another's tool. Clients that prefix each tool with its server's name keep them apart; rename one, or keep the servers in separate configurations."),
 	}
 }
 
 func rule(id string, sev report.Severity, title, detail string) report.Rule {
 	return report.Rule{ID: id, Severity: sev, Title: title, Detail: detail}
+}
+
+// renamed is r with the ids it had before.
+func renamed(r report.Rule, formerly ...string) report.Rule {
+	r.Formerly = formerly
+	return r
 }
 
 var defaultSeverity = sync.OnceValue(func() map[string]report.Severity {

@@ -98,7 +98,9 @@ func (k *sdkSeen) observed() *ObservedSDK {
 // sdkBehaviour is a behaviour a check found that an SDK has of its own: a
 // server built on it behaves so unless its author replaces the SDK's code.
 type sdkBehaviour struct {
-	sdk string
+	// rule is the rule whose finding the behaviour explains.
+	rule string
+	sdk  string
 	// layer is the part of the SDK that has it ("" for any part).
 	layer string
 	// does says what the SDK does, for the finding.
@@ -109,17 +111,17 @@ type sdkBehaviour struct {
 // its source (1.32.2) and seen on the pinned server-everything
 // (METHODOLOGY, Part I §4).
 var (
-	tsIgnoresCursor = sdkBehaviour{SDKTypeScript, layerMcpServer,
+	tsIgnoresCursor = sdkBehaviour{RuleInvalidCursor, SDKTypeScript, layerMcpServer,
 		"the TypeScript SDK's McpServer answers tools/list without reading its cursor"}
-	tsUnknownToolResult = sdkBehaviour{SDKTypeScript, layerMcpServer,
+	tsUnknownToolResult = sdkBehaviour{RuleErrUnknownTool, SDKTypeScript, layerMcpServer,
 		"the TypeScript SDK's McpServer turns its own -32602 for an unknown tool into an isError result"}
-	tsResourceNotFound = sdkBehaviour{SDKTypeScript, layerMcpServer,
+	tsResourceNotFound = sdkBehaviour{RuleResourceMissing, SDKTypeScript, layerMcpServer,
 		"the TypeScript SDK's McpServer refuses a URI it does not have with -32602"}
-	tsSetLevelInternal = sdkBehaviour{SDKTypeScript, "",
+	tsSetLevelInternal = sdkBehaviour{RuleLogLevel, SDKTypeScript, "",
 		"the TypeScript SDK validates logging/setLevel before the server's code runs and answers a failed validation with -32603"}
-	tsDropsUnparsable = sdkBehaviour{SDKTypeScript, "",
+	tsDropsUnparsable = sdkBehaviour{RuleErrParse, SDKTypeScript, "",
 		"the TypeScript SDK's stdio transport drops a line it cannot parse without an answer"}
-	tsDropsInvalid = sdkBehaviour{SDKTypeScript, "",
+	tsDropsInvalid = sdkBehaviour{RuleErrInvalidRequest, SDKTypeScript, "",
 		"the TypeScript SDK's stdio transport drops a line that is no JSON-RPC message without an answer"}
 )
 
@@ -130,10 +132,14 @@ type sdkCandidate struct {
 	b       sdkBehaviour
 }
 
-// findSDK records a finding, and that it is b's if the server turns out to
-// run on b's SDK.
-func (s *scanner) findSDK(rule string, sev report.Severity, tool, pointer, msg string, b sdkBehaviour) {
-	s.findSev(rule, sev, tool, pointer, msg)
+// sdkBehaviours are the SDK behaviours the checks know, for the catalogue:
+// a warning of their rules may become an info note (attributeSDK).
+var sdkBehaviours = []sdkBehaviour{tsIgnoresCursor, tsUnknownToolResult, tsResourceNotFound, tsSetLevelInternal, tsDropsUnparsable, tsDropsInvalid}
+
+// findSDK records a finding of b's rule, and that it is b's if the server
+// turns out to run on b's SDK.
+func (s *scanner) findSDK(b sdkBehaviour, sev report.Severity, tool, pointer, msg string) {
+	s.findSev(b.rule, sev, tool, pointer, msg)
 	s.sdkCandidates = append(s.sdkCandidates, sdkCandidate{finding: len(s.rep.Findings) - 1, b: b})
 }
 

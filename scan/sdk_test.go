@@ -60,9 +60,9 @@ func TestSDKMarks(t *testing.T) {
 func TestAttributeSDK(t *testing.T) {
 	run := func(seen sdkSeen) *Report {
 		s := &scanner{rep: &Report{}, sdk: seen}
-		s.findSDK(RuleInvalidCursor, report.SeverityWarn, "", "", "page served", tsIgnoresCursor)
-		s.findSDK(RuleLogLevel, report.SeverityWarn, "", "", "refused with -32603", tsSetLevelInternal)
-		s.findSDK(RuleErrUnknownTool, report.SeverityError, "", "", "tool_error", tsUnknownToolResult)
+		s.findSDK(tsIgnoresCursor, report.SeverityWarn, "", "", "page served")
+		s.findSDK(tsSetLevelInternal, report.SeverityWarn, "", "", "refused with -32603")
+		s.findSDK(tsUnknownToolResult, report.SeverityError, "", "", "tool_error")
 		s.find(RulePing, "", "", "not empty")
 		s.attributeSDK()
 		return s.rep

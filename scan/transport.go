@@ -171,7 +171,7 @@ func (s *scanner) invalidCursorCheck(ctx context.Context) {
 	const what = "tools/list with a cursor the server never issued"
 	a := s.ask(ctx, "tools/list", map[string]any{"cursor": invalidCursor})
 	if a.result != nil {
-		s.findSDK(RuleInvalidCursor, severityOf(RuleInvalidCursor), "", "", what+" was answered with a result", tsIgnoresCursor)
+		s.findSDK(tsIgnoresCursor, severityOf(RuleInvalidCursor), "", "", what+" was answered with a result")
 		s.check(RuleInvalidCursor, CheckFail, "")
 		return
 	}

@@ -26,7 +26,10 @@ func rulesCommand(run func(*cli.Context, *rulesOptions) error) *cli.Command {
 		Name:      "rules",
 		ArgsUsage: "[ID]",
 		Usage:     "list the stable rule ids, or explain one",
-		Description: `Without ID, lists every rule id with its default severity and title. With ID, explains it.
+		Description: `Without ID, lists every rule id with its severity and title: the default first, then any
+other a finding of the rule may be graded by what the scan finds (error/warn/info: error by
+default, warn or info in the cases the rule's text names). With ID, explains it; an id a rule
+had before it was renamed explains the rule.
 A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its kind
 (CHG-PROPERTY-REMOVED).
 
@@ -49,6 +52,8 @@ type rulesOptions struct {
 	// rev is --requirements ("": none) and reqs its requirements.
 	rev  string
 	reqs []scan.Requirement
+	// renamedFrom is the older id the rule was asked by ("": its own).
+	renamedFrom string
 }
 
 // parseRulesOptions reads rules' flags and looks up the rule or the
@@ -81,8 +86,11 @@ func parseRulesOptions(c *cli.Context) (*rulesOptions, error) {
 	if !ok {
 		r, ok = cat.Lookup(drift.KindOf(id))
 	}
+	if ok && !strings.EqualFold(r.ID, id) && !strings.EqualFold(r.ID, drift.KindOf(id)) {
+		o.renamedFrom = strings.ToUpper(id)
+	}
 	if !ok {
-		return nil, usageErr("unknown rule id %q (mcpdrill rules lists them)", id)
+		return nil, usageErr("unknown rule id %q%s (mcpdrill rules lists them)", id, didYouMean(nearest(id, cat.IDs())))
 	}
 	o.rule = &r
 	return o, nil
@@ -112,7 +120,13 @@ func runRules(c *cli.Context, o *rulesOptions) error {
 	}
 	r, p := o.rule, newPainter(w)
 	text := min(width, proseWidth)
-	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), p.severity(r.Severity), wrap(r.Title, text), wrap(r.Detail, text))
+	if o.renamedFrom != "" {
+		fmt.Fprintf(w, "%s was renamed %s:\n\n", o.renamedFrom, r.ID)
+	}
+	fmt.Fprintf(w, "%s  %s\n%s\n\n%s\n", p.paint(r.ID, 1), severityText(p, *r), wrap(r.Title, text), wrap(r.Detail, text))
+	if len(r.Graded) > 0 {
+		fmt.Fprintf(w, "\n%s\n", wrap(fmt.Sprintf("severity: %s by default; a finding may be graded %s by what the scan found (the text above says when; METHODOLOGY.md, Part I §4, severity ladder: a refusal in another form is a warning, what the negotiated revision does not ask for is advice).", r.Severity, r.SeverityText()), text))
+	}
 	if len(r.Requirements) > 0 {
 		var b strings.Builder
 		b.WriteString("\ngrades:\n")
@@ -129,13 +143,25 @@ func renderRules(w io.Writer, cat report.Catalogue, width int) error {
 	p := newPainter(w)
 	g := newGrid(gridColumn{name: "id"}, gridColumn{name: "severity", painted: true}, gridColumn{name: "title", long: true})
 	for _, r := range cat {
-		g.add(r.ID, p.severity(r.Severity), r.Title)
+		g.add(r.ID, severityText(p, r), r.Title)
 	}
 	if err := g.render(w, width); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d rules; mcpdrill rules ID explains one\n", len(cat))
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%d rules; mcpdrill rules ID explains one (severity a/b: a by default, b by what the scan finds)", len(cat)), width))
 	return nil
+}
+
+// severityText shows a rule's severity: its default, painted, or every
+// severity it grades ("error/warn/info", the default first painted).
+func severityText(p painter, r report.Rule) string {
+	parts := []string{p.severity(r.Severity)}
+	for _, s := range r.Severities() {
+		if s != r.Severity {
+			parts = append(parts, string(s))
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // writeRequirements writes the requirements of revision rev, as JSON or

@@ -11,6 +11,27 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
+// Syntax is the placeholder syntax of a client's configuration files.
+type Syntax int
+
+// Placeholder syntaxes.
+const (
+	// SyntaxDefault is what a Resolver's doc lists: VS Code's and Cursor's
+	// ${…} variables and Claude Code's ${NAME} and ${NAME:-DEFAULT}, which
+	// Windsurf (${env:NAME}) and Kiro (${NAME}) files use too.
+	SyntaxDefault Syntax = iota
+	// SyntaxGemini is Gemini CLI's: ${NAME} and a bare $NAME, from the
+	// environment (geminicli.com/docs/get-started/configuration,
+	// "Environment variables in settings files"); nothing else.
+	SyntaxGemini
+	// SyntaxOpencode is opencode's: {env:NAME} (opencode.ai/docs/config,
+	// "Variables"). Its {file:PATH}, which would read a file the
+	// configuration names, is never resolved.
+	SyntaxOpencode
+	// SyntaxLiteral substitutes nothing (Codex, Zed).
+	SyntaxLiteral
+)
+
 // Resolver resolves the placeholders MCP clients define, wherever a
 // server entry may hold them (command, args, env, cwd, url, headers):
 //
@@ -42,6 +63,9 @@ type Resolver struct {
 	// Declared are the inputs the configuration declares, to describe a
 	// missing one.
 	Declared []Input
+	// Syntax is the placeholder syntax (Config.Syntax); SyntaxDefault is
+	// the one listed above.
+	Syntax Syntax
 }
 
 // ErrUnresolved is matched (errors.Is) by an *UnresolvedError.
@@ -124,33 +148,106 @@ func (x *Expander) Used() []string { return slices.Clone(x.used) }
 // Expand returns s with its placeholders replaced. An unresolved
 // placeholder becomes "" and is recorded for Err.
 func (x *Expander) Expand(s string) string {
-	if !strings.Contains(s, "${") {
+	switch x.r.Syntax {
+	case SyntaxLiteral:
+		return s
+	case SyntaxGemini:
+		return x.expandGemini(s)
+	case SyntaxOpencode:
+		return x.expandOpencode(s)
+	}
+	return replaceDelimited(s, "${", x.placeholder)
+}
+
+// replaceDelimited replaces each open…} of s whose body resolve knows with
+// what it resolves to; any other text, an unknown or unclosed one
+// included, is kept (the search goes on after its opening).
+func replaceDelimited(s, open string, resolve func(body string) (string, bool)) string {
+	if !strings.Contains(s, open) {
 		return s
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${")
+		i := strings.Index(s, open)
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
-		j := strings.IndexByte(s[i+2:], '}')
+		j := strings.IndexByte(s[i+len(open):], '}')
 		if j < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
-		body := s[i+2 : i+2+j]
-		v, ok := x.placeholder(body)
+		end := i + len(open) + j + 1
+		v, ok := resolve(s[i+len(open) : end-1])
 		if !ok {
-			// Not a placeholder: keep "${" and look on after it.
-			b.WriteString(s[:i+2])
-			s = s[i+2:]
+			b.WriteString(s[:i+len(open)])
+			s = s[i+len(open):]
 			continue
 		}
 		b.WriteString(s[:i])
 		b.WriteString(v)
-		s = s[i+3+j:]
+		s = s[end:]
 	}
+}
+
+// expandGemini expands ${NAME} and $NAME from the environment; any other
+// text, other ${…} included, is kept.
+func (x *Expander) expandGemini(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '$' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		name, end := "", i+1
+		if strings.HasPrefix(s[i+1:], "{") {
+			if j := strings.IndexByte(s[i+2:], '}'); j >= 0 && isIdent(s[i+2:i+2+j]) {
+				name, end = s[i+2:i+2+j], i+3+j
+			}
+		} else {
+			for end < len(s) && (s[end] == '_' || s[end] >= 'A' && s[end] <= 'Z' || s[end] >= 'a' && s[end] <= 'z' || end > i+1 && s[end] >= '0' && s[end] <= '9') {
+				end++
+			}
+			name = s[i+1 : end]
+		}
+		if name == "" {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		v, found := x.env(name, s[i:end])
+		if !found {
+			x.missing.Env = appendNew(x.missing.Env, name)
+		}
+		b.WriteString(v)
+		i = end
+	}
+	return b.String()
+}
+
+// expandOpencode expands {env:NAME}; a {file:PATH} is recorded as one that
+// cannot be resolved, and any other text is kept.
+func (x *Expander) expandOpencode(s string) string {
+	return replaceDelimited(s, "{", func(body string) (string, bool) {
+		kind, rest, _ := strings.Cut(body, ":")
+		switch {
+		case kind == "env" && isIdent(rest):
+			v, found := x.env(rest, "{"+body+"}")
+			if !found {
+				x.missing.Env = appendNew(x.missing.Env, rest)
+			}
+			return v, true
+		case kind == "file" && rest != "":
+			x.missing.Other = appendNew(x.missing.Other, "{"+body+"}")
+			return "", true
+		}
+		return "", false
+	})
 }
 
 // All expands each string of ss.

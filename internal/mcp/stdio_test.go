@@ -136,6 +136,10 @@ func TestStdioRefused(t *testing.T) {
 	// forced legacy revision the server will not echo
 	cfg := fakeCfg(t, "legacy")
 	cfg.Protocol = Rev20260728 // forced modern against a legacy server: discover unanswered
+	// The wait is expected to run out (the legacy fake says nothing until
+	// asked to initialize): a forced probe waits the request timeout or
+	// the start-up allowance, both short here.
+	cfg.RequestTimeout, cfg.StartupTimeout = 300*time.Millisecond, 300*time.Millisecond
 	c := connect(t, cfg)
 	if s := c.Session(); s.Era != EraModern || !strings.Contains(strings.Join(s.Detection, "|"), "continuing as forced") {
 		t.Fatalf("session = %+v", s)
@@ -289,7 +293,7 @@ func endServer(t *testing.T, c *Client) {
 
 func TestStdioSilent(t *testing.T) {
 	cfg := fakeCfg(t, "silent")
-	cfg.RequestTimeout = 300 * time.Millisecond
+	cfg.RequestTimeout, cfg.StartupTimeout = 300*time.Millisecond, 300*time.Millisecond
 	_, err := Connect(context.Background(), cfg)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
@@ -522,7 +526,14 @@ func TestStdioWriteBlocked(t *testing.T) {
 	setCloseGrace(t, 100*time.Millisecond, testutil.Hang) // the server never reads: it outlasts the first grace
 	// The server never reads: the write of the request blocks, and the
 	// request ends at its timeout all the same.
-	c := connectFake(t, "deaf", func(c *Config) { c.Protocol = Rev20260728; c.RequestTimeout = 300 * time.Millisecond })
+	// It never speaks either: its start-up allowance is the request's
+	// timeout, or the forced probe would wait the default minute for it.
+	c := connectFake(t, "deaf", func(c *Config) {
+		c.Protocol, c.RequestTimeout, c.StartupTimeout = Rev20260728, 300*time.Millisecond, 300*time.Millisecond
+	})
+	// The write blocks on a server that never reads; the request timeout
+	// ends the call (a hang would end the test binary instead: no
+	// wall-clock bound is asserted, the machine may be busy).
 	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": strings.Repeat("x", 1<<20)})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)

@@ -93,7 +93,7 @@ func ruleTable(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString("| id | severity | title |\n|---|---|---|\n")
 	for _, r := range cat {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.ID, r.Severity, cell(r.Title))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.ID, r.SeverityText(), cell(r.Title))
 	}
 	return b.String()
 }

@@ -321,11 +321,9 @@ func RequirementRevisions() []string { return slices.Clone(revAll) }
 // GradesConformance reports whether a catalogue rule grades specification
 // conformance and must therefore cite a requirement. Output-contract
 // quality (MCP-OUT-*), authorization posture, the scan's own state
-// (MCP-SCAN-*) and mcpdrill's frame cap go beyond what the spec requires.
+// (MCP-SCAN-*, mcpdrill's frame cap among them) go beyond what the spec requires.
 func GradesConformance(id string) bool {
 	switch id {
-	case RuleOversizeFrame:
-		return false
 	case RuleAuthOriginAccepted, RuleCallOutputSchema, RuleCallNoStructured, RuleCallTextMirror, RuleCallErrorShape:
 		return true
 	}

@@ -23,7 +23,7 @@ const (
 	RuleResultType       = "MCP-CONF-RESULT-TYPE"
 	RuleCursorLoop       = "MCP-CONF-CURSOR-LOOP"
 	RuleServerInfo       = "MCP-CONF-SERVER-INFO"
-	RuleOversizeFrame    = "MCP-CONF-OVERSIZE-FRAME"
+	RuleOversizeFrame    = "MCP-SCAN-OVERSIZE-FRAME"
 	RuleServerRequest    = "MCP-CONF-SERVER-REQUEST"
 	RuleStdioShutdown    = "MCP-CONF-STDIO-SHUTDOWN"
 	RuleLegacyReply      = "MCP-CONF-LEGACY-REPLY"
@@ -174,8 +174,8 @@ func baseRules() report.Catalogue {
 			"A nextCursor returned a page already seen. A naive client pages forever."),
 		rule(RuleServerInfo, report.SeverityWarn, "The server does not identify itself",
 			"No serverInfo name/version came back from initialize or server/discover; reports and pins cannot name the build."),
-		rule(RuleOversizeFrame, report.SeverityWarn, "A message exceeded the size cap",
-			"A message larger than --max-frame was discarded; whatever it carried was not established."),
+		renamed(rule(RuleOversizeFrame, report.SeverityWarn, "A message exceeded the size cap",
+			"A message larger than --max-frame was discarded; whatever it carried was not established. The cap is mcpdrill's, not the specification's (which sets no message size), so this grades the scan's completeness, not the server's conformance."), "MCP-CONF-OVERSIZE-FRAME"),
 		rule(RuleServerRequest, report.SeverityInfo, "The server sent requests to the client",
 			"The server asked the client something (ping, roots, sampling, elicitation) during the scan; the scan declares no client capability. From 2026-07-28 a server must not send requests at all (error). Before it a ping is allowed (info), and any other request uses a capability the client did not declare: an error from 2025-06-18 (MUST), a warning before it (SHOULD)."),
 		rule(RuleStdioShutdown, report.SeverityWarn, "The stdio server did not exit when its stdin closed",

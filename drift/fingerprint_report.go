@@ -1,7 +1,6 @@
 package drift
 
 import (
-	"context"
 	"slices"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
@@ -15,6 +14,9 @@ type FingerprintReport struct {
 	// Tools maps each tool's name to its ToolFingerprint; of two tools of
 	// one name, the first listed.
 	Tools map[string]string `json:"tools"`
+	// Structural is set when the tools were fingerprinted without their
+	// descriptions and titles (Structural).
+	Structural bool `json:"structural,omitempty"`
 	// Names are the tools' names, sorted (ToolNames).
 	Names []string `json:"-"`
 }
@@ -28,16 +30,4 @@ func FingerprintTools(tools []mcp.Tool) *FingerprintReport {
 		}
 	}
 	return r
-}
-
-// FingerprintServer lists the live server's tools and reports their
-// fingerprints; the observation says whether the listing was capped and
-// which entries could not be read (they are not in the report). Errors
-// are Observe's.
-func FingerprintServer(ctx context.Context, cfg mcp.Config) (*FingerprintReport, *Observation, error) {
-	obs, err := Observe(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return FingerprintTools(obs.Tools), obs, nil
 }

@@ -23,8 +23,11 @@ type Report struct {
 	Fingerprint Fingerprints `json:"fingerprint"`
 	Tools       ToolCounts   `json:"tools"`
 	// Compared is false when no tool comparison was made (refused revision).
-	Compared bool            `json:"compared"`
-	Findings []ReportFinding `json:"findings"`
+	Compared bool `json:"compared"`
+	// Structural is set when the sides were compared and fingerprinted
+	// without their descriptions and titles (Structural).
+	Structural bool            `json:"structural,omitempty"`
+	Findings   []ReportFinding `json:"findings"`
 	// AuthPosture is what the run established about who the live server
 	// talks to (HTTP targets); set by the caller.
 	AuthPosture *target.Posture `json:"auth_posture,omitempty"`

@@ -26,6 +26,9 @@ type RunOptions struct {
 	// the live listing went. drift does not grade authentication itself;
 	// the caller supplies the grader (the CLI uses scan's).
 	Posture func(ctx context.Context, l Listing) (*target.Posture, []report.Finding)
+	// Structural compares the two sides' Structural tools, and
+	// fingerprints those: an edit of a description or a title is no drift.
+	Structural bool
 	// Invoke, when set, runs the opt-in tool invocation against the
 	// declared tools, knowing which the server serves, and may record it on
 	// the report.
@@ -58,8 +61,12 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 		ctx, end = o.Tracer.Start(ctx, "mcpdrill drift")
 		defer end()
 	}
-	rep := &Report{SchemaVersion: SchemaVersion, Command: "drift", Baseline: o.Baseline, Live: o.Live,
-		Fingerprint: Fingerprints{Baseline: Fingerprint(m.Tools)}, Tools: ToolCounts{Baseline: len(m.Tools)}}
+	declared := m.Tools
+	if o.Structural {
+		declared = Structural(m.Tools)
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, Command: "drift", Baseline: o.Baseline, Live: o.Live, Structural: o.Structural,
+		Fingerprint: Fingerprints{Baseline: Fingerprint(declared)}, Tools: ToolCounts{Baseline: len(m.Tools)}}
 	mark := o.Tracer.Mark()
 	obs, err := Observe(ctx, cfg)
 	calls := o.Tracer.Since(mark)
@@ -87,10 +94,14 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 		return rep, err
 	}
 	rep.Target = TargetOf(obs, o.HeaderNames)
-	rep.Fingerprint.Live = Fingerprint(obs.Tools)
+	live := obs.Tools
+	if o.Structural {
+		live = Structural(obs.Tools)
+	}
+	rep.Fingerprint.Live = Fingerprint(live)
 	rep.Tools.Live = len(obs.Tools)
 	rep.Compared = true
-	fs, err := CompareContext(ctx, Side{Tools: m.Tools, Incomplete: m.Truncated()}, Side{Tools: obs.Tools, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
+	fs, err := CompareContext(ctx, Side{Tools: declared, Incomplete: m.Truncated()}, Side{Tools: live, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
 	if err != nil {
 		return nil, fmt.Errorf("compare %d declared with %d served tool(s): %w", len(m.Tools), len(obs.Tools), err)
 	}

@@ -326,10 +326,11 @@ func runFingerprint(ctx context.Context, s *server, args map[string]any) (any, e
 	if err != nil {
 		return nil, err
 	}
-	rep, obs, err := drift.FingerprintServer(ctx, t.cfg)
+	obs, err := drift.Observe(ctx, t.cfg)
 	if err != nil {
 		return nil, connectError(t, err)
 	}
+	rep := drift.FingerprintTools(obs.Tools)
 	out := fingerprintOut{Target: t.out(), Fingerprint: rep.Fingerprint, ToolCount: len(rep.Names), Tools: []toolPrintOut{},
 		Complete: !obs.Capped, Unreadable: len(obs.Unreadable)}
 	for _, name := range rep.Names {

@@ -51,15 +51,29 @@ func WriteAnnotations(w io.Writer, o Output) error {
 		if q := r.Requirement; q != nil {
 			msg += " [" + q.String() + "]"
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", annotationLevel(r.Severity), strings.Join(props, ","), escapeData(msg)); err != nil {
+		level := annotationLevel(r.Severity)
+		if r.Expected {
+			// Acknowledged: visible, but not an error of this run.
+			level, msg = "notice", msg+" (expected: acknowledged in the expected-findings file)"
+		}
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", level, strings.Join(props, ","), escapeData(msg)); err != nil {
 			return fmt.Errorf("report: write annotations: %w", err)
 		}
 	}
 	c := map[Severity]int{}
+	expected := 0
 	for _, r := range rs {
+		if r.Expected {
+			expected++
+			continue
+		}
 		c[r.Severity]++
 	}
-	if _, err := fmt.Fprintf(w, "mcpdrill %s: %d error(s), %d warning(s), %d info\n", o.Command, c[SeverityError], c[SeverityWarn], c[SeverityInfo]); err != nil {
+	tail := ""
+	if expected > 0 {
+		tail = fmt.Sprintf(", %d expected", expected)
+	}
+	if _, err := fmt.Fprintf(w, "mcpdrill %s: %d error(s), %d warning(s), %d info%s\n", o.Command, c[SeverityError], c[SeverityWarn], c[SeverityInfo], tail); err != nil {
 		return fmt.Errorf("report: write annotations: %w", err)
 	}
 	return nil

@@ -137,11 +137,14 @@ func (o Output) junitCaseText(class string, c Check, rs []Result) junitCase {
 	var failing []Result
 	for _, r := range rs {
 		line := fmt.Sprintf("%s [%s] %s", r.Rule, r.Severity, r.Text())
+		if r.Expected {
+			line += " (expected)"
+		}
 		if q := r.Requirement; q != nil {
 			line += " [" + q.String() + "]"
 		}
 		lines = append(lines, line)
-		if o.fails(r.Severity) {
+		if o.fails(r) {
 			failing = append(failing, r)
 		}
 	}

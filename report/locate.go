@@ -21,21 +21,6 @@ func ToolLines(data []byte) map[string]int {
 				out[name] = lines.at(obj)
 			}
 		}
-	}, nil)
-	return out
-}
-
-// MemberLines finds the line of each member of the top-level object's
-// member key (a servers.json's "mcpServers"): the line of the member's name.
-func MemberLines(data []byte, key string) map[string]int {
-	out := map[string]int{}
-	lines := &lineCounter{data: data}
-	walkJSON(data, nil, func(path []string, member string, at int64) {
-		if len(path) == 1 && path[0] == key {
-			if _, seen := out[member]; !seen {
-				out[member] = lines.at(at)
-			}
-		}
 	})
 	return out
 }
@@ -62,9 +47,8 @@ func (c *lineCounter) at(off int64) int {
 
 // walkJSON reads data token by token. str is called for each string value
 // with its path (member names, "[]" for array elements) and the offset of
-// the object holding it; member for each member name with the path of its
-// object and the offset of the name.
-func walkJSON(data []byte, str func(path []string, obj int64, s string), member func(path []string, name string, at int64)) {
+// the object holding it.
+func walkJSON(data []byte, str func(path []string, obj int64, s string)) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var path []string
@@ -83,9 +67,6 @@ func walkJSON(data []byte, str func(path []string, obj int64, s string), member 
 						return false
 					}
 					name, _ := k.(string)
-					if member != nil {
-						member(path, name, dec.InputOffset()-1)
-					}
 					path = append(path, name)
 					v, err := dec.Token()
 					if err != nil || !value(v) {

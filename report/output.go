@@ -30,6 +30,10 @@ type Result struct {
 	// Subject names the part of a multi-server run the finding is about (a
 	// study's server); "" for a run of one server.
 	Subject string
+	// Expected is set on a finding an expected-findings file acknowledges
+	// (Expectations.Evaluate): it does not fail the run, and the machine
+	// formats say so.
+	Expected bool
 }
 
 // Text is the finding's one-line text with its subject and tool, for
@@ -97,6 +101,13 @@ type Output struct {
 	Checks    []Check
 	// Duration is the run's wall time.
 	Duration time.Duration
+	// Category, when set, is the SARIF run's automationDetails.id (with a
+	// "/" appended, as GitHub's upload does to a category): the code
+	// scanning category that keeps this run's alerts apart from another's.
+	// Empty, the SARIF has no automationDetails and the uploader names the
+	// run (GitHub: by workflow, job and matrix values, or its category
+	// input).
+	Category string
 }
 
 // sortedResults returns the results in a stable order: severity (most
@@ -109,9 +120,10 @@ func (o Output) sortedResults() []Result {
 	return rs
 }
 
-// fails reports whether a finding of severity s is at or above the threshold.
-func (o Output) fails(s Severity) bool {
-	return o.Threshold != "" && s.Rank() >= o.Threshold.Rank()
+// fails reports whether a result fails the run: its severity is at or
+// above the threshold and no expected-findings file acknowledges it.
+func (o Output) fails(r Result) bool {
+	return !r.Expected && o.Threshold != "" && r.Severity.Rank() >= o.Threshold.Rank()
 }
 
 // methodologyAnchors maps rule id prefixes (longest first) to the section of
@@ -124,6 +136,7 @@ var methodologyAnchors = []struct{ prefix, anchor string }{
 	{"MCP-OUT-", "2-output-contract"},
 	{"MCP-ERR-", "3-error-conformance"},
 	{"MCP-SCAN-", "1-connection-and-era-detection"},
+	{"MCP-CONFIG-", "tool-name-collisions-across-a-configuration"},
 	{"MCP-PROV-", "7-provider-acceptance"},
 	{"MCP-AUTH-", "authentication-posture-auth_posture-http-only"},
 	{"MCP-GUARD-", "part-iv--guard-mode-pinning-a-servers-tool-set"},

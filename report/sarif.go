@@ -22,10 +22,10 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool              sarifTool       `json:"tool"`
-	AutomationDetails sarifAutomation `json:"automationDetails"`
-	Results           []sarifResult   `json:"results"`
-	Properties        map[string]any  `json:"properties,omitempty"`
+	Tool              sarifTool        `json:"tool"`
+	AutomationDetails *sarifAutomation `json:"automationDetails,omitempty"`
+	Results           []sarifResult    `json:"results"`
+	Properties        map[string]any   `json:"properties,omitempty"`
 }
 
 type sarifAutomation struct {
@@ -66,13 +66,22 @@ type sarifText struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties,omitempty"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          map[string]any     `json:"properties,omitempty"`
+}
+
+// sarifSuppression marks a result the user acknowledged (SARIF 2.1.0
+// §3.35): kind external, since the acknowledgement lives in a file of its
+// own, not in the code.
+type sarifSuppression struct {
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
 }
 
 type sarifLocation struct {
@@ -167,9 +176,18 @@ func WriteSARIF(w io.Writer, o Output) error {
 		results = append(results, sarifResultOf(r, i))
 	}
 	run := sarifRun{
-		Tool:              sarifTool{Driver: sarifDriver{Name: "mcpdrill", Version: o.Version, InformationURI: RepositoryURL, Rules: rules}},
-		AutomationDetails: sarifAutomation{ID: "mcpdrill/" + strings.ReplaceAll(o.Command, " ", "-") + "/"},
-		Results:           results,
+		Tool:    sarifTool{Driver: sarifDriver{Name: "mcpdrill", Version: o.Version, InformationURI: RepositoryURL, Rules: rules}},
+		Results: results,
+	}
+	if o.Category != "" {
+		// The id a category becomes when the uploader writes it (GitHub's
+		// upload-sarif appends the "/"); an uploader applies its own
+		// category only to a run without automationDetails.
+		id := o.Category
+		if !strings.HasSuffix(id, "/") {
+			id += "/"
+		}
+		run.AutomationDetails = &sarifAutomation{ID: id}
 	}
 	if omitted > 0 {
 		run.Properties = map[string]any{"omittedResults": omitted}
@@ -242,6 +260,9 @@ func sarifResultOf(r Result, ruleIndex int) sarifResult {
 	}
 	res := sarifResult{RuleID: r.Rule, RuleIndex: ruleIndex, Level: SARIFLevel(r.Severity), Message: sarifText{sarifMessage(r.Text())},
 		Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(r)}}
+	if r.Expected {
+		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted"}}
+	}
 	props := map[string]any{}
 	if r.Subject != "" {
 		props["server"] = r.Subject

@@ -73,6 +73,10 @@ type StartupFailure struct {
 	// frames, runtime banners and blank lines passed over), bounded and
 	// with secret-looking values masked; "" when it wrote none.
 	Said string `json:"said,omitempty"`
+	// StartupTimeoutMS is the start-up allowance, in milliseconds, when the
+	// server wrote nothing within it (mcp.Config.StartupTimeout); 0
+	// otherwise.
+	StartupTimeoutMS int64 `json:"startup_timeout_ms,omitempty"`
 }
 
 // Target says what was scanned, without secrets (internal/redact): an HTTP

@@ -214,6 +214,8 @@ func baseRules() report.Catalogue {
 			"No MCP session could be opened: the process did not start, exited, or the URL did not answer."),
 		rule(RuleRefused, report.SeverityError, "No protocol revision could be agreed",
 			"The server refused every revision mcpdrill speaks; no comparison or probe was run."),
+		rule(RuleToolCollision, report.SeverityWarn, "Two servers of one configuration list the same tool name",
+			"With --config, the servers of one client configuration are compared: a tool name that two of them list reaches only one of them in a client that merges their tools into one list, and which one is the client's choice, so a server can shadow another's tool. Clients that prefix each tool with its server's name keep them apart; rename one, or keep the servers in separate configurations."),
 	}
 }
 

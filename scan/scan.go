@@ -369,6 +369,10 @@ func (s *scanner) connectFailed(err error) {
 		s.find(RuleRefused, "", "", "no protocol revision could be agreed: "+errText(err))
 	case se != nil:
 		f := &StartupFailure{Exited: se.Exited, Signal: se.Signal, Said: said(se.Stderr, s.secretValues())}
+		var st *mcp.StartupTimeoutError
+		if errors.As(err, &st) && !se.Exited {
+			f.StartupTimeoutMS = st.Allowance.Milliseconds()
+		}
 		if se.Exited && se.Signal == "" {
 			code := se.ExitCode
 			f.ExitStatus = &code
@@ -531,6 +535,8 @@ func startupText(f *StartupFailure, err error) string {
 		fmt.Fprintf(&b, "the server was killed by %s during the handshake", f.Signal)
 	case f.ExitStatus != nil:
 		fmt.Fprintf(&b, "the server exited with status %d during the handshake", *f.ExitStatus)
+	case f.StartupTimeoutMS > 0:
+		fmt.Fprintf(&b, "the server wrote nothing within its start-up allowance of %s and was stopped", time.Duration(f.StartupTimeoutMS)*time.Millisecond)
 	default:
 		fmt.Fprintf(&b, "the server did not complete the handshake (%s) and was stopped", errText(err))
 	}

@@ -493,3 +493,31 @@ func TestFindingsCarryNoSeverityOutsideCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStartupAllowance: a stdio server slower to start than the
+// per-request timeout is scanned within its start-up allowance (the
+// default one: a cold npx download), and one that writes nothing within
+// the allowance fails saying so. The durations are scaled down from the
+// defaults (10 s per request, 60 s to start) so that the test waits
+// seconds, not a minute.
+func TestStartupAllowance(t *testing.T) {
+	t.Run("slower than a request, within the allowance", func(t *testing.T) {
+		t.Parallel()
+		cfg := stdioConfig(t, testbed.Options{Profile: "slow-start", StartDelay: 2 * time.Second})
+		cfg.RequestTimeout, cfg.DiscoverTimeout = 500*time.Millisecond, 200*time.Millisecond
+		r := runScan(t, cfg)
+		if f := finding(r, RuleUnreachable); f.Rule != "" || r.StartupFailure != nil {
+			t.Fatalf("a server within its start-up allowance was not scanned: %+v %+v", f, r.StartupFailure)
+		}
+	})
+	t.Run("the allowance used up", func(t *testing.T) {
+		t.Parallel()
+		cfg := stdioConfig(t, testbed.Options{Profile: "slow-start", StartDelay: time.Minute})
+		cfg.RequestTimeout, cfg.StartupTimeout, cfg.DiscoverTimeout = 200*time.Millisecond, time.Second, 200*time.Millisecond
+		r := runScan(t, cfg)
+		f := finding(r, RuleUnreachable)
+		if r.StartupFailure == nil || r.StartupFailure.StartupTimeoutMS != 1000 || !strings.Contains(f.Message, "wrote nothing within its start-up allowance of 1s") {
+			t.Fatalf("startup failure %+v, finding %+v", r.StartupFailure, f)
+		}
+	})
+}

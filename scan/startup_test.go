@@ -31,12 +31,12 @@ func TestStartupFailureExplainsItself(t *testing.T) {
 			`no MCP session could be opened: the server exited with status 3 during the handshake; it wrote nothing on stderr`},
 		{"secret echoed", `echo "bad token $TOKEN --api-key $TOKEN" >&2; exit 2`, []string{"TOKEN=s3cr3t-value"}, true, ptr(2), "", "bad token REDACTED --api-key REDACTED", ""},
 		{"never answers", `echo "waiting for a licence server" >&2; exec sleep 30`, nil, false, nil, "", "waiting for a licence server",
-			`no MCP session could be opened: the server did not complete the handshake (timed out) and was stopped; its stderr ends "waiting for a licence server"`},
+			`no MCP session could be opened: the server wrote nothing within its start-up allowance of 1s and was stopped; its stderr ends "waiting for a licence server"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := mcp.Config{Command: []string{"/bin/sh", "-c", tc.script}, Env: tc.env, RequestTimeout: 300 * time.Millisecond, DiscoverTimeout: 100 * time.Millisecond}
+			cfg := mcp.Config{Command: []string{"/bin/sh", "-c", tc.script}, Env: tc.env, RequestTimeout: 300 * time.Millisecond, DiscoverTimeout: 100 * time.Millisecond, StartupTimeout: time.Second}
 			r := runScan(t, cfg)
 			f := r.StartupFailure
 			if r.Established || f == nil {

@@ -5,8 +5,8 @@
 #   action.sh install  builds mcpdrill from the action's own checkout (go install ./cmd/mcpdrill,
 #                      the version stamped with the action's ref) into a directory of its own, and
 #                      adds that directory to GITHUB_PATH for the steps that follow
-#   action.sh run      runs `mcpdrill COMMAND --format sarif --fail-on FAIL_ON ARGS...` with stdout
-#                      to the SARIF file, and records mcpdrill's exit code as the step output
+#   action.sh run      runs `mcpdrill COMMAND --format sarif --fail-on FAIL_ON [--sarif-category
+#                      CATEGORY] ARGS...` with stdout to the SARIF file, and records mcpdrill's exit code as the step output
 #                      exit-code. It exits 0 when mcpdrill ran to a verdict (0 clean, 1 findings at
 #                      or above fail-on, 3 server unreachable or revision refused), so that the
 #                      upload step still runs, and with mcpdrill's code otherwise (2 usage error,
@@ -22,9 +22,13 @@
 #   INPUT_COMMAND     scan, drift or "drift check" (default drift)
 #   INPUT_ARGS        the arguments after the command, split into words as xargs splits them:
 #                     white space separates, quotes ('…', "…") and backslashes group, nothing is
-#                     expanded. --format, --json and --fail-on belong to the action (before "--")
+#                     expanded. --format, --json, --fail-on and --sarif-category belong to the action
+#                     (before "--")
 #   INPUT_SARIF_FILE  where the SARIF goes (default mcpdrill.sarif)
 #   INPUT_FAIL_ON     error, warn, info or never (default error)
+#   INPUT_CATEGORY    the code scanning category, written into the SARIF's automationDetails.id
+#                     (the upload step applies its own only to a SARIF run without one); empty:
+#                     none, and code scanning names the run by workflow, job and matrix
 #   ACTION_PATH       install: the action's checkout (a clone of this repository)
 #   ACTION_REF        install: the version to stamp (the action's ref); empty: from the build info
 #   EXIT_CODE         finish: the exit-code output of run
@@ -74,7 +78,7 @@ own_flag() {
   done
   name=${name%%=*}
   case $name in
-    format | json | fail-on) printf '%s' "$name" ;;
+    format | json | fail-on | sarif-category) printf '%s' "$name" ;;
   esac
 }
 
@@ -98,6 +102,7 @@ run_mcpdrill() {
   refuse_controls args "${INPUT_ARGS:-}" $'\t'
   refuse_controls sarif-file "${INPUT_SARIF_FILE:-}"
   refuse_controls fail-on "${INPUT_FAIL_ON:-}"
+  refuse_controls category "${INPUT_CATEGORY:-}"
   local -a cmd
   case ${INPUT_COMMAND:-drift} in
     scan) cmd=(scan) ;;
@@ -134,15 +139,20 @@ run_mcpdrill() {
     [[ $a == -- ]] && break
     own=$(own_flag "$a")
     if [[ -n $own ]]; then
-      fail 2 "args: $a is the action's to set (--$own: the output is SARIF; use the fail-on input)"
+      fail 2 "args: $a is the action's to set (--$own: the output is SARIF; use the fail-on and category inputs)"
     fi
   done
 
+  local -a own=(--format sarif --fail-on "$fail_on")
+  if [[ -n ${INPUT_CATEGORY:-} ]]; then
+    own+=(--sarif-category "$INPUT_CATEGORY")
+  fi
+
   mkdir -p "$(dirname "$sarif")"
   # The arguments are not echoed: they may carry a header value.
-  echo "mcpdrill ${cmd[*]} --format sarif --fail-on $fail_on ... > $(shown "$sarif")"
+  echo "mcpdrill ${cmd[*]} $(shown "${own[*]}") ... > $(shown "$sarif")"
   local code=0
-  mcpdrill "${cmd[@]}" --format sarif --fail-on "$fail_on" ${args[@]+"${args[@]}"} > "$sarif" || code=$?
+  mcpdrill "${cmd[@]}" "${own[@]}" ${args[@]+"${args[@]}"} > "$sarif" || code=$?
   {
     echo "exit-code=$code"
     echo "sarif-file=$sarif"

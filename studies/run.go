@@ -254,6 +254,9 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		Headers:        t.Headers,
 		Protocol:       e.Protocol,
 		RequestTimeout: o.RequestTimeout,
+		// The per-server deadline covers a stdio server's start-up too: a
+		// study of cold npx and uvx servers downloads each one first.
+		StartupTimeout: o.Deadline,
 		ClientName:     "mcpdrill",
 		ClientVersion:  o.ToolVersion,
 		Dir:            work,

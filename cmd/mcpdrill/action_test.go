@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,6 +359,26 @@ func TestActionScript(t *testing.T) {
 	if log := testutil.CheckSARIF(t, mustRead(t, filepath.Join(e.dir, "mcpdrill.sarif"))); len(log.Runs[0].Results) == 0 {
 		t.Error("the sloppy-errors scan has no results")
 	}
+	if strings.Contains(string(mustRead(t, filepath.Join(e.dir, "mcpdrill.sarif"))), "automationDetails") {
+		t.Error("without a category the SARIF names one: the upload's own category would be ignored")
+	}
+
+	// The category input reaches the SARIF: GitHub's upload-sarif applies
+	// its category only to a run without automationDetails, so the run
+	// carries it itself, as the upload would have written it.
+	code, out, outputs = e.step("run", map[string]string{"INPUT_COMMAND": "scan", "INPUT_FAIL_ON": "never", "INPUT_CATEGORY": "mcp/sloppy",
+		"INPUT_SARIF_FILE": "cat.sarif", "INPUT_ARGS": `--no-second-connection -- sh -c "exec mcpdrill testbed --profile sloppy-errors"`})
+	if code != 0 || outputs["exit-code"] != "0" {
+		t.Fatalf("scan with a category: exit %d, outputs %v\n%s", code, outputs, out)
+	}
+	var cat struct {
+		Runs []struct {
+			AutomationDetails struct{ ID string } `json:"automationDetails"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(e.dir, "cat.sarif")), &cat); err != nil || cat.Runs[0].AutomationDetails.ID != "mcp/sloppy/" {
+		t.Errorf("category mcp/sloppy: automationDetails %+v (%v), want id mcp/sloppy/", cat.Runs, err)
+	}
 
 	// Inputs the action refuses, and mcpdrill's usage errors, fail the run
 	// step itself: there is nothing to upload.
@@ -432,6 +453,8 @@ func TestActionInputs(t *testing.T) {
 		{"--format=json", map[string]string{"INPUT_ARGS": "--format=json tools.json"}, "args: --format=json is the action's"},
 		{"-json", map[string]string{"INPUT_ARGS": "-json tools.json"}, "args: -json is the action's"},
 		{"--json=false", map[string]string{"INPUT_ARGS": "--json=false tools.json"}, "args: --json=false is the action's"},
+		{"--sarif-category", map[string]string{"INPUT_ARGS": "--sarif-category x tools.json"}, "args: --sarif-category is the action's"},
+		{"a line break in category", map[string]string{"INPUT_ARGS": "x", "INPUT_CATEGORY": "a\n::error::b"}, "category: a line break"},
 		{"an escaped line break is shown escaped", map[string]string{"INPUT_ARGS": "x", "INPUT_COMMAND": "wr%0A::error::ap"}, `command: want scan, drift or drift check, got "wr%250A::error::ap"`},
 		{"##[ in command", map[string]string{"INPUT_ARGS": "x", "INPUT_COMMAND": "##[set-env name=A;]b"}, `command: want scan, drift or drift check, got "#%2523[set-env name=A;]b"`},
 	} {

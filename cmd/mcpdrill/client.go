@@ -53,10 +53,13 @@ func clientServerCommand() *cli.Command {
 		Name:   "client-server",
 		Hidden: true,
 		Usage:  "the stdio server of `mcpdrill client` (started by the drilled client)",
-		Flags:  []cli.Flag{&cli.StringFlag{Name: "socket", Required: true, Usage: "the drill's socket `PATH`"}},
+		Flags:  []cli.Flag{&cli.StringFlag{Name: "socket", Usage: "the drill's socket `PATH` (required)"}},
 		Action: func(c *cli.Context) error {
 			if err := noArguments(c); err != nil {
 				return err
+			}
+			if c.String("socket") == "" {
+				return usageErr("--socket is required")
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -146,7 +149,7 @@ func runClient(c *cli.Context, o *clientOptions) error {
 	case err != nil:
 		return exitErr(exitInternal, err)
 	}
-	if err := renderClientReport(w, o.out.format, rep, o.out.threshold, time.Since(start)); err != nil {
+	if err := renderClientReport(w, o.out, rep, time.Since(start)); err != nil {
 		return err
 	}
 	if report.Fails(rep.Findings, o.out.threshold) {
@@ -156,14 +159,14 @@ func runClient(c *cli.Context, o *clientOptions) error {
 }
 
 // renderClientReport writes a drill in the asked format.
-func renderClientReport(w io.Writer, format string, rep *clientdrill.Report, th report.Severity, took time.Duration) error {
-	switch format {
+func renderClientReport(w io.Writer, format outputFormat, rep *clientdrill.Report, took time.Duration) error {
+	switch format.format {
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
 		return renderClientTable(w, rep, outputWidth(w))
 	}
-	out := report.Output{Command: "client", Threshold: th, Duration: took}
+	out := report.Output{Command: "client", Duration: took}
 	for _, f := range rep.Findings {
 		out.Results = append(out.Results, report.Result{Finding: f, Location: report.Location{Path: ".mcpdrill/client", Line: 1}})
 	}

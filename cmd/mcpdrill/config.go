@@ -30,7 +30,7 @@ const configAuto = "auto"
 // configurations (scan, drift).
 func configFlags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "take the servers from an MCP client configuration `FILE` (Claude Desktop, Cursor, VS Code, Claude Code), or \"auto\" for your own (those in your home; a workspace's too with --workspace)"},
+		&cli.StringFlag{Name: "config", Usage: "take the servers from an MCP client configuration `FILE` (the files `mcpdrill configs` lists: Claude, Cursor, VS Code, Windsurf, Codex, Gemini CLI, Zed, Cline, Roo Code, opencode, Kiro), or \"auto\" for your own (those in your home; a workspace's too with --workspace)"},
 		&cli.StringSliceFlag{Name: "server", Usage: "with --config, only the server `NAME` (repeatable)"},
 		&cli.BoolFlag{Name: trustFlag, Usage: "let a --config file you did not write (a workspace's) start its commands and send your ${env:…} and ${input:…} values to its URLs"},
 	}, placeholderFlags(" With --config auto, DIR's workspace configurations are read too.")...)
@@ -50,8 +50,10 @@ func placeholderFlags(more string) []cli.Flag {
 type liveTarget struct {
 	cfg mcp.Config
 	// file and server say which configuration entry the target is ("" for
-	// the target flags).
+	// the target flags), and line where the entry is in the file (0:
+	// unknown).
 	file, server string
+	line         int
 	// argv and url are the server as its configuration writes it, with its
 	// placeholders: what is shown of it (redacted).
 	argv []string
@@ -133,7 +135,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 	var uses []untrustedUse
 	needsInput := false
 	for _, f := range files {
-		r := clientconfig.Resolver{Workspace: workspace, UserHome: home, Inputs: inputs, Declared: f.cfg.Inputs}
+		r := clientconfig.Resolver{Workspace: workspace, UserHome: home, Inputs: inputs, Declared: f.cfg.Inputs, Syntax: f.cfg.Syntax}
 		if r.Workspace == "" {
 			r.Workspace = clientconfig.Workspace(f.cfg.Dir)
 		}
@@ -158,7 +160,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 					uses = append(uses, u)
 				}
 			}
-			lt := liveTarget{cfg: base, file: f.path, server: s.Name, argv: s.Argv(), url: s.URL, secrets: t.Secrets}
+			lt := liveTarget{cfg: base, file: f.path, server: s.Name, line: s.Line, argv: s.Argv(), url: s.URL, secrets: t.Secrets}
 			lt.cfg.Command, lt.cfg.Dir = t.Command, t.Dir
 			if t.URL != "" {
 				if err := checkURL(t.URL); err != nil {
@@ -241,7 +243,7 @@ func configFiles(c *cli.Context, source string) ([]configFile, error) {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: skipping %s (%s): %s\n", safetext.Text(f.Path), f.Client, safetext.Text(f.Err.Error()))
 			continue
 		}
-		out = append(out, configFile{path: f.Path, cfg: f.Config, own: f.Scope == "user"})
+		out = append(out, configFile{path: f.Path, cfg: f.Config, own: f.Scope != "workspace"})
 	}
 	if len(out) == 0 {
 		return nil, usageErr("--config auto: no MCP client configuration of yours found (a workspace's is read only with --workspace DIR; `mcpdrill configs` says where it looks)")
@@ -258,6 +260,7 @@ func currentPlatform(c *cli.Context, guess bool) (clientconfig.Platform, error) 
 	var p clientconfig.Platform
 	p.Home, _ = os.UserHomeDir()
 	p.ConfigDir, _ = os.UserConfigDir()
+	p.CodexHome = os.Getenv("CODEX_HOME")
 	ws := c.String("workspace")
 	if ws == "" && !guess {
 		return p, nil

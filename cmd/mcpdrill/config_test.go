@@ -158,6 +158,34 @@ func TestScanConfig(t *testing.T) {
 			t.Error("no results: the vacuous server has findings")
 		}
 	})
+	// vscode_mcp.json starts with a // comment, as VS Code allows: the
+	// results and annotations are still on each server's own line (issue
+	// 40: they were all on line 1).
+	t.Run("sarif and annotations through comments", func(t *testing.T) {
+		lines := map[string]int{"local": 7, "remote": 13}
+		for _, format := range []string{"sarif", "github"} {
+			code, out, errOut := runCLI(t, "scan", "--trust-workspace", "--config", vscode, "--input", "api-key=x", "--format", format, "--fail-on", "never", "--no-second-connection", "--fail-on", "info")
+			if code != exitFindings {
+				t.Fatalf("%s: exit %d: %s", format, code, errOut)
+			}
+			if format == "github" {
+				for server, line := range lines {
+					if !strings.Contains(out, "file=cmd/mcpdrill/testdata/configs/vscode_mcp.json,line="+strconv.Itoa(line)+",") {
+						t.Errorf("no annotation of server %s at line %d:\n%s", server, line, out)
+					}
+				}
+				continue
+			}
+			for _, run := range testutil.CheckSARIF(t, []byte(out)).Runs {
+				for _, r := range run.Results {
+					server, _ := r.Properties["server"].(string)
+					if r.Line() != lines[server] {
+						t.Errorf("%s of server %q at line %d, want %d", r.RuleID, server, r.Line(), lines[server])
+					}
+				}
+			}
+		}
+	})
 }
 
 // TestScanConfigAuto finds the configurations of a made-up home and

@@ -20,10 +20,14 @@ func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command 
 	return &cli.Command{
 		Name:  "configs",
 		Usage: "list the MCP client configurations on this machine and their servers",
-		Description: "Looks where Claude Desktop, Claude Code (~/.claude.json, .mcp.json), Cursor (~/.cursor/mcp.json,\n" +
-			".cursor/mcp.json) and VS Code (user mcp.json and settings.json, .vscode/mcp.json) keep their MCP\n" +
-			"servers on this OS, for the user and for the workspace (--workspace, default the repository holding\n" +
-			"the current directory), and lists each file found with its servers: name and transport only, never\n" +
+		Description: "Looks where MCP clients keep their servers on this OS, for the user and for the workspace\n" +
+			"(--workspace, default the repository holding the current directory): Claude Desktop; Claude Code\n" +
+			"(~/.claude.json, its local scope for the workspace, .mcp.json); Cursor; VS Code (user mcp.json and\n" +
+			"settings.json, .vscode/mcp.json); Windsurf (~/.codeium/windsurf/mcp_config.json); Codex\n" +
+			"($CODEX_HOME or ~/.codex/config.toml, .codex/config.toml); Gemini CLI (~/.gemini/settings.json,\n" +
+			".gemini/settings.json); Zed (settings.json context_servers, .zed/settings.json); Cline and Roo Code\n" +
+			"(VS Code extension storage, .roo/mcp.json); opencode (opencode.json); Kiro (~/.kiro/settings/mcp.json,\n" +
+			".kiro/settings/mcp.json). Each file found is listed with its servers: name and transport only, never\n" +
 			"a command line, an environment value or a header value. `mcpdrill scan --config auto` scans the\n" +
 			"user's; a workspace's only with --workspace DIR and --trust-workspace (see scan --help).\n\n" +
 			exitCodes("", false),
@@ -57,9 +61,11 @@ func parseConfigsOptions(c *cli.Context) (*configsOptions, error) {
 
 // configEntry is one configuration file in `mcpdrill configs --json`.
 type configEntry struct {
-	Client  string         `json:"client"`
-	Scope   string         `json:"scope"`
-	Path    string         `json:"path"`
+	Client string `json:"client"`
+	Scope  string `json:"scope"`
+	Path   string `json:"path"`
+	// Project is the project of Claude Code's local scope in Path.
+	Project string         `json:"project,omitempty"`
 	Found   bool           `json:"found"`
 	Servers []configServer `json:"servers,omitempty"`
 	Error   string         `json:"error,omitempty"`
@@ -80,9 +86,9 @@ func runConfigs(c *cli.Context, o *configsOptions) error {
 	found := clientconfig.Discover(p, inputfile.Read)
 	var entries []configEntry
 	for _, l := range clientconfig.Locations(p) {
-		e := configEntry{Client: l.Client, Scope: l.Scope, Path: l.Path}
+		e := configEntry{Client: l.Client, Scope: l.Scope, Path: l.Path, Project: l.Project}
 		for _, f := range found {
-			if f.Path != l.Path {
+			if f.Path != l.Path || f.Project != l.Project {
 				continue
 			}
 			e.Found = true
@@ -94,7 +100,7 @@ func runConfigs(c *cli.Context, o *configsOptions) error {
 				e.Servers = append(e.Servers, configServer{Name: s.Name, Transport: s.Transport(), Type: s.Type, Disabled: s.Disabled})
 			}
 		}
-		if !e.Found && o.all {
+		if !e.Found && o.all && l.Project == "" {
 			// A file about more than MCP (~/.claude.json) with no servers.
 			_, err := os.Stat(l.Path)
 			e.Found = err == nil

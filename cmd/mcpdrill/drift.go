@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
@@ -52,7 +54,7 @@ func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
 		ArgsUsage:   "MANIFEST [--url URL | --config FILE [--server NAME] | -- COMMAND ARGS...]",
 		Description: driftDescription + "\n\n" + configHelp + " The live side is the one server of --config (or --server's).\n\n" + exitCodesHelp,
-		Flags:       append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...),
+		Flags:       append(append(append(append(append(targetFlags(), configFlags()...), driftOutputFlags()...), gateFlags()...), expectFlags()...), structuralFlag("drift")),
 		Action:      action(parseDriftOptions, run, runDrift),
 		Subcommands: []*cli.Command{driftCaptureCommand(nil), driftCheckCommand(nil)},
 	}
@@ -94,12 +96,18 @@ too); --spec captures live first.
 
 ` + exitCodesHelp,
 		Flags: append(append(captureLimitFlags(),
-			&cli.StringFlag{Name: "baseline", Required: true, Usage: "baseline capture or manifest `FILE`"},
+			&cli.StringFlag{Name: "baseline", Usage: "baseline capture or manifest `FILE` (required)"},
 			&cli.StringFlag{Name: "current", Usage: "current capture or manifest `FILE` (offline)"},
 			&cli.StringFlag{Name: "spec", Usage: "capture live from this YAML spec `FILE` first"},
-		), driftOutputFlags()...),
+		), append(append(driftOutputFlags(), expectFlags()...), structuralFlag("drift"))...),
 		Action: action(parseDriftCheckOptions, run, runDriftCheck),
 	}
+}
+
+// structuralFlag is --structural of a command that compares or
+// fingerprints tool sets (what names it).
+func structuralFlag(what string) cli.Flag {
+	return &cli.BoolFlag{Name: "structural", Usage: what + " without descriptions and titles (the tools' and every schema's): a rewording is no change; a name, a type or a constraint is"}
 }
 
 // captureLimitFlags are the client limits a spec-driven capture takes.
@@ -107,6 +115,7 @@ func captureLimitFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "protocol", Usage: "force a protocol `REVISION` (" + strings.Join(mcp.Revisions, ", ") + "); default: detect"},
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per-request timeout (a canary that times out is recorded as a timeout)"},
+		startupTimeoutFlag(),
 		&cli.DurationFlag{Name: "deadline", Value: 2 * time.Minute, Usage: "whole-run deadline"},
 		&cli.IntFlag{Name: "max-list-pages", Value: 50, Usage: "tools/list page cap"},
 	}
@@ -115,6 +124,8 @@ func captureLimitFlags() []cli.Flag {
 // driftOptions is what one `mcpdrill drift MANIFEST` asks for.
 type driftOptions struct {
 	out outputFormat
+	// expect is the expected-findings gate (nil: none).
+	expect *expectGate
 	// manifestPath names the manifest, data is its bytes and manifest what
 	// they parse to.
 	manifestPath string
@@ -126,6 +137,8 @@ type driftOptions struct {
 	// a 64 MiB manifest is part of the run.
 	deadline time.Duration
 	start    time.Time
+	// structural is --structural.
+	structural bool
 }
 
 // parseDriftOptions reads and checks drift's flags and arguments and the
@@ -138,9 +151,18 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now()}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now(), structural: c.Bool("structural")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
+	}
+	if o.expect, err = parseExpectGate(c); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(o.manifestPath); errors.Is(err, fs.ErrNotExist) {
+		// "drift chek" is no manifest called chek.
+		if s := nearest(o.manifestPath, []string{"capture", "check"}); s != "" {
+			return nil, usageErr("no manifest %q (did you mean `mcpdrill drift %s`?)", o.manifestPath, s)
+		}
 	}
 	live, err := oneLiveTarget(c, args[1:])
 	if err != nil {
@@ -183,7 +205,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 	ctx, cancel := runContextFrom(c, o.start, o.deadline)
 	defer cancel()
 	defer flushTracer(c, g.tracer)
-	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer,
+	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer, Structural: o.structural,
 		Posture: func(ctx context.Context, l drift.Listing) (*tgt.Posture, []report.Finding) {
 			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: l.Revision, Tracer: g.tracer},
 				scan.Primary{Listed: l.Listed, Tools: l.Tools, Err: l.Err, Call: l.Call})
@@ -197,31 +219,28 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 	rep, err := drift.Run(ctx, cfg, &o.manifest, opts)
 	if err != nil {
 		if rep == nil {
-			return connectError(err)
+			return connectError(o.live.name(), err)
 		}
-		if werr := writeDriftBy(ctx, w, rep, o.out, place); werr != nil {
+		if werr := writeDriftBy(ctx, w, rep, o.out, driftOutput(rep, place, o.out)); werr != nil {
 			return werr
 		}
-		return exitErr(exitUnreachable, err)
+		return connectError(o.live.name(), err)
 	}
 	place.add(rep.Served)
-	if err := writeDriftBy(ctx, w, rep, o.out, place); err != nil {
-		return err
-	}
-	return driftExit(rep, o.out.threshold)
+	return judgeDrift(ctx, w, c.App.ErrWriter, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
 }
 
 // writeDriftBy is writeDrift within ctx's deadline: the report is rendered
 // aside (100,000 findings take seconds) and written only when it was
 // rendered before the deadline ended; otherwise nothing is written and the
 // run ends with exit 3.
-func writeDriftBy(ctx context.Context, w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
+func writeDriftBy(ctx context.Context, w io.Writer, rep *drift.Report, out outputFormat, o report.Output) error {
 	h := &heldWriter{to: w}
 	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
 		h.to = u.Unwrap()
 	}
 	var werr error
-	if err := beforeDeadline(ctx, func() { werr = writeDrift(h, rep, out, place) }); err != nil {
+	if err := beforeDeadline(ctx, func() { werr = writeDrift(h, rep, out, o) }); err != nil {
 		return exitErr(exitUnreachable, fmt.Errorf("writing the report of %d finding(s): %w", len(rep.Findings), err))
 	}
 	if werr != nil {
@@ -258,7 +277,7 @@ func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []mcp.Too
 	}
 	c, err := mcp.Connect(ctx, cfg)
 	if err != nil {
-		return nil, connectError(err)
+		return nil, connectError(targetName(cfg), err)
 	}
 	defer c.Close()
 	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
@@ -309,10 +328,7 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 	defer cancel()
 	capt, obs, err := drift.RunCapture(ctx, o.spec, o.cfg, drift.CaptureOptions{Now: time.Now, Version: version})
 	if err != nil {
-		if drift.IsRefused(err) {
-			return exitErr(exitUnreachable, err)
-		}
-		return connectError(err)
+		return connectError(targetName(o.cfg), err)
 	}
 	for _, u := range obs.Unreadable {
 		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), safetext.Text(u.Reason))
@@ -335,6 +351,8 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 // driftCheckOptions is what one `mcpdrill drift check` asks for.
 type driftCheckOptions struct {
 	out outputFormat
+	// expect is the expected-findings gate (nil: none).
+	expect *expectGate
 	// baselinePath names the baseline and base is what it loads to.
 	baselinePath string
 	base         *drift.Capture
@@ -343,6 +361,8 @@ type driftCheckOptions struct {
 	currentPath string
 	current     *drift.Capture
 	live        *liveSpec
+	// structural is --structural.
+	structural bool
 }
 
 // parseDriftCheckOptions reads and checks check's flags and the files they
@@ -355,7 +375,13 @@ func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current")}
+	o := &driftCheckOptions{out: out, baselinePath: c.String("baseline"), currentPath: c.String("current"), structural: c.Bool("structural")}
+	if o.baselinePath == "" {
+		return nil, usageErr("missing --baseline FILE (the capture or manifest to compare with)")
+	}
+	if o.expect, err = parseExpectGate(c); err != nil {
+		return nil, err
+	}
 	spec := c.String("spec")
 	if (o.currentPath == "") == (spec == "") {
 		return nil, usageErr("give exactly one of --current FILE or --spec FILE")
@@ -389,20 +415,23 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 		var err error
 		if current, _, err = drift.RunCapture(ctx, o.live.spec, o.live.cfg, drift.CaptureOptions{Version: version}); err != nil {
 			if !drift.IsRefused(err) {
-				return connectError(err)
+				return connectError(live, err)
 			}
-			if werr := writeDrift(c.App.Writer, drift.CheckRefusedReport(o.baselinePath, live, o.base, err), o.out, place); werr != nil {
+			refused := drift.CheckRefusedReport(o.baselinePath, live, o.base, err)
+			if werr := writeDrift(c.App.Writer, refused, o.out, driftOutput(refused, place, o.out)); werr != nil {
 				return werr
 			}
-			return exitErr(exitUnreachable, err)
+			return connectError(live, err)
 		}
 	}
-	rep := drift.CheckReport(o.baselinePath, live, o.base, current)
-	place.add(drift.ToolNames(current.ToolSet()))
-	if err := writeDrift(c.App.Writer, rep, o.out, place); err != nil {
-		return err
+	base := o.base
+	if o.structural {
+		base, current = base.Structural(), current.Structural()
 	}
-	return driftExit(rep, o.out.threshold)
+	rep := drift.CheckReport(o.baselinePath, live, base, current)
+	rep.Structural = o.structural
+	place.add(drift.ToolNames(current.ToolSet()))
+	return judgeDrift(c.Context, c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
 }
 
 func loadState(path string) (*drift.Capture, error) {
@@ -431,10 +460,10 @@ func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 	if p := c.String("protocol"); p != "" && !mcp.IsKnown(p) {
 		return liveSpec{}, usageErr("unknown --protocol %q (known: %s)", p, strings.Join(mcp.Revisions, ", "))
 	}
-	if c.Duration("timeout") <= 0 || c.Int("max-list-pages") <= 0 {
-		return liveSpec{}, usageErr("--timeout and --max-list-pages must be positive")
+	if c.Duration("timeout") <= 0 || c.Duration("startup-timeout") <= 0 || c.Int("max-list-pages") <= 0 {
+		return liveSpec{}, usageErr("--timeout, --startup-timeout and --max-list-pages must be positive")
 	}
-	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"),
+	cfg := spec.Config(mcp.Config{Protocol: c.String("protocol"), RequestTimeout: c.Duration("timeout"), StartupTimeout: c.Duration("startup-timeout"),
 		MaxListPages: c.Int("max-list-pages"), ClientName: "mcpdrill", ClientVersion: version})
 	return liveSpec{spec: spec, cfg: cfg, deadline: c.Duration("deadline")}, nil
 }
@@ -481,11 +510,29 @@ func beforeDeadline(ctx context.Context, f func()) error {
 	}
 }
 
-// connectError maps a failure to connect to or list the server to exit 3:
-// unreachable, timed out, exited, refused, HTTP 401/403, or a tools/list
-// the server answered with an error or an unreadable result. In every case
-// no tool set was obtained, so nothing is compared.
-func connectError(err error) error { return exitErr(exitUnreachable, err) }
+// connectError maps a failure to connect to or list the server named name
+// (as targetName gives it) to exit 3: unreachable, timed out, exited,
+// refused, HTTP 401/403, or a tools/list the server answered with an error
+// or an unreadable result. In every case no tool set was obtained, so
+// nothing is compared. The line names the server and, for a stdio server
+// that used up its start-up allowance, the flag that raises it.
+func connectError(name string, err error) error {
+	return exitErr(exitUnreachable, fmt.Errorf("%s: %w%s", name, err, startupFlagHint(err)))
+}
+
+// startupFlagHint is what an error about a stdio server that wrote nothing
+// within its start-up allowance adds: the flag that raises it.
+func startupFlagHint(err error) string {
+	var st *mcp.StartupTimeoutError
+	if errors.As(err, &st) {
+		return startupHintText
+	}
+	return ""
+}
+
+// startupHintText ends a line about a stdio server that used up its
+// start-up allowance.
+const startupHintText = " (raise the start-up allowance with --startup-timeout: a first npx or uvx run downloads the package)"
 
 // targetName names the live server for a report's header and its "live"
 // field, without secrets: the redacted URL or command line.
@@ -503,13 +550,6 @@ func headerNames(h http.Header) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func driftExit(rep *drift.Report, threshold report.Severity) error {
-	if report.Fails(rep.Plain(), threshold) {
-		return exitErr(exitFindings, nil)
-	}
-	return nil
 }
 
 // driftPlace is what a drift report's CI formats need besides the report:
@@ -551,21 +591,52 @@ func (p *driftPlace) add(names []string) {
 	}
 }
 
-func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, place *driftPlace) error {
+// driftOutput is a drift report for the CI formats: its findings placed in
+// the manifest or baseline (found only for a format that shows lines), one
+// check per tool of either side.
+func driftOutput(rep *drift.Report, place *driftPlace, out outputFormat) report.Output {
+	var lines map[string]int
+	if out.format != "json" && out.format != "table" {
+		lines = place.lines()
+	}
+	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: time.Since(place.start)}
+	tools := slices.Sorted(slices.Values(place.tools))
+	for _, t := range tools {
+		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
+	}
+	return o
+}
+
+// writeDrift writes a drift report in out's format; o is the report for
+// the CI formats (driftOutput).
+func writeDrift(w io.Writer, rep *drift.Report, out outputFormat, o report.Output) error {
 	switch out.format {
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
 		return renderDrift(w, rep, outputWidth(w))
 	}
-	o := report.Output{Command: rep.Command, Threshold: out.threshold,
-		Results: report.Locate(rep.Plain(), artifactPath(place.path), place.lines()), Duration: time.Since(place.start)}
-	tools := slices.Sorted(slices.Values(place.tools))
-	for _, t := range tools {
-		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})
-	}
-	_, err := writeFindings(w, out.format, o)
+	_, err := writeFindings(w, out, o)
 	return err
+}
+
+// judgeDrift gates a compared drift report (against --expected-findings,
+// when given), writes it and returns its exit: 1 when the gate fails.
+// complete says whether both sides were read whole, so that a finding's
+// absence is evidence.
+func judgeDrift(ctx context.Context, w, stderr io.Writer, rep *drift.Report, out outputFormat, place *driftPlace, g *expectGate, complete bool) error {
+	o := driftOutput(rep, place, out)
+	failing, err := gateFails(g, stderr, o.Results, out.threshold, func(string) bool { return complete })
+	if err != nil {
+		return err
+	}
+	if err := writeDriftBy(ctx, w, rep, out, o); err != nil {
+		return err
+	}
+	if failing {
+		return exitErr(exitFindings, nil)
+	}
+	return nil
 }
 
 // renderDrift prints a drift report, its tables fitted to width.
@@ -578,6 +649,9 @@ func renderDrift(w io.Writer, rep *drift.Report, width int) error {
 			name = "(unnamed server)"
 		}
 		fmt.Fprintln(w, wrap(fmt.Sprintf("server %s %s, protocol %s (%s era, %s), %d list page(s)", safetext.Text(name), safetext.Text(t.Version), t.Revision, t.Era, t.Transport, t.Pages), width))
+	}
+	if rep.Structural {
+		fmt.Fprintln(w, "structural: descriptions and titles left out of the comparison and the fingerprints")
 	}
 	fmt.Fprintf(w, "fingerprint baseline %s (%d tools)\n", orDash(rep.Fingerprint.Baseline), rep.Tools.Baseline)
 	fmt.Fprintf(w, "fingerprint live     %s (%d tools)\n\n", orDash(rep.Fingerprint.Live), rep.Tools.Live)

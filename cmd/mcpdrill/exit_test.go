@@ -14,7 +14,7 @@ import (
 func TestExecuteMapsErrors(t *testing.T) {
 	maps := func(name string, returned error, code int, stderr string) {
 		t.Run(name, func(t *testing.T) {
-			app := &cli.App{Name: "mcpdrill", Action: func(*cli.Context) error { return returned }}
+			app := &cli.App{Name: "mcpdrill", Action: func(*cli.Context) error { return returned }, ExitErrHandler: func(*cli.Context, error) {}}
 			var got bytes.Buffer
 			app.Writer, app.ErrWriter = &bytes.Buffer{}, &got
 			if c := execute(app, []string{"mcpdrill"}, &got); c != code {
@@ -26,7 +26,8 @@ func TestExecuteMapsErrors(t *testing.T) {
 		})
 	}
 	maps("success", nil, exitOK, "")
-	maps("a plain error is a usage error", errors.New("bad input"), exitUsage, "mcpdrill: bad input\n")
+	maps("an untagged error is an internal error", errors.New("bad input"), exitInternal, "mcpdrill: bad input\n")
+	maps("urfave's own refusal is a usage error", cli.Exit("No help topic for 'x'", 3), exitUsage, "mcpdrill: No help topic for 'x'\n")
 	maps("a usage error", usageErr("--seed takes a number, got %q", "x"), exitUsage, "mcpdrill: --seed takes a number, got \"x\"\n")
 	maps("findings exit silently", exitErr(exitFindings, nil), exitFindings, "")
 	maps("unreachable", exitErr(exitUnreachable, errors.New("connection refused")), exitUnreachable, "mcpdrill: connection refused\n")

@@ -24,11 +24,14 @@ func fingerprintCommand(run func(*cli.Context, *fingerprintOptions) error) *cli.
 canonical JSON (sorted keys, normalised numbers) and sorted by name, so key order and tool
 order do not matter (METHODOLOGY.md defines it exactly). With --tools, one line per tool
 follows: its own fingerprint and name. A capture file or any manifest shape is accepted.
+--structural leaves out descriptions and titles (the tool's and every schema's): a
+rewording does not change the fingerprint; a name, a type or a constraint does.
 
 ` + exitCodes("", true),
 		Flags: append(targetFlags(),
 			&cli.StringFlag{Name: "manifest", Usage: "fingerprint this manifest or capture `FILE` instead of a live server"},
 			&cli.BoolFlag{Name: "tools", Usage: "also print each tool's fingerprint"},
+			structuralFlag("fingerprint"),
 			&cli.BoolFlag{Name: "json", Usage: "write {fingerprint, tools: {name: fingerprint}} as JSON"},
 		),
 		Action: action(parseFingerprintOptions, run, runFingerprint),
@@ -44,8 +47,8 @@ type fingerprintOptions struct {
 	tools    []mcp.Tool
 	live     *mcp.Config
 	deadline time.Duration
-	// json is --json, perTool --tools.
-	json, perTool bool
+	// json is --json, perTool --tools, structural --structural.
+	json, perTool, structural bool
 }
 
 // parseFingerprintOptions reads and checks fingerprint's flags and the
@@ -84,22 +87,20 @@ func parseFingerprintOptions(c *cli.Context) (*fingerprintOptions, error) {
 // fingerprintFlags sets o's output flags and deadline, read once the flags
 // after MANIFEST are applied.
 func fingerprintFlags(c *cli.Context, o *fingerprintOptions) *fingerprintOptions {
-	o.json, o.perTool, o.deadline = c.Bool("json"), c.Bool("tools"), c.Duration("deadline")
+	o.json, o.perTool, o.structural, o.deadline = c.Bool("json"), c.Bool("tools"), c.Bool("structural"), c.Duration("deadline")
 	return o
 }
 
 // runFingerprint fingerprints the manifest's tools or the live server's
 // and prints the report.
 func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
-	var rep *drift.FingerprintReport
-	if o.live == nil {
-		rep = drift.FingerprintTools(o.tools)
-	} else {
+	tools := o.tools
+	if o.live != nil {
 		ctx, cancel := runContext(c, o.deadline)
 		defer cancel()
-		r, obs, err := drift.FingerprintServer(ctx, *o.live)
+		obs, err := drift.Observe(ctx, *o.live)
 		if err != nil {
-			return connectError(err)
+			return connectError(targetName(*o.live), err)
 		}
 		if obs.Capped {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)
@@ -107,8 +108,13 @@ func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
 		for _, u := range obs.Unreadable {
 			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), safetext.Text(u.Reason))
 		}
-		rep = r
+		tools = obs.Tools
 	}
+	if o.structural {
+		tools = drift.Structural(tools)
+	}
+	rep := drift.FingerprintTools(tools)
+	rep.Structural = o.structural
 	w := c.App.Writer
 	if o.json {
 		return writeJSON(w, rep)

@@ -30,6 +30,7 @@ func formatFlags(doc, failOn string) []cli.Flag {
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: " + formatList},
 		&cli.BoolFlag{Name: "json", Usage: "write " + doc + "; same as --format json"},
 		&cli.StringFlag{Name: "fail-on", Value: failOn, Usage: "exit 1 when a finding is at or above `LEVEL`: error, warn, info or never"},
+		&cli.StringFlag{Name: "sarif-category", Usage: "with --format sarif, the run's code scanning `CATEGORY` (automationDetails.id), to keep the alerts of several runs apart; without it the uploader names the run"},
 	}
 }
 
@@ -37,6 +38,8 @@ func formatFlags(doc, failOn string) []cli.Flag {
 type outputFormat struct {
 	format    string
 	threshold report.Severity
+	// category is --sarif-category.
+	category string
 }
 
 func outputOptions(c *cli.Context) (outputFormat, error) {
@@ -56,14 +59,20 @@ func outputOptions(c *cli.Context) (outputFormat, error) {
 	default:
 		return outputFormat{}, usageErr("unknown --format %q (want %s)", f, formatList)
 	}
-	return outputFormat{format: f, threshold: th}, nil
+	cat := c.String("sarif-category")
+	if strings.ContainsFunc(cat, func(r rune) bool { return r < ' ' || r == 0x7f }) || len(cat) > 256 {
+		return outputFormat{}, usageErr("--sarif-category: at most 256 characters, no control character")
+	}
+	return outputFormat{format: f, threshold: th, category: cat}, nil
 }
 
-// writeFindings writes o in a CI format (sarif, junit, github), with the
-// rule catalogue (when o has none) and mcpdrill's version, and reports
-// whether the format was one of those; table and json belong to each
-// command.
-func writeFindings(w io.Writer, format string, o report.Output) (bool, error) {
+// writeFindings writes o in out's CI format (sarif, junit, github), with
+// out's threshold and SARIF category, the rule catalogue (when o has none)
+// and mcpdrill's version, and reports whether the format was one of those;
+// table and json belong to each command.
+func writeFindings(w io.Writer, out outputFormat, o report.Output) (bool, error) {
+	format := out.format
+	o.Threshold, o.Category = out.threshold, out.category
 	if o.Catalogue == nil {
 		cat, err := catalogue()
 		if err != nil {
@@ -96,17 +105,6 @@ func catalogue() (report.Catalogue, error) {
 		return nil, exitErr(exitInternal, err)
 	}
 	return cat, nil
-}
-
-// serverEntryLines are the lines of the server entries of a servers.json or
-// an MCP client configuration ("mcpServers", or VS Code's "servers").
-func serverEntryLines(data []byte) map[string]int {
-	for _, key := range []string{"mcpServers", "servers"} {
-		if l := report.MemberLines(data, key); len(l) > 0 {
-			return l
-		}
-	}
-	return nil
 }
 
 // artifactPath names a file the way code scanning and annotations want it:

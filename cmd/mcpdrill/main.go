@@ -18,10 +18,15 @@ import (
 
 // Exit codes shared by every command.
 const (
-	exitOK          = 0
-	exitFindings    = 1
-	exitUsage       = 2
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+	// exitUnreachable is a target that could not be reached or refused the
+	// protocol; exitEnvironment, the same code, is the environment's
+	// refusal of anything else mcpdrill needs (a port in use). Neither is
+	// the user's mistake nor mcpdrill's.
 	exitUnreachable = 3
+	exitEnvironment = 3
 	exitInternal    = 4
 )
 
@@ -59,7 +64,7 @@ func exitCodes(one string, reaches bool) string {
 	}
 	b += "   2  usage error\n"
 	if reaches {
-		b += "   3  target unreachable or protocol refused\n"
+		b += "   3  target unreachable or protocol refused (the environment, not a mistake)\n"
 	}
 	return b + "   4  internal error"
 }
@@ -70,9 +75,13 @@ const appExitCodesHelp = `EXIT CODES (each command's help lists those it uses):
    0  ok
    1  findings: at or above --fail-on (scan, drift, study run),
       a withheld server or a changed tool set (guard)
-   2  usage error
-   3  target unreachable or protocol refused
-   4  internal error
+   2  usage error: a mistyped command or flag, a bad value, a file
+      that cannot be read
+   3  the environment: a target unreachable or its protocol refused,
+      a port in use (testbed --http, wrap --listen)
+   4  internal error (a fault of mcpdrill's: please report it)
+   With several servers (--config), 1 when a finding about any of
+   them fails, else 3 when one could not be reached.
    wrap exits with its server's status`
 
 // newApp is the CLI with every command.
@@ -95,17 +104,17 @@ func appOf(cmds []*cli.Command) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + appExitCodesHelp + "\n",
 		EnableBashCompletion:  true,
 		ExitErrHandler:        func(*cli.Context, error) {},
+		// A first argument that is no command is a mistake to explain.
+		Action: unknownCommand,
 		// Header and environment values may contain commas: a repeated flag
 		// is the only list separator.
 		DisableSliceFlagSeparator: true,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return exitErr(exitUsage, err)
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return explainUsage(c, err)
 		},
 	}
 	for _, c := range app.Commands {
-		if c.OnUsageError == nil {
-			c.OnUsageError = app.OnUsageError
-		}
+		explainMistakes(c, app.OnUsageError)
 		refuseNegativeDurations(c)
 		noHelpTopics(c)
 	}
@@ -199,6 +208,21 @@ func noHelpTopics(c *cli.Command) {
 	}
 }
 
+// explainMistakes gives c and its subcommands onUsage for their flag
+// errors, and to a command that only groups subcommands an action that
+// explains a mistyped one.
+func explainMistakes(c *cli.Command, onUsage cli.OnUsageErrorFunc) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = onUsage
+	}
+	if c.Action == nil && len(c.Subcommands) > 0 {
+		c.Action = unknownCommand
+	}
+	for _, sub := range c.Subcommands {
+		explainMistakes(sub, onUsage)
+	}
+}
+
 // refuseNegativeDurations makes every duration flag of c and its
 // subcommands refuse a negative value with a usage error.
 func refuseNegativeDurations(c *cli.Command) {
@@ -221,17 +245,23 @@ func refuseNegativeDurations(c *cli.Command) {
 // execute runs app on args and maps what it returns to the exit status,
 // writing the error, if any, to stderr: the one mapping from errors to exit
 // codes, for main and for the tests alike. An *exitError carries its code
-// (an empty message prints nothing); any other error (urfave/cli reports
-// flag parsing problems as plain errors) is a usage error.
+// (an empty message prints nothing); urfave/cli's own refusals (a help
+// topic that does not exist: a cli.ExitCoder) are usage errors, its flag
+// errors come through explainUsage; any other error is one no code was
+// given to, so mcpdrill did not expect it: an internal error.
 func execute(app *cli.App, args []string, stderr io.Writer) int {
 	err := app.Run(args)
 	if err == nil {
 		return exitOK
 	}
-	code := exitUsage
+	code := exitInternal
 	var ee *exitError
-	if errors.As(err, &ee) {
+	var coder cli.ExitCoder
+	switch {
+	case errors.As(err, &ee):
 		code, err = ee.code, ee.err
+	case errors.As(err, &coder):
+		code = exitUsage
 	}
 	if err != nil && err.Error() != "" {
 		// An error may quote what a server or a file said.

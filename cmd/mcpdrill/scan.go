@@ -34,8 +34,8 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 			"gets the inventory (with --header, one extra tools/list is sent with the headers stripped; header\n" +
 			"values are never printed), the WWW-Authenticate challenge and protected-resource metadata of a\n" +
 			"refusal, and whether a foreign Origin is refused. Findings are graded by target class (--target-class).\n\n" +
-			configHelp + "\n\n" + exitCodesHelp,
-		Flags: append(append(append(targetFlags(), configFlags()...), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(gateFlags(),
+			configHelp + "\n\n" + exitCodesHelp + "\n" + scanServersExitHelp,
+		Flags: append(append(append(targetFlags(), configFlags()...), formatFlags("the report as JSON (schema_version "+scan.SchemaVersion+")", "error")...), append(append(gateFlags(), expectFlags()...),
 			&cli.StringFlag{Name: "sarif-file", Usage: "attach the findings of --format sarif and github to `PATH`, a file of your repository (a manifest JSON gets each tool's line); default " + defaultScanArtifact},
 			&cli.BoolFlag{Name: "no-second-connection", Usage: "skip the tool-set stability check (it opens a second session)"},
 			&cli.BoolFlag{Name: "no-origin-check", Usage: "skip the foreign-Origin handshake (HTTP)"},
@@ -46,6 +46,12 @@ func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
 	}
 }
 
+// scanServersExitHelp ends scan's EXIT CODES: the code of a run of several
+// servers (scansExit).
+const scanServersExitHelp = `   With several servers (--config): 1 when a finding about any of them
+   fails, though another could not be reached; else 3 when one could not
+   (stderr names each, and counts them); else 0.`
+
 // scanOptions is what one `mcpdrill scan` asks for.
 type scanOptions struct {
 	out outputFormat
@@ -54,6 +60,8 @@ type scanOptions struct {
 	targets []gatedTarget
 	// sarifFile is the file the CI formats attach findings to.
 	sarifFile string
+	// expect is the expected-findings gate (nil: none).
+	expect *expectGate
 	// scan holds the target-independent scan options.
 	scan scan.Options
 }
@@ -84,7 +92,11 @@ func parseScanOptions(c *cli.Context) (*scanOptions, error) {
 	if _, err := provider.Lookup(profiles); err != nil {
 		return nil, usageErr("--providers: %v", err)
 	}
-	o := &scanOptions{out: out, sarifFile: c.String("sarif-file"), scan: scan.Options{
+	expect, err := parseExpectGate(c)
+	if err != nil {
+		return nil, err
+	}
+	o := &scanOptions{out: out, expect: expect, sarifFile: c.String("sarif-file"), scan: scan.Options{
 		Providers:            profiles,
 		Deadline:             c.Duration("deadline"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
@@ -102,7 +114,8 @@ func parseScanOptions(c *cli.Context) (*scanOptions, error) {
 	return o, nil
 }
 
-// runScan scans every target in turn and writes the reports.
+// runScan scans every target in turn, judges the findings (against
+// --expected-findings, when given) and writes the reports.
 func runScan(c *cli.Context, o *scanOptions) (err error) {
 	targets := make([]liveTarget, len(o.targets))
 	for i, t := range o.targets {
@@ -111,19 +124,91 @@ func runScan(c *cli.Context, o *scanOptions) (err error) {
 	mask := maskOf(targets)
 	defer func() { err = maskErr(err, mask) }()
 	w := newMaskedWriter(c.App.Writer, mask)
+	errw := newMaskedWriter(c.App.ErrWriter, mask)
+	defer errw.Flush()
 	reps := make([]*scan.Report, len(o.targets))
 	for i, t := range o.targets {
 		if reps[i], err = scanOne(c, t, o.scan); err != nil {
 			return err
 		}
 	}
-	if err := writeScans(w, targets, reps, o.out, o.sarifFile); err != nil {
+	addToolCollisions(targets, reps)
+	out, err := scanOutput(targets, reps, o.sarifFile)
+	if err != nil {
+		return err
+	}
+	failing, err := gateFails(o.expect, errw, graded(out.Results), o.out.threshold, scansEstablished(targets, reps))
+	if err != nil {
+		return err
+	}
+	if err := writeScans(w, targets, reps, o.out, out); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return scansExit(reps, o.out.threshold)
+	return scansExit(targets, reps, failing)
+}
+
+// addToolCollisions compares the tool names of the servers of each
+// configuration of a --config run (scan.AddToolCollisions).
+func addToolCollisions(ts []liveTarget, reps []*scan.Report) {
+	byFile := map[string][]scan.ConfigServer{}
+	var files []string
+	for i, t := range ts {
+		if t.file == "" {
+			continue
+		}
+		if _, ok := byFile[t.file]; !ok {
+			files = append(files, t.file)
+		}
+		byFile[t.file] = append(byFile[t.file], scan.ConfigServer{Name: t.server, Report: reps[i]})
+	}
+	for _, f := range files {
+		scan.AddToolCollisions(byFile[f])
+	}
+}
+
+// graded are the results a gate judges: all but the lines that say a
+// server opened no session (their exit is 3, whatever a file expects).
+// The results are the run's own, so that a mark the gate sets on one is
+// in the report written after it.
+func graded(rs []report.Result) []report.Result {
+	out := rs[:0:0]
+	for i := range rs {
+		if rs[i].Rule != scan.RuleUnreachable && rs[i].Rule != scan.RuleRefused {
+			out = append(out, rs[i])
+		}
+	}
+	if len(out) == len(rs) {
+		return rs
+	}
+	return out
+}
+
+// scansEstablished says whether the scan of a server ("": every server)
+// completed: it opened a session and nothing was cut short. Only then is a
+// finding's absence evidence.
+func scansEstablished(ts []liveTarget, reps []*scan.Report) func(string) bool {
+	done := func(r *scan.Report) bool {
+		if sessionFailure(r) != "" {
+			return false
+		}
+		for _, f := range r.Findings {
+			if f.Rule == scan.RuleIncomplete {
+				return false
+			}
+		}
+		return true
+	}
+	return func(server string) bool {
+		for i, r := range reps {
+			if (server == "" || ts[i].server == server) && !done(r) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // scanOne scans one target.
@@ -148,24 +233,29 @@ func scanOne(c *cli.Context, t gatedTarget, so scan.Options) (*scan.Report, erro
 	return rep, nil
 }
 
-// writeScan writes a scan report in the chosen format; the CI formats
-// attach findings to artifact (defaultScanArtifact when empty).
-func writeScan(w io.Writer, rep *scan.Report, out outputFormat, artifact string) error {
-	switch out.format {
-	case "json":
-		return writeJSON(w, rep)
-	case "table":
-		return renderScan(w, rep, outputWidth(w))
+// scanOutput is a run's reports for the CI formats: without --config, the
+// findings placed in artifact (defaultScanArtifact when empty; a manifest
+// gives each tool its line); with it, see writeScans.
+func scanOutput(ts []liveTarget, reps []*scan.Report, artifact string) (report.Output, error) {
+	if ts[0].file != "" {
+		return configScanOutput(ts, reps, artifact)
 	}
+	rep := reps[0]
 	// The default is a path from the repository's root, wherever scan runs.
 	path, lines := defaultScanArtifact, map[string]int(nil)
 	if artifact != "" {
 		path, lines = artifactPath(artifact), fileToolLines(artifact)
 	}
-	o := report.Output{Command: "scan", Threshold: out.threshold, Checks: scanChecks(rep),
-		Results: report.Locate(rep.Findings, path, lines), Duration: time.Duration(rep.Meta.DurationMS) * time.Millisecond}
-	_, err := writeFindings(w, out.format, o)
-	return err
+	return report.Output{Command: "scan", Checks: scanChecks(rep),
+		Results: report.Locate(rep.Findings, path, lines), Duration: time.Duration(rep.Meta.DurationMS) * time.Millisecond}, nil
+}
+
+// writeScan writes one scan report as JSON or a table.
+func writeScan(w io.Writer, rep *scan.Report, format string) error {
+	if format == "json" {
+		return writeJSON(w, rep)
+	}
+	return renderScan(w, rep, outputWidth(w))
 }
 
 // scanChecks are the JUnit cases of a scan: each requirement of the
@@ -243,30 +333,44 @@ func requirementChecks(r *scan.Report) ([]report.Check, map[string]bool) {
 	return cs, graded
 }
 
-// scansExit maps the reports of a run to the exit code contract: 3 when a
-// server was unreachable or refused the protocol, else 1 when a finding is
-// at or above the threshold.
-func scansExit(reps []*scan.Report, threshold report.Severity) error {
+// scansExit maps a run to the exit code contract. One line on stderr
+// names each server that opened no session (unreachable, or the protocol
+// refused) and says why. failing (a finding at or above the threshold that
+// no expected-findings entry excuses, or a stale entry) is exit 1, the
+// worst verdict: a finding established about one server is not hidden by
+// another that could not be reached. Without one, a server that opened no
+// session is exit 3; else 0. With several servers, a last line counts
+// those unreachable.
+func scansExit(ts []liveTarget, reps []*scan.Report, failing bool) error {
 	var lines []string
-	for _, rep := range reps {
+	for i, rep := range reps {
 		if line := sessionFailure(rep); line != "" {
-			if len(reps) > 1 {
-				line = scanTarget(rep) + ": " + line
-			}
-			lines = append(lines, line)
+			lines = append(lines, scanSubject(ts[i], rep)+": "+line+startupHint(rep))
 		}
 	}
-	if len(lines) > 0 {
+	if len(lines) > 0 && len(reps) > 1 {
+		lines = append(lines, fmt.Sprintf("%d of %d servers unreachable or refused the protocol; the findings of the others are in the report", len(lines), len(reps)))
+	}
+	switch {
+	case failing && len(lines) > 0:
+		return exitErr(exitFindings, errors.New(strings.Join(lines, "\n")))
+	case failing:
+		return exitErr(exitFindings, nil)
+	case len(lines) > 0:
 		// One line per server that opened no session is what the user
 		// reads, on stderr, whatever the format.
 		return exitErr(exitUnreachable, errors.New(strings.Join(lines, "\n")))
 	}
-	for _, rep := range reps {
-		if report.Fails(rep.Findings, threshold) {
-			return exitErr(exitFindings, nil)
-		}
-	}
 	return nil
+}
+
+// scanSubject names the server a report is about for a line of stderr:
+// its configuration entry, or its URL or command line (redacted).
+func scanSubject(t liveTarget, rep *scan.Report) string {
+	if t.file != "" {
+		return t.label()
+	}
+	return scanTarget(rep)
 }
 
 // sessionFailure is the line that says why a scan opened no session (the
@@ -402,4 +506,14 @@ func contractCell(p painter, c scan.Contract) string {
 		return p.paint(string(c), 33)
 	}
 	return string(c)
+}
+
+// startupHint is what a line about a stdio server that opened no session
+// adds when the server used up its start-up allowance: the flag that
+// raises it.
+func startupHint(rep *scan.Report) string {
+	if f := rep.StartupFailure; f != nil && f.StartupTimeoutMS > 0 {
+		return startupHintText
+	}
+	return ""
 }

@@ -157,14 +157,14 @@ func TestParseHeaders(t *testing.T) {
 	}
 }
 
-// A stdio server that exits at start-up is one line naming its status and
-// quoting its stderr, in every format, and exit 3; the text report is that
-// line alone, not a scorecard of zeros.
+// A stdio server that exits at start-up is one line naming the server, its
+// status and quoting its stderr, in every format, and exit 3; the text
+// report is that line alone, not a scorecard of zeros.
 func TestScanStartupFailureIsOneLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the server is a POSIX shell")
 	}
-	want := `mcpdrill: no MCP session could be opened: the server exited with status 1 during the handshake; its stderr ends "missing API_KEY"`
+	want := `mcpdrill: /bin/sh -c echo 'missing API_KEY' >&2; exit 1: no MCP session could be opened: the server exited with status 1 during the handshake; its stderr ends "missing API_KEY"`
 	for _, format := range []string{"table", "json"} {
 		code, out, errOut := runCLI(t, "scan", "--format", format, "--", "/bin/sh", "-c", "echo 'missing API_KEY' >&2; exit 1")
 		if code != exitUnreachable || strings.TrimSpace(errOut) != want {

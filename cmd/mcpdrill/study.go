@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/inputfile"
 	"github.com/mcpdrill/mcpdrill/internal/outfile"
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
@@ -255,7 +256,7 @@ func runStudy(c *cli.Context, o *studyRunOptions) error {
 // studyResults places every row's findings at the row's entry in
 // servers.json, the row's name as their subject.
 func studyResults(res *studies.Results, path string, data []byte) []report.Result {
-	lines := serverEntryLines(data)
+	lines := clientconfig.ServerLines(data)
 	file := artifactPath(path)
 	var rs []report.Result
 	for _, row := range res.Servers {
@@ -290,7 +291,7 @@ func writeStudy(w io.Writer, res *studies.Results, out outputFormat, path string
 		}
 		o.Checks = append(o.Checks, c)
 	}
-	_, err := writeFindings(w, out.format, o)
+	_, err := writeFindings(w, out, o)
 	return err
 }
 

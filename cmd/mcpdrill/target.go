@@ -27,11 +27,19 @@ func targetFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "header", Usage: "HTTP header `NAME=VALUE` sent to the server (repeatable; VALUE may use ${ENV}; values are never printed)"},
 		&cli.StringFlag{Name: "protocol", Usage: "force a protocol `REVISION` (" + strings.Join(mcp.Revisions, ", ") + "); default: detect"},
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "per-request timeout"},
+		startupTimeoutFlag(),
 		&cli.DurationFlag{Name: "deadline", Value: 2 * time.Minute, Usage: "whole-run deadline"},
 		&cli.IntFlag{Name: "max-list-pages", Value: 50, Usage: "tools/list page cap"},
 		&cli.IntFlag{Name: "max-frame", Value: 64 << 20, Usage: "largest accepted message in bytes"},
 		&cli.StringSliceFlag{Name: "env", Usage: "extra `KEY=VALUE` for a stdio server's environment (repeatable)"},
 	}
+}
+
+// startupTimeoutFlag is a stdio server's start-up allowance
+// (mcp.Config.StartupTimeout).
+func startupTimeoutFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "startup-timeout", Value: mcp.DefaultStartupTimeout,
+		Usage: "how long a stdio server may take to write its first line (a first npx or uvx run downloads the package); once it has, --timeout applies"}
 }
 
 // targetConfig builds the client configuration from the shared flags; the
@@ -49,6 +57,8 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 	}
 	cfg.URL, cfg.Command = c.String("url"), command
 	switch {
+	case cfg.URL == "" && len(cfg.Command) == 0 && hasFlag(c, "config"):
+		return cfg, usageErr("no target: give --url URL, a server command after --, or --config FILE (an MCP client's configuration; auto: yours, as `mcpdrill configs` lists them)")
 	case cfg.URL == "" && len(cfg.Command) == 0:
 		return cfg, usageErr("no target: give --url URL or a server command after --")
 	case cfg.URL != "" && len(cfg.Command) > 0:
@@ -72,6 +82,7 @@ func clientConfig(c *cli.Context) (mcp.Config, error) {
 		Env:            c.StringSlice("env"),
 		Protocol:       c.String("protocol"),
 		RequestTimeout: c.Duration("timeout"),
+		StartupTimeout: c.Duration("startup-timeout"),
 		MaxListPages:   c.Int("max-list-pages"),
 		MaxFrame:       c.Int("max-frame"),
 		ClientName:     "mcpdrill",
@@ -80,8 +91,8 @@ func clientConfig(c *cli.Context) (mcp.Config, error) {
 	if cfg.Protocol != "" && !mcp.IsKnown(cfg.Protocol) {
 		return cfg, usageErr("unknown --protocol %q (known: %s)", cfg.Protocol, strings.Join(mcp.Revisions, ", "))
 	}
-	if cfg.RequestTimeout <= 0 {
-		return cfg, usageErr("--timeout must be positive")
+	if cfg.RequestTimeout <= 0 || cfg.StartupTimeout <= 0 {
+		return cfg, usageErr("--timeout and --startup-timeout must be positive")
 	}
 	if cfg.MaxListPages <= 0 || cfg.MaxFrame <= 0 {
 		return cfg, usageErr("--max-list-pages and --max-frame must be positive")

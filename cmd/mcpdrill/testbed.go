@@ -129,7 +129,7 @@ func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbe
 func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return exitErr(exitInternal, fmt.Errorf("testbed: %w", err))
+		return listenError("--http", addr, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "mcpdrill testbed: %s listening on http://%s%s\n", what, ln.Addr(), path)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}

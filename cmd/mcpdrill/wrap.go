@@ -320,7 +320,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageErr("--listen: %v", err)
+		return listenError("--listen", o.addr, err)
 	}
 	if _, port, _ := net.SplitHostPort(o.addr); !quiet || port == "0" {
 		fmt.Fprintf(errOut, "mcpdrill wrap: listening on http://%s → %s\n", ln.Addr(), to)

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ErrNoServers is matched (errors.Is) by Parse's error for a file that has
@@ -39,6 +41,12 @@ type Config struct {
 	Servers []Server
 	// Inputs are the values VS Code prompts for (${input:ID}).
 	Inputs []Input
+	// Skipped names the entries that are no server mcpdrill can start or
+	// reach (a Zed extension's server, which Zed itself provides).
+	Skipped []string
+	// Syntax is the placeholder syntax of the file's client; the Resolver
+	// of its servers uses it.
+	Syntax Syntax
 }
 
 // Server is one entry of a configuration. The keys mean what they mean to
@@ -54,8 +62,21 @@ type Server struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Disabled entries are kept; what to do with them is the caller's.
 	Disabled bool `json:"disabled,omitempty"`
-	// Raw is the entry's JSON object as written (comments removed).
+	// Raw is the entry's JSON object as written (comments removed; a TOML
+	// entry, as JSON).
 	Raw json.RawMessage `json:"-"`
+	// Line is the 1-based line of the entry's name in its file (a TOML
+	// entry's table header); 0 when unknown.
+	Line int `json:"-"`
+	// EnvHeaders are headers whose values come from the environment as the
+	// client reads them (Codex's bearer_token_env_var, env_http_headers).
+	EnvHeaders []EnvHeader `json:"-"`
+}
+
+// EnvHeader is a header a client sets from an environment variable.
+type EnvHeader struct {
+	// Name is the header; its value is Prefix and the variable Var's value.
+	Name, Var, Prefix string
 }
 
 // Input is one of VS Code's "inputs": a value the client asks the user for.
@@ -93,14 +114,59 @@ func (c *Config) Names() []string {
 	return out
 }
 
-// Parse parses a configuration file's bytes; dir is the file's directory.
-// JSON with comments and trailing commas (as VS Code writes) is accepted.
-// The servers come from the top-level "mcpServers" (Claude Desktop, Cursor,
-// Claude Code) or "servers" (VS Code's mcp.json) object, or from "mcp" in a
-// VS Code settings.json; other top-level keys are ignored. A file with no
-// servers object is ErrNoServers; an empty one parses, with no servers.
+// Parse parses a configuration file's bytes as JSON; dir is the file's
+// directory. JSON with comments and trailing commas (as VS Code and Zed
+// write) is accepted. The servers come from the first of these objects the
+// file has (other top-level keys are ignored):
+//
+//	"mcpServers"       Claude Desktop, Claude Code, Cursor, Windsurf, Gemini CLI,
+//	                   Cline, Roo Code, Kiro, and a study's servers.json
+//	"servers"          VS Code's mcp.json, with its "inputs"
+//	"mcp": {"servers"} a VS Code settings.json
+//	"context_servers"  Zed's settings.json
+//	"mcp"              opencode's opencode.json (entries of type local or remote)
+//
+// A file with no servers object is ErrNoServers; an empty one parses, with
+// no servers. ParseTOML reads Codex's config.toml, and ParseFile chooses
+// between the two by the file's name.
 func Parse(data []byte, dir string) (*Config, error) {
 	clean := stripJSONC(data)
+	top, err := topObject(clean)
+	if err != nil {
+		return nil, err
+	}
+	path, raw, inputs, f, err := serversObject(top)
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseEntries(data, clean, dir, path, raw, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) > 0 && string(inputs) != "null" {
+		if err := json.Unmarshal(inputs, &c.Inputs); err != nil {
+			return nil, fmt.Errorf("inputs: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// ServerLines maps each server of a JSON configuration (Parse) to the line
+// of its entry; nil when data does not parse.
+func ServerLines(data []byte) map[string]int {
+	c, err := Parse(data, "")
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, s := range c.Servers {
+		out[s.Name] = s.Line
+	}
+	return out
+}
+
+// topObject decodes a JSON document's top-level object.
+func topObject(clean []byte) (map[string]json.RawMessage, error) {
 	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(clean))
 	if err := dec.Decode(&top); err != nil {
@@ -112,10 +178,13 @@ func Parse(data []byte, dir string) (*Config, error) {
 	if top == nil {
 		return nil, errors.New("not a JSON object")
 	}
-	key, raw, inputs, err := serversObject(top)
-	if err != nil {
-		return nil, err
-	}
+	return top, nil
+}
+
+// parseEntries reads the servers object raw, found at path in the file
+// (data as written, clean without its comments), in format f.
+func parseEntries(data, clean []byte, dir string, path []string, raw json.RawMessage, f format) (*Config, error) {
+	key := strings.Join(path, ".")
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
@@ -123,80 +192,73 @@ func Parse(data []byte, dir string) (*Config, error) {
 	if entries == nil {
 		return nil, fmt.Errorf("%s is not an object", key)
 	}
-	if name, dup := repeatedKey(raw); dup {
-		return nil, fmt.Errorf("server %q is given twice (a JSON parser would keep only the last)", name)
+	if p, dup := jsonvalue.RepeatedKey(raw, 1); dup {
+		name, _ := jsonvalue.SplitPointer(p)
+		return nil, fmt.Errorf("server %q is given twice (a JSON parser would keep only the last)", strings.Join(name, "/"))
 	}
-	sum := sha256.Sum256(data)
-	c := &Config{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:]), Key: key}
-	if len(inputs) > 0 && string(inputs) != "null" {
-		if err := json.Unmarshal(inputs, &c.Inputs); err != nil {
-			return nil, fmt.Errorf("inputs: %w", err)
-		}
-	}
+	c := newConfig(data, dir, key)
+	lines := jsonvalue.MemberLines(clean, path...)
 	for name, r := range entries {
-		s := Server{Name: name, Raw: r}
-		if err := json.Unmarshal(r, &s); err != nil {
+		s, ok, err := f.decode(name, r)
+		if err != nil {
 			return nil, fmt.Errorf("server %q: %w", name, err)
 		}
-		s.Name, s.Raw = name, r
+		if !ok {
+			c.Skipped = append(c.Skipped, name)
+			continue
+		}
+		s.Name, s.Raw, s.Line = name, r, lines[name]
 		if err := s.validate(); err != nil {
 			return nil, fmt.Errorf("server %q: %w", name, err)
 		}
 		c.Servers = append(c.Servers, s)
 	}
-	slices.SortFunc(c.Servers, func(a, b Server) int { return cmp.Compare(a.Name, b.Name) })
+	c.Syntax = f.syntax()
+	c.sort()
 	return c, nil
 }
 
+// newConfig is a Config of a file's bytes, before its servers.
+func newConfig(data []byte, dir, key string) *Config {
+	sum := sha256.Sum256(data)
+	return &Config{Dir: dir, Hash: "sha256:" + hex.EncodeToString(sum[:]), Key: key}
+}
+
+func (c *Config) sort() {
+	slices.SortFunc(c.Servers, func(a, b Server) int { return cmp.Compare(a.Name, b.Name) })
+	slices.Sort(c.Skipped)
+}
+
 // serversObject finds the servers object (and VS Code's inputs) in a
-// parsed top level.
-func serversObject(top map[string]json.RawMessage) (key string, servers, inputs json.RawMessage, err error) {
+// parsed top level: its path from the top, and its format.
+func serversObject(top map[string]json.RawMessage) (path []string, servers, inputs json.RawMessage, f format, err error) {
 	mcpServers, hasMCP := top["mcpServers"]
 	vscode, hasVSCode := top["servers"]
 	switch {
 	case hasMCP && hasVSCode:
-		return "", nil, nil, errors.New(`give "mcpServers" or "servers", not both`)
+		return nil, nil, nil, 0, errors.New(`give "mcpServers" or "servers", not both`)
 	case hasMCP:
-		return "mcpServers", mcpServers, top["inputs"], nil
+		return []string{"mcpServers"}, mcpServers, top["inputs"], formatMCPServers, nil
 	case hasVSCode:
-		return "servers", vscode, top["inputs"], nil
+		return []string{"servers"}, vscode, top["inputs"], formatMCPServers, nil
 	}
-	// A VS Code settings.json: {"mcp": {"servers": {...}, "inputs": [...]}}.
+	if zed, ok := top["context_servers"]; ok {
+		return []string{"context_servers"}, zed, nil, formatZed, nil
+	}
 	if nested, ok := top["mcp"]; ok {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(nested, &m) == nil {
+			// A VS Code settings.json: {"mcp": {"servers": {...}, "inputs": [...]}}.
 			if s, ok := m["servers"]; ok {
-				return "mcp.servers", s, m["inputs"], nil
+				return []string{"mcp", "servers"}, s, m["inputs"], formatMCPServers, nil
+			}
+			// opencode's opencode.json: {"mcp": {NAME: {"type": "local", ...}}}.
+			if opencodeEntries(m) {
+				return []string{"mcp"}, nested, nil, formatOpencode, nil
 			}
 		}
 	}
-	return "", nil, nil, ErrNoServers
-}
-
-// repeatedKey reports the first member name that repeats in the JSON
-// object obj (which has already been decoded once, so it is valid).
-func repeatedKey(obj json.RawMessage) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		k, _ := t.(string)
-		if seen[k] {
-			return k, true
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
-		}
-	}
-	return "", false
+	return nil, nil, nil, 0, ErrNoServers
 }
 
 // Types are the values of "type" clients write: stdio, http (VS Code,
@@ -213,7 +275,7 @@ func (s Server) validate() error {
 		return errors.New(`give "command" or "url"`)
 	case s.Command != "" && s.URL != "":
 		return errors.New(`give "command" or "url", not both`)
-	case len(s.Headers) > 0 && s.URL == "":
+	case (len(s.Headers) > 0 || len(s.EnvHeaders) > 0) && s.URL == "":
 		return errors.New(`"headers" need "url"`)
 	}
 	if s.Type != "" && !slices.Contains(Types, s.Type) {

@@ -20,23 +20,28 @@ func TestParseClientFiles(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata: %v", err)
 	}
+	tomls, _ := filepath.Glob(filepath.Join("testdata", "*.toml"))
+	files = append(files, tomls...)
 	var b strings.Builder
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := Parse(data, "/cfg")
+		c, err := ParseFile(f, data, "/cfg")
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		fmt.Fprintf(&b, "== %s (%s)\n", filepath.Base(f), c.Key)
+		fmt.Fprintf(&b, "== %s (%s, syntax %d)\n", filepath.Base(f), c.Key, c.Syntax)
+		if len(c.Skipped) > 0 {
+			fmt.Fprintf(&b, "skipped %q\n", c.Skipped)
+		}
 		for _, in := range c.Inputs {
 			fmt.Fprintf(&b, "input %s: %s %q password=%v\n", in.ID, in.Type, in.Description, in.Password)
 		}
 		for _, s := range c.Servers {
-			fmt.Fprintf(&b, "%s: %s type=%q disabled=%v argv=%q env=%q url=%q headers=%q\n",
-				s.Name, s.Transport(), s.Type, s.Disabled, s.Argv(), s.Env, s.URL, s.Headers)
+			fmt.Fprintf(&b, "%s (line %d): %s type=%q disabled=%v argv=%q env=%q cwd=%q url=%q headers=%q env-headers=%v\n",
+				s.Name, s.Line, s.Transport(), s.Type, s.Disabled, s.Argv(), s.Env, s.Cwd, s.URL, s.Headers, s.EnvHeaders)
 		}
 	}
 	testutil.Golden(t, "parsed.golden", []byte(b.String()))
@@ -280,7 +285,7 @@ func TestLocations(t *testing.T) {
 	} {
 		fmt.Fprintf(&b, "== %s\n", p.os)
 		for _, l := range Locations(p.Platform) {
-			fmt.Fprintf(&b, "%-16s %-9s %s optional=%v\n", l.Client, l.Scope, filepath.ToSlash(l.Path), l.Optional)
+			fmt.Fprintf(&b, "%-16s %-9s %s optional=%v%s\n", l.Client, l.Scope, filepath.ToSlash(l.Path), l.Optional, projectOf(l))
 		}
 	}
 	testutil.Golden(t, "locations.golden", []byte(b.String()))
@@ -376,4 +381,12 @@ func FuzzExpand(f *testing.F) {
 			t.Fatalf("input %q: %q, %v", id, out, in.Err())
 		}
 	})
+}
+
+// projectOf prints a location's project, if it has one.
+func projectOf(l Location) string {
+	if l.Project == "" {
+		return ""
+	}
+	return " project=" + filepath.ToSlash(l.Project)
 }

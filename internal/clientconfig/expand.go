@@ -11,6 +11,27 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 )
 
+// Syntax is the placeholder syntax of a client's configuration files.
+type Syntax int
+
+// Placeholder syntaxes.
+const (
+	// SyntaxDefault is what a Resolver's doc lists: VS Code's and Cursor's
+	// ${…} variables and Claude Code's ${NAME} and ${NAME:-DEFAULT}, which
+	// Windsurf (${env:NAME}) and Kiro (${NAME}) files use too.
+	SyntaxDefault Syntax = iota
+	// SyntaxGemini is Gemini CLI's: ${NAME} and a bare $NAME, from the
+	// environment (geminicli.com/docs/get-started/configuration,
+	// "Environment variables in settings files"); nothing else.
+	SyntaxGemini
+	// SyntaxOpencode is opencode's: {env:NAME} (opencode.ai/docs/config,
+	// "Variables"). Its {file:PATH}, which would read a file the
+	// configuration names, is never resolved.
+	SyntaxOpencode
+	// SyntaxLiteral substitutes nothing (Codex, Zed).
+	SyntaxLiteral
+)
+
 // Resolver resolves the placeholders MCP clients define, wherever a
 // server entry may hold them (command, args, env, cwd, url, headers):
 //
@@ -42,6 +63,9 @@ type Resolver struct {
 	// Declared are the inputs the configuration declares, to describe a
 	// missing one.
 	Declared []Input
+	// Syntax is the placeholder syntax (Config.Syntax); SyntaxDefault is
+	// the one listed above.
+	Syntax Syntax
 }
 
 // ErrUnresolved is matched (errors.Is) by an *UnresolvedError.
@@ -124,6 +148,14 @@ func (x *Expander) Used() []string { return slices.Clone(x.used) }
 // Expand returns s with its placeholders replaced. An unresolved
 // placeholder becomes "" and is recorded for Err.
 func (x *Expander) Expand(s string) string {
+	switch x.r.Syntax {
+	case SyntaxLiteral:
+		return s
+	case SyntaxGemini:
+		return x.expandGemini(s)
+	case SyntaxOpencode:
+		return x.expandOpencode(s)
+	}
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -150,6 +182,85 @@ func (x *Expander) Expand(s string) string {
 		b.WriteString(s[:i])
 		b.WriteString(v)
 		s = s[i+3+j:]
+	}
+}
+
+// expandGemini expands ${NAME} and $NAME from the environment; any other
+// text, other ${…} included, is kept.
+func (x *Expander) expandGemini(s string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '$' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		name, end := "", i+1
+		if strings.HasPrefix(s[i+1:], "{") {
+			if j := strings.IndexByte(s[i+2:], '}'); j >= 0 && isIdent(s[i+2:i+2+j]) {
+				name, end = s[i+2:i+2+j], i+3+j
+			}
+		} else {
+			for end < len(s) && (s[end] == '_' || s[end] >= 'A' && s[end] <= 'Z' || s[end] >= 'a' && s[end] <= 'z' || end > i+1 && s[end] >= '0' && s[end] <= '9') {
+				end++
+			}
+			name = s[i+1 : end]
+		}
+		if name == "" {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		v, found := x.env(name, s[i:end])
+		if !found {
+			x.missing.Env = appendNew(x.missing.Env, name)
+		}
+		b.WriteString(v)
+		i = end
+	}
+	return b.String()
+}
+
+// expandOpencode expands {env:NAME}; a {file:PATH} is recorded as one that
+// cannot be resolved, and any other text is kept.
+func (x *Expander) expandOpencode(s string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		body := s[i+1 : i+j]
+		kind, rest, _ := strings.Cut(body, ":")
+		switch {
+		case kind == "env" && isIdent(rest):
+			v, found := x.env(rest, s[i:i+j+1])
+			if !found {
+				x.missing.Env = appendNew(x.missing.Env, rest)
+			}
+			b.WriteString(s[:i])
+			b.WriteString(v)
+		case kind == "file" && rest != "":
+			x.missing.Other = appendNew(x.missing.Other, s[i:i+j+1])
+			b.WriteString(s[:i])
+		default:
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		s = s[i+j+1:]
 	}
 }
 

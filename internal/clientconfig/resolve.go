@@ -50,12 +50,20 @@ func (s Server) Resolve(x *Expander, dir string) Target {
 	}
 	t.URL = x.Expand(s.URL)
 	var sec redact.Secrets
-	if len(s.Headers) > 0 {
+	if len(s.Headers) > 0 || len(s.EnvHeaders) > 0 {
 		t.Headers = http.Header{}
 		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			v := x.Expand(s.Headers[k])
 			t.Headers.Add(textproto.CanonicalMIMEHeaderKey(k), v)
 			sec.Header(k, v)
+		}
+		for _, h := range s.EnvHeaders {
+			v, found := x.env(h.Var, "$"+h.Var)
+			if !found {
+				x.missing.Env = appendNew(x.missing.Env, h.Var)
+			}
+			t.Headers.Set(textproto.CanonicalMIMEHeaderKey(h.Name), h.Prefix+v)
+			sec.Header(h.Name, v)
 		}
 	}
 	for _, kv := range t.Env {

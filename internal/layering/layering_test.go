@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/splitmix":      {},
 	"internal/target":        {},
 	"internal/inputfile":     {},
-	"internal/clientconfig":  {"internal/redact"},
+	"internal/clientconfig":  {"internal/jsonvalue", "internal/redact", "internal/safetext"},
 	"internal/outfile":       {},
 	"internal/testbed":       {"internal/jsonrpc", "internal/splitmix", "internal/target"},
 	"internal/mcp":           {"internal/jsonrpc", "internal/jsonvalue", "internal/safetext", "internal/pipes", "internal/reap"},

@@ -339,6 +339,11 @@ func (c *Client) handshake(ctx context.Context) error {
 	timeout := c.cfg.RequestTimeout
 	if c.stdio != nil {
 		timeout = c.cfg.DiscoverTimeout
+		if forced != "" {
+			// No fallback comes after a forced probe: it is the request
+			// the server's start-up delays.
+			timeout = c.replyWait()
+		}
 	}
 	tried := map[string]bool{}
 	initTried := false
@@ -462,6 +467,17 @@ func (c *Client) setModern(rev string, raw json.RawMessage, d DiscoverResult) {
 	}
 }
 
+// replyWait is how long the handshake waits for the reply to a request
+// sent now: RequestTimeout, or, for a stdio server that has not written a
+// line yet, what is left of its start-up allowance when that is longer.
+func (c *Client) replyWait() time.Duration {
+	wait := c.cfg.RequestTimeout
+	if c.stdio == nil || c.stdio.hasSpoken() {
+		return wait
+	}
+	return max(wait, c.cfg.StartupTimeout-time.Since(c.stdio.started))
+}
+
 // initializeResult is the legacy handshake reply.
 type initializeResult struct {
 	ProtocolVersion string          `json:"protocolVersion"`
@@ -490,14 +506,18 @@ func (c *Client) initializeAfter(ctx context.Context, rev, must string, late *la
 		if err != nil {
 			return err
 		}
-		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+		rctx, cancel := context.WithTimeout(ctx, c.replyWait())
 		r, err := c.transport().roundTrip(rctx, o)
 		timedOut := err != nil && rctx.Err() != nil
 		cancel()
 		if timedOut {
 			c.detect("initialize: no reply")
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
 				return fmt.Errorf("mcp: initialize: %w", ctx.Err())
+			case c.stdio != nil && !c.stdio.hasSpoken() && time.Since(c.stdio.started) >= c.cfg.StartupTimeout:
+				c.detect(fmt.Sprintf("the server wrote nothing within its start-up allowance (%s)", c.cfg.StartupTimeout))
+				return fmt.Errorf("mcp: initialize: %w", &StartupTimeoutError{Allowance: c.cfg.StartupTimeout})
 			}
 			return fmt.Errorf("mcp: initialize: %w", ErrTimeout)
 		}

@@ -100,6 +100,13 @@ type Config struct {
 
 	// RequestTimeout bounds each request (default 10s).
 	RequestTimeout time.Duration
+	// StartupTimeout is a stdio server's start-up allowance (default
+	// DefaultStartupTimeout): until it has written its first line, the
+	// handshake waits for it up to this long after it was started, when
+	// that is longer than RequestTimeout. A first `npx -y` or `uvx` run
+	// downloads the package before the server reads a byte. HTTP targets
+	// are already running and have none.
+	StartupTimeout time.Duration
 	// DiscoverTimeout bounds the stdio server/discover probe (default 2s).
 	DiscoverTimeout time.Duration
 	// MaxFrame caps one response / line (default jsonrpc.DefaultMaxFrame).
@@ -126,6 +133,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 10 * time.Second
+	}
+	if c.StartupTimeout <= 0 {
+		c.StartupTimeout = DefaultStartupTimeout
 	}
 	if c.DiscoverTimeout <= 0 {
 		c.DiscoverTimeout = 2 * time.Second
@@ -247,6 +257,26 @@ type Observation struct {
 	// Count is how often it happened.
 	Count int
 }
+
+// DefaultStartupTimeout is a stdio server's start-up allowance when
+// Config.StartupTimeout sets none: long enough for a cold `npx -y` of a
+// typical server (a first download measured 22-25 s), with room.
+const DefaultStartupTimeout = 60 * time.Second
+
+// StartupTimeoutError is the handshake's error for a stdio server that
+// wrote nothing within its start-up allowance. It matches ErrTimeout.
+type StartupTimeoutError struct {
+	// Allowance is the start-up allowance it was given.
+	Allowance time.Duration
+}
+
+// Error implements error.
+func (e *StartupTimeoutError) Error() string {
+	return fmt.Sprintf("mcp: the server wrote nothing within its start-up allowance of %s", e.Allowance)
+}
+
+// Unwrap makes a StartupTimeoutError match ErrTimeout.
+func (e *StartupTimeoutError) Unwrap() error { return ErrTimeout }
 
 // Sentinel errors (use errors.Is).
 var (

@@ -101,6 +101,12 @@ type stdioConn struct {
 	waitDone   chan struct{}
 	stderrDone chan struct{}
 
+	// started is when the process was started; spoke is closed when it
+	// first wrote a line to stdout (the end of its start-up).
+	started   time.Time
+	spoke     chan struct{}
+	spokeOnce sync.Once
+
 	mu         sync.Mutex
 	exitCode   int
 	exitSignal string
@@ -142,6 +148,8 @@ func startStdio(cfg Config, obs *observer) (*stdioConn, error) {
 		readDone:   make(chan struct{}),
 		waitDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		started:    time.Now(),
+		spoke:      make(chan struct{}),
 		ring:       make([]string, cfg.StderrTail),
 	}
 	s.mux.answer = s.queueReply
@@ -170,6 +178,9 @@ func (s *stdioConn) readLoop(max int) {
 	lr.KeepEdges(jsonrpc.OversizeEdge)
 	for {
 		line, err := lr.ReadLine()
+		if err == nil || errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+			s.spokeOnce.Do(func() { close(s.spoke) })
+		}
 		switch {
 		case err == nil:
 			s.mux.dispatchFrame(line)
@@ -190,6 +201,16 @@ func (s *stdioConn) readLoop(max int) {
 			}
 			return
 		}
+	}
+}
+
+// hasSpoken reports whether the server has written a line to stdout.
+func (s *stdioConn) hasSpoken() bool {
+	select {
+	case <-s.spoke:
+		return true
+	default:
+		return false
 	}
 }
 

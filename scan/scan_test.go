@@ -377,14 +377,10 @@ func TestSDKServer(t *testing.T) {
 	if r.Scores.Tools == 0 || r.Scores.Declared == 0 {
 		t.Errorf("SDK tools not assessed: %+v", r.Scores)
 	}
-<<<<<<< HEAD
 	if r.SDK != nil {
 		t.Errorf("a Go SDK server taken for %+v", r.SDK)
 	}
-	legacy := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: 5 * time.Second, Protocol: mcp.Rev20250618})
-=======
 	legacy := runScan(t, mcp.Config{URL: srv.URL, RequestTimeout: testutil.Hang, Protocol: mcp.Rev20250618})
->>>>>>> hygiene
 	if legacy.Protocol.Revision != mcp.Rev20250618 || legacy.Scores.Tools != r.Scores.Tools {
 		t.Fatalf("forced legacy on the SDK server: %+v %+v", legacy.Protocol, legacy.Scores)
 	}

@@ -15,9 +15,9 @@ import (
 // they are: `guard quarantine -- -x` names the server -x, which is then
 // refused as an id, and never reads as a flag. A help flag among them
 // shows the command's help and stops the command (exit 0) before it acts.
-func interspersed(c *cli.Context) ([]string, error) {
+func interspersed(c *cmdLine) ([]string, error) {
 	in := c.Args().Slice()
-	if dashed(c) {
+	if dashed(c.cli) {
 		return in, nil
 	}
 	var pos []string
@@ -33,7 +33,7 @@ func interspersed(c *cli.Context) ([]string, error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		var def cli.Flag
-		for _, f := range c.Command.Flags {
+		for _, f := range c.cli.Command.Flags {
 			for _, n := range f.Names() {
 				if n == name {
 					def = f
@@ -44,7 +44,7 @@ func interspersed(c *cli.Context) ([]string, error) {
 			return nil, usageErr("flag provided but not defined: -%s", name)
 		}
 		if def == cli.HelpFlag {
-			_ = cli.ShowSubcommandHelp(c)
+			_ = cli.ShowSubcommandHelp(c.cli)
 			return nil, exitErr(exitOK, nil)
 		}
 		if _, isBool := def.(*cli.BoolFlag); isBool {
@@ -58,7 +58,7 @@ func interspersed(c *cli.Context) ([]string, error) {
 			i++
 			value = in[i]
 		}
-		if err := c.Set(def.Names()[0], value); err != nil {
+		if err := c.cli.Set(def.Names()[0], value); err != nil {
 			return nil, usageErr("invalid value %q for flag -%s: %v", value, name, err)
 		}
 	}

@@ -44,7 +44,7 @@ func TestInterspersed(t *testing.T) {
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}},
 				},
 				Action: func(c *cli.Context) error {
-					pos, perr = interspersed(c)
+					pos, perr = interspersed(newCmdLine(c))
 					url, headers, quiet = c.String("url"), c.StringSlice("header"), c.Bool("quiet")
 					return nil
 				},

@@ -20,7 +20,7 @@ import (
 
 // clientCommand is the `mcpdrill client` command; run (nil: runClient)
 // drills what the parsed clientOptions ask for.
-func clientCommand(run func(*cli.Context, *clientOptions) error) *cli.Command {
+func clientCommand(run func(context.Context, *clientOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "client",
 		ArgsUsage: "[--] CMD [ARGS...]",
@@ -54,32 +54,47 @@ func clientServerCommand() *cli.Command {
 		Hidden: true,
 		Usage:  "the stdio server of `mcpdrill client` (started by the drilled client)",
 		Flags:  []cli.Flag{&cli.StringFlag{Name: "socket", Usage: "the drill's socket `PATH` (required)"}},
-		Action: func(c *cli.Context) error {
-			if err := noArguments(c); err != nil {
-				return err
-			}
-			if c.String("socket") == "" {
-				return usageErr("--socket is required")
-			}
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if err := clientdrill.Relay(ctx, c.String("socket"), os.Stdin, c.App.Writer); err != nil {
-				return exitErr(exitUnreachable, err)
-			}
-			return nil
-		},
+		Action: action(parseClientServerOptions, nil, runClientServer),
 	}
+}
+
+// clientServerOptions is what the drilled client's `mcpdrill
+// client-server` asks for: the drill's socket.
+type clientServerOptions struct {
+	env
+	socket string
+}
+
+func parseClientServerOptions(c *cmdLine) (*clientServerOptions, error) {
+	if err := noArguments(c); err != nil {
+		return nil, err
+	}
+	if c.String("socket") == "" {
+		return nil, usageErr("--socket is required")
+	}
+	return &clientServerOptions{socket: c.String("socket")}, nil
+}
+
+// runClientServer relays between stdin and stdout and the drill's socket.
+func runClientServer(ctx context.Context, o *clientServerOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := clientdrill.Relay(ctx, o.socket, o.stdin, o.stdout); err != nil {
+		return exitErr(exitUnreachable, err)
+	}
+	return nil
 }
 
 // clientOptions is what one `mcpdrill client` asks for.
 type clientOptions struct {
-	list   bool
-	out    outputFormat
-	drill  clientdrill.Options
-	stderr bool
+	env
+	list       bool
+	out        outputFormat
+	drill      clientdrill.Options
+	passStderr bool
 }
 
-func parseClientOptions(c *cli.Context) (*clientOptions, error) {
+func parseClientOptions(c *cmdLine) (*clientOptions, error) {
 	o := &clientOptions{list: c.Bool("list")}
 	out, err := outputOptions(c)
 	if err != nil {
@@ -116,12 +131,12 @@ func parseClientOptions(c *cli.Context) (*clientOptions, error) {
 		}
 	}
 	o.drill = d
-	o.stderr = c.Bool("client-stderr")
+	o.passStderr = c.Bool("client-stderr")
 	return o, nil
 }
 
-func runClient(c *cli.Context, o *clientOptions) error {
-	w := c.App.Writer
+func runClient(ctx context.Context, o *clientOptions) error {
+	w := o.stdout
 	if o.list {
 		if o.out.format == "json" {
 			return writeJSON(w, clientdrill.Catalogue())
@@ -134,10 +149,10 @@ func runClient(c *cli.Context, o *clientOptions) error {
 	}
 	d := o.drill
 	d.ServerArgv = []string{exe, "client-server"}
-	if o.stderr {
-		d.Stderr = c.App.ErrWriter
+	if o.passStderr {
+		d.Stderr = o.stderr
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
 	rep, err := clientdrill.Run(ctx, d)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -27,7 +28,7 @@ func interspersed(c *cmdLine) ([]string, error) {
 			pos = append(pos, in[i+1:]...)
 			break
 		}
-		if len(a) < 2 || a[0] != '-' {
+		if len(a) < 2 || a[0] != '-' || negativeNumber(a) {
 			pos = append(pos, a)
 			continue
 		}
@@ -63,6 +64,16 @@ func interspersed(c *cmdLine) ([]string, error) {
 		}
 	}
 	return pos, nil
+}
+
+// negativeNumber reports whether a is a negative number (-1, -0.5, -1e3):
+// a positional argument, never a flag (no flag's name is a number).
+func negativeNumber(a string) bool {
+	if len(a) < 2 || a[0] != '-' || (a[1] < '0' || a[1] > '9') && a[1] != '.' {
+		return false
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err == nil
 }
 
 // dashed reports whether urfave/cli ended c's flags at a "--" right before

@@ -261,27 +261,15 @@ type heldWriter struct {
 // Unwrap is the writer the output goes to.
 func (h *heldWriter) Unwrap() io.Writer { return h.to }
 
-// driftInvoke plans the named calls against the declared manifest (a server
-// cannot offer a name and have it called) and, with --execute, sends those
-// the server also serves over a new session.
+// driftInvoke is the opt-in invocation of a drift (scan.InvokeDeclared),
+// recorded in rep.
 func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []mcp.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
-	inv, fs := scan.PlanInvocation(g.invoke, g.target, declared, "declared")
-	inv.ResolvedAgainst = "declared"
+	inv, fs, err := scan.InvokeDeclared(ctx, cfg, g.invoke, g.target, declared, served, g.tracer)
 	rep.Invocation = inv
-	for i := range inv.Calls {
-		if inv.Calls[i].Outcome == scan.OutcomePlanned && !slices.Contains(served, inv.Calls[i].Tool) {
-			inv.Calls[i].Outcome, inv.Calls[i].Detail = scan.OutcomeUnresolved, "declared but not served; not invoked"
-		}
-	}
-	if !g.invoke.Execute {
-		return fs, nil
-	}
-	c, err := mcp.Connect(ctx, cfg)
 	if err != nil {
 		return nil, connectError(targetName(cfg), err)
 	}
-	defer c.Close()
-	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
+	return fs, nil
 }
 
 // liveSpec is a spec-driven live server: the spec, the client

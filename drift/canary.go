@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
@@ -221,7 +222,7 @@ func skeleton(v any, depth int) any {
 	case nil:
 		return "null"
 	}
-	return describeType(v)
+	return jsonvalue.Kind(v)
 }
 
 var (

@@ -86,7 +86,7 @@ func RunCapture(ctx context.Context, spec Spec, cfg mcp.Config, opt CaptureOptio
 	}
 	capt := NewCapture(obs, opt)
 	for _, can := range spec.Canaries {
-		rec := CanaryRecord{Name: can.Name, Tool: can.Tool, ArgsHash: "sha256:" + hashBytes(canonical(jsonValue(can.Args)))}
+		rec := CanaryRecord{Name: can.Name, Tool: can.Tool, ArgsHash: "sha256:" + hashBytes(canonical(can.Args))}
 		msg, err := c.Call(ctx, "tools/call", map[string]any{"name": can.Tool, "arguments": can.Args})
 		switch {
 		case errors.Is(err, mcp.ErrTimeout):
@@ -99,19 +99,6 @@ func RunCapture(ctx context.Context, spec Spec, cfg mcp.Config, opt CaptureOptio
 		capt.Canaries = append(capt.Canaries, rec)
 	}
 	return capt, obs, nil
-}
-
-// jsonValue normalises YAML-decoded arguments through a JSON round trip.
-func jsonValue(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	out, err := decodeJSON(b)
-	if err != nil {
-		return nil
-	}
-	return out
 }
 
 // NewCapture builds a capture (without canaries) from an observation.

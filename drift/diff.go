@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -662,8 +663,8 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 		p := joinPointer(ptr, kw)
 		switch {
 		case aOK && bOK:
-			x, xOK := number(av)
-			y, yOK := number(bv)
+			x, xOK := jsonvalue.Number(av)
+			y, yOK := jsonvalue.Number(bv)
 			if !xOK || !yOK {
 				if !equalJSON(av, bv) {
 					d.emit(p, KindKeywordChanged, condNone, "%s changed (not a number)", kw)
@@ -691,8 +692,8 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 	bv, bOK := b["multipleOf"]
 	switch {
 	case aOK && bOK:
-		x, xOK := number(av)
-		y, yOK := number(bv)
+		x, xOK := jsonvalue.Number(av)
+		y, yOK := jsonvalue.Number(bv)
 		switch {
 		case !xOK || !yOK || x <= 0 || y <= 0:
 			if !equalJSON(av, bv) {

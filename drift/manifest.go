@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
@@ -103,7 +104,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 			m.NextCursor = c
 		}
 	default:
-		return Manifest{}, fmt.Errorf("%w: expected an object or an array, got %s", ErrNotManifest, describeType(v))
+		return Manifest{}, fmt.Errorf("%w: expected an object or an array, got %s", ErrNotManifest, jsonvalue.Kind(v))
 	}
 	seen := map[string]bool{}
 	for i, e := range list {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
@@ -32,7 +33,7 @@ func CheckTool(t mcp.Tool) error {
 		return fmt.Errorf("%w: %w", ErrInvalidTool, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, describeType(v))
+		return fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, jsonvalue.Kind(v))
 	}
 	if strings.TrimSpace(t.Name) == "" {
 		return fmt.Errorf("%w: a tool needs a non-blank string \"name\"", ErrInvalidTool)

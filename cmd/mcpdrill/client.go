@@ -154,7 +154,7 @@ func runClient(ctx context.Context, o *clientOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
+	start := o.now()
 	rep, err := clientdrill.Run(ctx, d)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -164,7 +164,7 @@ func runClient(ctx context.Context, o *clientOptions) error {
 	case err != nil:
 		return exitErr(exitInternal, err)
 	}
-	if err := renderClientReport(w, o.out, rep, time.Since(start)); err != nil {
+	if err := renderClientReport(w, o.out, rep, o.now().Sub(start)); err != nil {
 		return err
 	}
 	if report.Fails(rep.Findings, o.out.threshold) {

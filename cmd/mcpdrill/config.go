@@ -260,7 +260,7 @@ func currentPlatform(c *cmdLine, guess bool) (clientconfig.Platform, error) {
 	var p clientconfig.Platform
 	p.Home, _ = os.UserHomeDir()
 	p.ConfigDir, _ = os.UserConfigDir()
-	p.CodexHome = os.Getenv("CODEX_HOME")
+	p.CodexHome = c.getenv("CODEX_HOME")
 	ws := c.String("workspace")
 	if ws == "" && !guess {
 		return p, nil

@@ -152,7 +152,7 @@ func parseDriftOptions(c *cmdLine) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now(), structural: c.Bool("structural")}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: c.now(), structural: c.Bool("structural")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -202,7 +202,7 @@ func runDrift(ctx context.Context, o *driftOptions) (err error) {
 			err = ferr
 		}
 	}()
-	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
+	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools, o.now)
 	ctx, cancel := runContextFrom(ctx, o.start, o.deadline)
 	defer cancel()
 	defer flushTracer(o.stderr, g.tracer)
@@ -397,7 +397,7 @@ func parseDriftCheckOptions(c *cmdLine) (*driftCheckOptions, error) {
 // runDriftCheck compares the current capture (taken live with --spec) with
 // the baseline and writes the report.
 func runDriftCheck(ctx context.Context, o *driftCheckOptions) error {
-	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet())
+	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet(), o.now)
 	current, live := o.current, o.currentPath
 	if o.live != nil {
 		live = targetName(o.live.cfg)
@@ -444,7 +444,7 @@ func loadSpec(c *cmdLine, path string) (liveSpec, error) {
 	if err != nil {
 		return liveSpec{}, usageErr("read spec: %v", err)
 	}
-	spec, err := drift.ParseSpec(b, os.LookupEnv)
+	spec, err := drift.ParseSpec(b, c.lookupEnv)
 	if err != nil {
 		return liveSpec{}, usageErr("%s: %v", path, err)
 	}
@@ -554,13 +554,15 @@ type driftPlace struct {
 	data  []byte
 	tools []string
 	seen  map[string]bool // the names in tools, so that add stays linear
+	// start is when the run began by the clock now: a report's duration.
 	start time.Time
+	now   func() time.Time
 }
 
 // newDriftPlace places a report in the file at path; data is its content
-// when already read.
-func newDriftPlace(path string, data []byte, tools []mcp.Tool) *driftPlace {
-	p := &driftPlace{path: path, data: data, start: time.Now(), seen: map[string]bool{}}
+// when already read; now is the run's clock.
+func newDriftPlace(path string, data []byte, tools []mcp.Tool, now func() time.Time) *driftPlace {
+	p := &driftPlace{path: path, data: data, now: now, start: now(), seen: map[string]bool{}}
 	p.add(drift.ToolNames(tools))
 	return p
 }
@@ -590,7 +592,7 @@ func driftOutput(rep *drift.Report, place *driftPlace, out outputFormat) report.
 	if out.format != "json" && out.format != "table" {
 		lines = place.lines()
 	}
-	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: time.Since(place.start)}
+	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: place.now().Sub(place.start)}
 	tools := slices.Sorted(slices.Values(place.tools))
 	for _, t := range tools {
 		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})

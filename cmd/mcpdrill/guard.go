@@ -275,7 +275,7 @@ func guardActor(c *cmdLine) string {
 	if a := strings.TrimSpace(c.String("actor")); a != "" {
 		return a
 	}
-	if u := os.Getenv("USER"); u != "" {
+	if u := c.getenv("USER"); u != "" {
 		return u
 	}
 	return "unknown"

@@ -17,8 +17,8 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// tty reports whether stdout is a terminal.
-	tty bool
+	// tty and stderrTTY report whether stdout and stderr are terminals.
+	tty, stderrTTY bool
 	// now is the clock (time.Now).
 	now func() time.Time
 	// lookupEnv reads an environment variable (os.LookupEnv).
@@ -31,6 +31,9 @@ func envOf(c *cli.Context) env {
 	e := env{stdin: c.App.Reader, stdout: c.App.Writer, stderr: c.App.ErrWriter, now: time.Now, lookupEnv: os.LookupEnv}
 	if f, ok := outputFile(e.stdout); ok {
 		e.tty = isTerminal(f)
+	}
+	if f, ok := outputFile(e.stderr); ok {
+		e.stderrTTY = isTerminal(f)
 	}
 	return e
 }

@@ -231,11 +231,11 @@ func parseStudyRunOptions(c *cmdLine) (*studyRunOptions, error) {
 func runStudy(ctx context.Context, o *studyRunOptions) error {
 	so := o.run
 	if !o.quiet {
-		so.Progress = newProgress(o.stderr)
+		so.Progress = newProgress(o.stderr, o.stderrTTY)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
+	start := o.now()
 	res, err := studies.Run(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
@@ -249,7 +249,7 @@ func runStudy(ctx context.Context, o *studyRunOptions) error {
 			return err
 		}
 	}
-	if err := writeStudy(o.stdout, res, o.out, o.path, o.data, time.Since(start)); err != nil {
+	if err := writeStudy(o.stdout, res, o.out, o.path, o.data, o.now().Sub(start)); err != nil {
 		return err
 	}
 	return studyExit(res, o.out.threshold)
@@ -527,13 +527,7 @@ func writeOutput(stdout io.Writer, path string, b []byte) error {
 
 // newProgress reports progress: a live status line on a terminal, one plain
 // line per finished server otherwise.
-func newProgress(w io.Writer) func(studies.Event) {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+func newProgress(w io.Writer, tty bool) func(studies.Event) {
 	return func(ev studies.Event) {
 		if ev.Kind == studies.EventDone {
 			if tty {

@@ -103,7 +103,7 @@ func clientConfig(c *cmdLine) (mcp.Config, error) {
 			return cfg, usageErr("--env %q: want KEY=VALUE", kv)
 		}
 	}
-	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
+	h, err := parseHeaders(c.StringSlice("header"), c.lookupEnv)
 	if err != nil {
 		return cfg, exitErr(exitUsage, err)
 	}

@@ -62,9 +62,7 @@ func (g *grader) search() *witnessSearch {
 	// Bases: instances of the receiver's schema first (a value placed in
 	// one is rejected for what was placed), then of the sender's.
 	for _, src := range []any{tRaw, g.s} {
-		for _, v := range ws.synth(src, nil, 0, witnessBases/2) {
-			ws.bases = append(ws.bases, v)
-		}
+		ws.bases = append(ws.bases, ws.synth(src, nil, 0, witnessBases/2)...)
 	}
 	if len(ws.bases) == 0 {
 		ws.bases = []any{map[string]any{}}

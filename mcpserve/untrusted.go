@@ -30,11 +30,8 @@ const (
 	messageLimit = 400
 )
 
-// maxEscaped is the most runes an escape writes for one rune ("\U000e0068").
-const maxEscaped = 10
-
 // serverText makes s, which a server controls, safe to hand to a model: at
-// most limit runes of it, each escaped to at most maxEscaped.
+// most limit runes of it, each escaped to at most 10 runes ("\U000e0068").
 func serverText(s string, limit int, mask func(string) string) string {
 	if mask != nil {
 		s = mask(s)

@@ -60,8 +60,7 @@ func TestBridgeSessionlessCrossTalk(t *testing.T) {
 		select {
 		case _, ok := <-a.events:
 			if !ok {
-				aDone = <-a.done
-				break
+				aDone = <-a.done // ends the loop
 			}
 		case ev, ok := <-bev:
 			if !ok {

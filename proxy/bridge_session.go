@@ -349,9 +349,6 @@ func (s *bridgeSession) toCall(c *bridgeCall, m frameMsg) bool {
 // sends for it: it accepts an event stream, and still waits.
 func (c *bridgeCall) takesEvents() bool { return c.events != nil && !c.gone && !c.answered }
 
-// errSessionEnded reports a session whose server has gone.
-var errSessionEnded = errors.New("proxy: bridge: the session's server ended")
-
 // errReplyTooLarge reports an answer over the frame cap, dropped unread.
 var errReplyTooLarge = errors.New("proxy: bridge: the server's reply is over the frame cap")
 

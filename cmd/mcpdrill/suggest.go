@@ -144,9 +144,7 @@ func explainUsage(c *cli.Context, err error) error {
 		}
 		var names []string
 		for _, f := range flags {
-			for _, n := range f.Names() {
-				names = append(names, n)
-			}
+			names = append(names, f.Names()...)
 		}
 		s := nearest(name, append(names, "help"))
 		if s != "" {

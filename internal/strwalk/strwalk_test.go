@@ -25,7 +25,8 @@ type doc struct {
 	Any    any
 	Raw    json.RawMessage
 	Self   *doc
-	n      int
+	//lint:ignore U1000 an unexported field, which the walk must pass over
+	n int
 }
 
 func TestMap(t *testing.T) {

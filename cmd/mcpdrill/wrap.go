@@ -211,7 +211,7 @@ func runWrap(ctx context.Context, o *wrapOptions) error {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
 		Config: cfg, Command: o.argv,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Signals: sigs,
+		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr, Signals: sigs,
 	})
 	if err != nil {
 		return exitErr(exitUnreachable, err)
@@ -307,7 +307,7 @@ func wrapHTTP(ctx context.Context, e env, cfg proxy.Config, argv []string, o *wr
 	var serve func(context.Context, net.Listener) error
 	to := redact.URL(o.upstream)
 	if len(argv) > 0 {
-		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: os.Stderr, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
+		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: e.stderr, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
 		if err != nil {
 			return usageErr("wrap: %v", err)
 		}

@@ -22,7 +22,7 @@ export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
 CLIENTS_DIR := studies/clients
 
-.PHONY: all build test test-short bench fuzz lint demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot release-snapshot clean
+.PHONY: all build test test-short bench fuzz lint docs demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot release-snapshot clean
 
 all: build
 
@@ -59,6 +59,12 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# The fault and rule tables of METHODOLOGY.md and docs/ are generated from
+# the catalogues; `make test` fails when they differ (TestDocsGenerated), and
+# this rewrites them.
+docs:
+	$(GO) test ./cmd/mcpdrill -run TestDocsGenerated -count=1 -update
 
 # staticcheck, pinned with its dependencies in tools/go.mod and tools/go.sum:
 # a module of its own, so the main go.mod requires nothing for it. Built into

@@ -31,7 +31,7 @@ const (
 )
 
 // serverText makes s, which a server controls, safe to hand to a model: at
-// most limit runes of it, each escaped to at most 10 runes ("\U000e0068").
+// most limit runes of it, each escaped (at most ten runes for one: "\U000e0068").
 func serverText(s string, limit int, mask func(string) string) string {
 	if mask != nil {
 		s = mask(s)

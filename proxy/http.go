@@ -339,7 +339,8 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b 
 // copyBody copies a body of declared length n (-1: unknown) to w. A body
 // declared at most 4 KiB long goes through a buffer of its own size (one
 // byte more, to meet its end), made afresh; others through a pooled 64 KiB
-// buffer (why small replies get a fresh one: METHODOLOGY, "p99").
+// buffer: a pooled buffer sized for large bodies, taken for each small one,
+// cost more at the tail (p99) of small replies than a fresh small one.
 func copyBody(w io.Writer, body io.Reader, n int64) {
 	if n >= 0 && n <= 4<<10 {
 		_, _ = io.CopyBuffer(onlyWriter{w}, onlyReader{body}, make([]byte, n+1))

@@ -20,11 +20,13 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 )
 
-// This file runs the README's command blocks as written (issue 16: "README
-// commands run as written on a fresh clone"). TestREADMECommands takes every
-// line of every ```sh block, in README order, and runs it in bash in a
-// scratch directory with the built mcpdrill first on PATH, checking the exit
-// status the README implies. What it changes, and nothing else:
+// This file runs the command blocks of the README and of docs/*.md as
+// written ("README commands run as written on a fresh clone", wherever the
+// example lives). TestREADMECommands takes every line of every ```sh block,
+// README.md first and then docs/*.md in name order (docFiles), and runs it
+// in bash in a scratch directory with the built mcpdrill first on PATH,
+// checking the exit status the page implies. What it changes, and nothing
+// else:
 //
 //   - Ports. The README's fixed addresses are replaced by free ones:
 //     127.0.0.1:3000 (the testbed of "Servers for the examples"),
@@ -100,52 +102,102 @@ const (
 )
 
 // readmeLine is one command line of a ```sh block, comment cut, with the
-// section ("## …" or "### …" heading) it is in.
-type readmeLine struct{ section, text string }
+// file (relative to the repository root) and the section ("#…" heading) it
+// is in.
+type readmeLine struct{ file, section, text string }
 
-// readmeShellLines returns every command line of the README's sh blocks.
-func readmeShellLines(t *testing.T) []readmeLine {
+// docFiles returns the pages whose examples run, relative to the
+// repository root: README.md, then docs/*.md in name order.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), "README.md"))
+	docs, err := filepath.Glob(filepath.Join(testutil.ModuleRoot(t), "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	sort.Strings(docs)
+	out := []string{"README.md"}
+	for _, d := range docs {
+		out = append(out, filepath.Join("docs", filepath.Base(d)))
+	}
+	return out
+}
+
+// readDoc returns a page of docFiles.
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readmeShellLines returns every command line of the sh blocks of every
+// page of docFiles, in order.
+func readmeShellLines(t *testing.T) []readmeLine {
+	t.Helper()
 	var out []readmeLine
-	section, fence := "", ""
-	for _, l := range strings.Split(string(b), "\n") {
-		switch {
-		case fence == "" && strings.HasPrefix(l, "```"):
-			fence = strings.TrimPrefix(l, "```")
-		case fence != "" && strings.HasPrefix(l, "```"):
-			fence = ""
-		case fence == "sh":
-			for _, c := range shellLines(l) {
-				out = append(out, readmeLine{section, c})
+	for _, name := range docFiles(t) {
+		section, fence := "", ""
+		for _, l := range strings.Split(readDoc(t, name), "\n") {
+			switch {
+			case fence == "" && strings.HasPrefix(l, "```"):
+				fence = strings.TrimPrefix(l, "```")
+			case fence != "" && strings.HasPrefix(l, "```"):
+				fence = ""
+			case fence == "sh":
+				for _, c := range shellLines(l) {
+					out = append(out, readmeLine{name, section, c})
+				}
+			case fence == "" && strings.HasPrefix(l, "#"):
+				section = l
 			}
-		case fence == "" && strings.HasPrefix(l, "#"):
-			section = l
 		}
 	}
 	return out
 }
 
-// readmeSection returns the README's section that starts with heading.
+// readmeSection returns the section that starts with heading, in whichever
+// page of docFiles has it: up to the next heading (outside code blocks) of
+// the same or a higher level, so a page's "# title" is the whole page.
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	level := headingLevel(heading)
+	for _, name := range docFiles(t) {
+		var b strings.Builder
+		in, fence := false, false
+		for _, l := range strings.Split(readDoc(t, name), "\n") {
+			if strings.HasPrefix(l, "```") {
+				fence = !fence
+			}
+			if !fence && !strings.HasPrefix(l, "```") {
+				if l == heading {
+					in = true
+					continue
+				}
+				if in && headingLevel(l) > 0 && headingLevel(l) <= level {
+					break
+				}
+			}
+			if in {
+				b.WriteString(l + "\n")
+			}
+		}
+		if in {
+			return b.String()
+		}
 	}
-	s := string(b)
-	i := strings.Index(s, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("README has no %q", heading)
+	t.Fatalf("no page of README.md and docs/ has %q", heading)
+	return ""
+}
+
+// headingLevel is the level of a Markdown heading line (0: none).
+func headingLevel(l string) int {
+	n := len(l) - len(strings.TrimLeft(l, "#"))
+	if n == 0 || !strings.HasPrefix(l[n:], " ") {
+		return 0
 	}
-	s = s[i+len(heading)+2:]
-	if j := strings.Index(s, "\n## "); j >= 0 {
-		s = s[:j]
-	}
-	return s
+	return n
 }
 
 // codeBlocks returns the fenced blocks of lang in s.
@@ -180,7 +232,7 @@ func TestREADMECommands(t *testing.T) {
 	}
 	lines := readmeShellLines(t)
 	if len(lines) < 40 {
-		t.Fatalf("only %d command lines in the README's sh blocks", len(lines))
+		t.Fatalf("only %d command lines in the sh blocks of README.md and docs/", len(lines))
 	}
 	seen := map[string]bool{}
 	for _, l := range lines {
@@ -188,17 +240,17 @@ func TestREADMECommands(t *testing.T) {
 	}
 	for k := range readmeNotRun {
 		if !seen[k] {
-			t.Errorf("readmeNotRun names a line the README no longer has: %q", k)
+			t.Errorf("readmeNotRun names a line no page has any more: %q", k)
 		}
 	}
 	for k := range readmeExit {
 		if !seen[k] {
-			t.Errorf("readmeExit names a line the README no longer has: %q", k)
+			t.Errorf("readmeExit names a line no page has any more: %q", k)
 		}
 	}
 	r := newReadmeRun(t)
 	for _, l := range lines {
-		t.Run(l.text, func(t *testing.T) { r.run(t, l) })
+		t.Run(l.file+"/"+l.text, func(t *testing.T) { r.run(t, l) })
 	}
 	t.Run("stop the servers for the examples", func(t *testing.T) {
 		for _, s := range r.servers {
@@ -274,7 +326,7 @@ func newReadmeRun(t *testing.T) *readmeRun {
 		"stub/npx": npx.String(),
 		// drift's `-- ./server`: the reader's server.
 		"server":    "#!/bin/sh\nexec mcpdrill testbed \"$@\"\n",
-		"plan.yaml": readmeBlock(t, "## Injecting faults (`wrap`)", "yaml", "seed:"),
+		"plan.yaml": readmeBlock(t, "# Injecting faults (`wrap`)", "yaml", "seed:"),
 		"home/.config/Claude/claude_desktop_config.json": `{"mcpServers": {"testbed": {"command": "mcpdrill", "args": ["testbed"]}}}`,
 		".vscode/mcp.json": `{
   // VS Code: a server that needs an input
@@ -298,22 +350,22 @@ func newReadmeRun(t *testing.T) *readmeRun {
 	// tools.json as the README says to get one (this also leaves the
 	// two-line spec.yaml), then the README's spec, which the drift examples
 	// before that block read.
-	for _, l := range shellLines(readmeBlock(t, "## Drift: manifests and baselines", "sh", "-o tools.json")) {
+	for _, l := range shellLines(readmeBlock(t, "# Drift: manifests and baselines (`drift`)", "sh", "-o tools.json")) {
 		if strings.HasSuffix(l, "-o tools.json") || strings.HasSuffix(l, "> spec.yaml") {
 			if code, out := r.exec(t, l, r.dir, nil); code != 0 {
 				t.Fatalf("%s: exit %d\n%s", l, code, out)
 			}
 		}
 	}
-	spec := r.replacer(readmeListenAddr).Replace(readmeBlock(t, "## Drift: manifests and baselines", "yaml", "canaries:"))
+	spec := r.replacer(readmeListenAddr).Replace(readmeBlock(t, "# Drift: manifests and baselines (`drift`)", "yaml", "canaries:"))
 	if err := os.WriteFile(filepath.Join(r.dir, "spec.yaml"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-// readmeBlock returns the first lang block of a README section that holds
-// marker.
+// readmeBlock returns the first lang block of a section (readmeSection)
+// that holds marker.
 func readmeBlock(t *testing.T, heading, lang, marker string) string {
 	t.Helper()
 	for _, b := range codeBlocks(readmeSection(t, heading), lang) {
@@ -321,7 +373,7 @@ func readmeBlock(t *testing.T, heading, lang, marker string) string {
 			return b
 		}
 	}
-	t.Fatalf("README section %q has no %s block with %q", heading, lang, marker)
+	t.Fatalf("section %q has no %s block with %q", heading, lang, marker)
 	return ""
 }
 
@@ -576,7 +628,7 @@ func TestREADMEWrapSeeds(t *testing.T) {
 	env := pathWithBinary(t)
 	dir := t.TempDir()
 	var first string
-	for _, l := range shellLines(readmeBlock(t, "## Injecting faults (`wrap`)", "sh", "--rate")) {
+	for _, l := range shellLines(readmeBlock(t, "# Injecting faults (`wrap`)", "sh", "--rate")) {
 		if first == "" && strings.HasPrefix(l, "mcpdrill wrap ") && strings.Contains(l, " -- ") {
 			first = l
 		}

@@ -41,7 +41,7 @@ const minRead = 16 << 10
 // buffer and by the HTTP proxy's pool; a larger one (grown for a long
 // frame) is dropped once the frame is done. Frames up to half of it keep
 // their buffer from one to the next instead of growing a new one each time
-// (see METHODOLOGY.md, buffers), so a stream holds at most about twice its
+// (docs/wrap.md, "Buffers"), so a stream holds at most about twice its
 // largest frame.
 const MaxIdleBuf = 16 << 20
 

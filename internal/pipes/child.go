@@ -36,8 +36,7 @@ const (
 	// blocking must write its child's this way too: a write that waits on
 	// the poller hands the thread that watches the poller to a goroutine
 	// which then blocks in that read, and nothing watches it until the
-	// runtime's monitor looks, up to 10 ms later (METHODOLOGY.md, "What
-	// the stall was"). A blocking write cannot be cut short by Close; it
+	// runtime's monitor looks, up to 10 ms later. A blocking write cannot be cut short by Close; it
 	// ends when the command reads or exits.
 	BlockingStdin
 )

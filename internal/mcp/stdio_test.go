@@ -522,7 +522,11 @@ func TestStdioWriteBlocked(t *testing.T) {
 	setCloseGrace(t, 100*time.Millisecond, testutil.Hang) // the server never reads: it outlasts the first grace
 	// The server never reads: the write of the request blocks, and the
 	// request ends at its timeout all the same.
-	c := connectFake(t, "deaf", func(c *Config) { c.Protocol = Rev20260728; c.RequestTimeout = 300 * time.Millisecond })
+	// It never speaks either: its start-up allowance is the request's
+	// timeout, or the forced probe would wait the default minute for it.
+	c := connectFake(t, "deaf", func(c *Config) {
+		c.Protocol, c.RequestTimeout, c.StartupTimeout = Rev20260728, 300*time.Millisecond, 300*time.Millisecond
+	})
 	_, err := c.Call(context.Background(), "tools/call", map[string]any{"name": strings.Repeat("x", 1<<20)})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)

@@ -6,7 +6,8 @@ BIN       := bin/mcpdrill
 NPM_DIR   := testdata/npm
 NPM_BIN   := $(CURDIR)/$(NPM_DIR)/node_modules/.bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 DEMO_PROFILE ?= vacuous
 STUDY_DIR := studies/pilot
 ECOSYSTEM_DIR := studies/ecosystem
@@ -22,7 +23,7 @@ export MCPDRILL_NPM_MEMORY      := $(NPM_BIN)/mcp-server-memory
 
 CLIENTS_DIR := studies/clients
 
-.PHONY: all build test test-short bench fuzz lint docs demo npm conformance study study-ecosystem study-smoke study-clients clients-install client-smoke screenshot release-snapshot clean
+.PHONY: all build test test-short bench fuzz lint docs demo npm conformance study study-ecosystem study-smoke study-recheck study-clients clients-install client-smoke screenshot release-snapshot clean
 
 all: build
 
@@ -98,7 +99,22 @@ study-ecosystem: build
 	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -j 4 --timeout 15m
 	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -o $(ECOSYSTEM_DIR)/results.json -j 4 --timeout 30s --request-timeout 5s \
 		--population "$(ECOSYSTEM_POPULATION)"
-	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json -o $(ECOSYSTEM_DIR)
+	./$(BIN) study report $(ECOSYSTEM_DIR)/results.json --previous $(ECOSYSTEM_DIR)/previous-results.json -o $(ECOSYSTEM_DIR)
+
+# Re-runs a few rows of the published ecosystem study at HEAD and compares
+# them with studies/ecosystem/results.json outside meta (CI runs it): the
+# rows install from the study's own lockfiles (npm ci, go install) and run
+# on loopback. A few minutes at most.
+RECHECK_ROWS := @modelcontextprotocol/server-everything @modelcontextprotocol/server-everything@2026.7.4 \
+	@modelcontextprotocol/server-memory go:go-sdk/everything go:mcp-go/everything
+RECHECK_DIR  := $(CURDIR)/out/recheck
+study-recheck: build
+	mkdir -p $(RECHECK_DIR)
+	./$(BIN) study install $(ECOSYSTEM_DIR)/servers.json -q -j 2 --timeout 10m --log $(RECHECK_DIR)/install-log.json \
+		$(foreach r,$(RECHECK_ROWS),--only $(r))
+	./$(BIN) study run $(ECOSYSTEM_DIR)/servers.json -q -j 2 --timeout 30s --request-timeout 5s \
+		--install-log $(RECHECK_DIR)/install-log.json $(foreach r,$(RECHECK_ROWS),--only $(r)) -o $(RECHECK_DIR)/results.json
+	MCPDRILL_RECHECK=$(RECHECK_DIR)/results.json $(GO) test -count=1 -run TestRecheckPublished ./studies/
 
 # The study pipeline's smoke (CI runs it): a few pinned servers of each registry
 # installed, scanned and reported, every row's outcome checked.

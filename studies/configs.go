@@ -109,26 +109,6 @@ type ConfigScan struct {
 	Tools []string `json:"tools"`
 }
 
-// lists reports whether the configuration's listing names tool.
-func (c ConfigScan) lists(tool string) bool {
-	_, ok := slices.BinarySearch(c.Tools, tool)
-	return ok
-}
-
-// established reports whether the listing is whole: a tool missing from it
-// is missing.
-func (c ConfigScan) established() bool { return c.Status == StatusScanned && c.Complete }
-
-// label names a configuration by its settings ("GITLAB_TOOLSETS=all").
-func (c ConfigScan) label() string {
-	parts := slices.Clone(c.Env)
-	parts = append(parts, c.Args...)
-	if len(parts) == 0 {
-		return c.Name
-	}
-	return strings.Join(parts, " ")
-}
-
 // scanConfigurations lists the server's tools under each of the entry's
 // configurations: cfg is the default run's client configuration, x its
 // expander; each listing gets the study's per-server deadline, and
@@ -182,25 +162,4 @@ func withEnv(env, add []string) []string {
 		return keys[k]
 	})
 	return append(out, add...)
-}
-
-// unlisted says, for a tool missing from the newer release's default
-// listing, why it is not called removed: the configuration that lists it,
-// or the configurations whose listing was not established. "" when every
-// configuration known for the package was listed whole without it (or
-// none is known): the tool is removed.
-func unlisted(configs []ConfigScan, tool string) string {
-	var open []string
-	for _, c := range configs {
-		if c.Status == StatusScanned && c.lists(tool) {
-			return "listed with " + c.label()
-		}
-		if !c.established() {
-			open = append(open, c.label())
-		}
-	}
-	if len(open) > 0 {
-		return "not established with " + strings.Join(open, ", ") + ": that listing did not complete"
-	}
-	return ""
 }

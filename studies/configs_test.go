@@ -30,31 +30,6 @@ func TestConfigurationsValidate(t *testing.T) {
 	}
 }
 
-// A tool missing from the default listing is removed only when every known
-// configuration was listed whole without it.
-func TestUnlisted(t *testing.T) {
-	all := ConfigScan{Name: "all", Env: []string{"T=all"}, Status: StatusScanned, Complete: true, Tools: []string{"a", "b"}}
-	partial := ConfigScan{Name: "capped", Env: []string{"T=x"}, Status: StatusScanned, Tools: []string{"c"}}
-	failed := ConfigScan{Name: "pro", Env: []string{"PRO=true"}, Status: StatusFailed, Reason: "timeout", Tools: []string{}}
-	for _, tc := range []struct {
-		name    string
-		configs []ConfigScan
-		tool    string
-		want    string
-	}{
-		{"no configuration known", nil, "a", ""},
-		{"listed under one", []ConfigScan{all}, "b", "listed with T=all"},
-		{"absent under every one", []ConfigScan{all}, "z", ""},
-		{"listed by an incomplete listing", []ConfigScan{partial}, "c", "listed with T=x"},
-		{"not established: incomplete", []ConfigScan{all, partial}, "z", "not established with T=x: that listing did not complete"},
-		{"not established: failed", []ConfigScan{failed, all}, "z", "not established with PRO=true: that listing did not complete"},
-	} {
-		if got := unlisted(tc.configs, tc.tool); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 // A configuration's settings override the entry's and add to its
 // arguments.
 func TestWithEnv(t *testing.T) {

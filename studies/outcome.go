@@ -66,7 +66,7 @@ var (
 	// download an install script makes.
 	nativeMissing = regexp.MustCompile(`(?i)(cannot find module '[^']*\.node'|cannot find module '[^']*/build/(release|debug)/|could not locate the bindings file|no native build was found|was compiled against a different node\.js version|node_module_version|executable doesn't exist at|(npx|pnpm|yarn) playwright install|could not find (chrome|chromium|expected browser)|browser was not found|puppeteer browsers install)`)
 	// needs-newer-runtime: a Node.js too old for the package.
-	runtimeTooOld = regexp.MustCompile(`(?i)(requires node(\.js)? (v?\d+|version)|node(\.js)? (v?\d+(\.\d+)*|version) (or (later|higher|newer)|\+ is required|is required)|err_unknown_builtin_module|unsupported engine|please (update|upgrade) node)`)
+	runtimeTooOld = regexp.MustCompile(`(?i)(the requested module 'node:[^']+' does not provide an export named|node(\.js)? v?\d+ detected without|requires node(\.js)? (v?\d+|version)|node(\.js)? (v?\d+(\.\d+)*|version) (or (later|higher|newer)|\+ is required|is required)|err_unknown_builtin_module|unsupported engine|please (update|upgrade) node)`)
 	// needs-credentials: a credential word and a lack, on one line.
 	credentialWord = regexp.MustCompile(`(?i)(api[ _-]?key|[a-z]_key\b|access[ _-]?key|token|secret|credential|password|client[ _-]?id|\bauth\b|oauth|authenticat|unauthori[sz]ed|login)`)
 	credentialNeed = regexp.MustCompile(`(?i)(required|requires|missing|not (set|found|provided|configured|defined)|must (be )?(set|provide|specify)|please (set|provide)|is needed|no .*(found|provided|configured)|invalid|unauthori[sz]ed|environment variable|\benv\b|to configure|401|403)`)
@@ -75,9 +75,9 @@ var (
 	// needs-argument: usage text, a parser's complaint about a missing
 	// argument, option or subcommand, or a setting asked for.
 	usageLine     = regexp.MustCompile(`(?i)^\s*(\[[^\]]*\]\s*)?(usage:|commands:|options:|examples:|unknown (command|option|argument)|(error: )?(missing required argument|required option|unknown option|too many arguments)|run .* --help|see .*--help|-h, --help\b|-v, --version\b|help \[command\]|required command was not provided|not enough non-option arguments|you need to specify a command|missing required argument)`)
-	argumentNeed  = regexp.MustCompile(`(?i)(required option|missing required|not enough non-option arguments|required command|must specify|you must (specify|provide|pass)|please (provide|specify|pass)|you need to specify|unknown command|expected '[^']+' or '[^']+'|no command (given|specified)|is required|are required|must be provided|must be (set|given)|not specified|cannot find config|config(uration)? file (not found|is required|missing|does not exist)|no (config|configuration|\.env) file|fill in the values|requires (an|a) (argument|value|path))`)
+	argumentNeed  = regexp.MustCompile(`(?i)(required (arguments?|options?) (is|are) missing|incomplete [a-z -]*configuration|required option|missing required|not enough non-option arguments|required command|must specify|you must (specify|provide|pass)|please (provide|specify|pass)|you need to specify|unknown command|expected '[^']+' or '[^']+'|no command (given|specified)|is required|are required|must be provided|must be (set|given)|not specified|cannot find config|config(uration)? file (not found|is required|missing|does not exist)|no (config|configuration|\.env) file|fill in the values|requires (an|a) (argument|value|path))`)
 	argumentNoun  = regexp.MustCompile(`(?i)(--?[a-z][a-z0-9-]*|argument|option|command|config|configuration|\.env|path|url|directory|file|environment variable|[A-Z][A-Z0-9]*_[A-Z0-9_]+)`)
-	serviceDown   = regexp.MustCompile(`(?i)(econnrefused|connection refused|enotfound|getaddrinfo|ehostunreach|enetunreach|could not connect to|failed to connect to|unable to connect to|cannot connect to the docker daemon|is the docker daemon running|no such host|dial tcp|connect etimedout)`)
+	serviceDown   = regexp.MustCompile(`(?i)(fetch failed|endpoint unreachable|could not resolve host|unable to access 'https?://|econnrefused|connection refused|enotfound|getaddrinfo|ehostunreach|enetunreach|could not connect to|failed to connect to|unable to connect to|cannot connect to the docker daemon|is the docker daemon running|no such host|dial tcp|connect etimedout)`)
 	ansiEscape    = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
 	moduleMissing = regexp.MustCompile(`(?i)cannot find (module|package) '([^']+)'`)
 )
@@ -177,4 +177,20 @@ func namesAny(line string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// OutcomeMeanings says in one line what each outcome means, for the
+// reports; the order is the table's.
+var OutcomeMeanings = []struct{ Outcome, Meaning string }{
+	{OutcomeScanned, "the scan listed the server's tools"},
+	{OutcomeExcluded, "servers.json leaves the entry out, and says why (a library, a platform binary, a duplicate)"},
+	{OutcomeFailedInstall, "the study could not install the package"},
+	{OutcomePyPINotRun, "a PyPI package the study could not reach the package index for"},
+	{OutcomeInstallIncomplete, "the server needs what the study's install leaves out with scripts off (a native module, a download)"},
+	{OutcomeNeedsRuntime, "the server needs a newer Node.js than the study's"},
+	{OutcomeNeedsCredentials, "the server asked for a key, a token or another credential"},
+	{OutcomeNeedsArgument, "the server asked for an argument, an option or a setting the entry does not give"},
+	{OutcomeNeedsService, "the server could not reach a service it depends on (a database, a daemon, a host)"},
+	{OutcomeNotAServer, "the command ended (exit 0) before any handshake without asking for anything"},
+	{OutcomeFailedStart, "the server broke by itself (crashed, hung, refused every revision)"},
 }

@@ -36,6 +36,16 @@ func TestClassify(t *testing.T) {
 		{"PyPI package absent", pypi, Row{Status: StatusFailed, Failure: FailInstall, Reason: "python3 -m pip: exit status 1: ERROR: No matching distribution found for x==1.0"}, nil, nil, OutcomeFailedInstall},
 		{"an input not given", npm, Row{Status: StatusFailed, Failure: FailConfig, Reason: "${input:token} has no value"}, nil, nil, OutcomeNeedsArgument},
 
+		// the study's limits, as this run's failed-start rows showed them
+		{"network out of reach (@21st-dev/magic)", npm, failed(&one), []string{"initialize: jsonrpc error -32000: 21st MCP endpoint unreachable (https://21st.dev/api/mcp): fetch failed"}, nil, OutcomeNeedsService},
+		{"fetch failed at start (@chakra-ui/react-mcp)", npm, failed(&one), []string{"Fatal error in main(): Error: Failed to initialize component example tool: fetch failed"}, nil, OutcomeNeedsService},
+		{"git clone out of reach", npm, failed(&one), []string{"fatal: unable to access 'https://github.com/x/y.git/': Could not resolve host: github.com"}, nil, OutcomeNeedsService},
+		{"a Node built-in export (@kubb/cli)", npm, failed(&one), []string{"SyntaxError: The requested module 'node:fs/promises' does not provide an export named 'glob'"}, nil, OutcomeNeedsRuntime},
+		{"Node 20 without WebSocket (flow-nexus)", npm, failed(&one), []string{"Error: Node.js 20 detected without native WebSocket support."}, nil, OutcomeNeedsRuntime},
+		{"required arguments missing (monday-api-mcp)", npm, failed(&one), []string{"Error: The following required arguments are missing:"}, nil, OutcomeNeedsArgument},
+		{"configuration incomplete (backlog-mcp-server)", npm, failed(&one), []string{`{"level":50,"err":{"message":"Incomplete multi-organization configuration. COMPANY_A missing"}}`}, nil, OutcomeNeedsArgument},
+		{"a package module of its own is the package's (mcp)", npm, failed(&one), []string{"SyntaxError: The requested module '@mintlify/mcp' does not provide an export named 'mcp'"}, nil, OutcomeFailedStart},
+
 		// install-incomplete
 		{"keytar not built (@azure-devops/mcp 2.10.0)", npm, failed(&one), []string{"Error: Cannot find module '../build/Release/keytar.node'", "Require stack:", "Node.js v20.20.2"}, keytar, OutcomeInstallIncomplete},
 		{"bindings", npm, failed(&one), []string{"Error: Could not locate the bindings file. Tried:"}, nil, OutcomeInstallIncomplete},

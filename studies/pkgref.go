@@ -88,8 +88,8 @@ func CheckPEP440(v string) error {
 	return nil
 }
 
-// CheckGoPath reports whether p is a Go module or package path.
-func CheckGoPath(p string) error {
+// checkGoPath reports whether p is a Go module or package path.
+func checkGoPath(p string) error {
 	elems := strings.Split(p, "/")
 	for _, e := range elems {
 		if !goElem.MatchString(e) || strings.HasSuffix(e, ".") {
@@ -102,9 +102,9 @@ func CheckGoPath(p string) error {
 	return nil
 }
 
-// CheckGoVersion reports whether v is a Go module version ("v" and a
+// checkGoVersion reports whether v is a Go module version ("v" and a
 // semantic version).
-func CheckGoVersion(v string) error {
+func checkGoVersion(v string) error {
 	if rest, ok := strings.CutPrefix(v, "v"); !ok || CheckSemver(rest) != nil {
 		return fmt.Errorf("%q is not a Go module version (v and a semantic version)", trimQuote(v))
 	}
@@ -120,9 +120,9 @@ func CheckOCIRef(ref string) error {
 	return nil
 }
 
-// CheckPackage checks a Package ("name@version"; an image reference for
+// checkPackage checks a Package ("name@version"; an image reference for
 // OCI) by the grammar of its registry; the version may be absent.
-func CheckPackage(registry, pkg string) error {
+func checkPackage(registry, pkg string) error {
 	if registry == RegistryOCI {
 		return CheckOCIRef(pkg)
 	}
@@ -140,9 +140,9 @@ func CheckPackage(registry, pkg string) error {
 			versionErr = CheckPEP440(version)
 		}
 	case RegistryGo:
-		nameErr = CheckGoPath(name)
+		nameErr = checkGoPath(name)
 		if version != "" {
-			versionErr = CheckGoVersion(version)
+			versionErr = checkGoVersion(version)
 		}
 	}
 	return errors.Join(nameErr, versionErr)

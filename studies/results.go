@@ -15,13 +15,12 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
-	"github.com/mcpdrill/mcpdrill/scan/provider"
 )
 
 // SchemaVersion is the version of results.json. It changes when a field is
 // removed or renamed or its meaning changes; adding a field does not change
 // it. results.schema.json describes this version.
-const SchemaVersion = "2"
+const SchemaVersion = "3"
 
 // Row statuses.
 const (
@@ -61,7 +60,11 @@ type Results struct {
 	Settings    Settings `json:"settings"`
 	// Shard is set on the output of one shard; merged and unsharded runs
 	// have none.
-	Shard      *Shard     `json:"shard,omitempty"`
+	Shard *Shard `json:"shard,omitempty"`
+	// Only lists, sorted, the entries a run was limited to (study run
+	// --only, to check some rows against a published run): the document
+	// holds their rows alone, and cannot be merged.
+	Only       []string   `json:"only,omitempty"`
 	Servers    []Row      `json:"servers"`
 	Aggregates Aggregates `json:"aggregates"`
 	Meta       Meta       `json:"meta"`
@@ -113,18 +116,22 @@ type Row struct {
 	// startup is how the server failed to open a session, for classify.
 	startup *scan.StartupFailure
 
-	Server      *scan.Server   `json:"server,omitempty"`
-	Protocol    *RowProtocol   `json:"protocol,omitempty"`
-	Scores      *scan.Scores   `json:"scores,omitempty"`
-	Tools       []Tool         `json:"tools"`
-	Probes      []Probe        `json:"probes"`
-	Conformance []scan.Check   `json:"conformance"`
-	Findings    map[string]int `json:"findings"`
+	// Server, Protocol, Scores, Tools, Probes and Conformance are the
+	// scan's own (scan.Report's types), cleaned as the reason is: the
+	// protocol keeps its revision, era and transport; each tool's provider
+	// verdicts keep one violation of each constraint broken.
+	Server      *scan.Server      `json:"server,omitempty"`
+	Protocol    *scan.Protocol    `json:"protocol,omitempty"`
+	Scores      *scan.Scores      `json:"scores,omitempty"`
+	Tools       []scan.ToolReport `json:"tools"`
+	Probes      []scan.Probe      `json:"probes"`
+	Conformance []scan.Check      `json:"conformance"`
+	Findings    map[string]int    `json:"findings"`
 	// FindingDetails are the scan's findings themselves, sorted, their
-	// messages cleaned as the reason is, for the scoreboard's drill-down;
-	// none on a row that never reached the scanner, or in a document
-	// written before the field was added.
-	FindingDetails []RowFinding `json:"finding_details,omitempty"`
+	// messages cleaned as the reason is and without their evidence and
+	// trace ids (which vary between runs), for the scoreboard's
+	// drill-down; none on a row that never reached the scanner.
+	FindingDetails []report.Finding `json:"finding_details,omitempty"`
 
 	// SDKObserved is the SDK and framework the installed package and the
 	// scan showed, with the evidence (SDK is the declared label); absent
@@ -155,64 +162,22 @@ type Row struct {
 // row read from results.json).
 func (r Row) Found() []report.Finding { return r.found }
 
-// RowFinding is one finding of a row's scan as results.json keeps it:
-// without the evidence and trace ids, which can vary between runs.
-type RowFinding struct {
-	Rule     string          `json:"rule"`
-	Severity report.Severity `json:"severity"`
-	Tool     string          `json:"tool,omitempty"`
-	Pointer  string          `json:"pointer,omitempty"`
-	Message  string          `json:"message"`
-}
-
-// Text is the finding's message, led by its pointer when the message does
-// not name it (report.Finding.Text).
-func (f RowFinding) Text() string {
-	return report.Finding{Pointer: f.Pointer, Message: f.Message}.Text()
-}
-
-// RowProtocol is what the session negotiated.
-type RowProtocol struct {
-	Revision  string `json:"revision"`
-	Era       string `json:"era"`
-	Transport string `json:"transport"`
-}
-
-// Tool is one tool's output-contract verdict.
-type Tool struct {
-	Name           string        `json:"name"`
-	OutputContract scan.Contract `json:"output_contract"`
-	LeafRate       *float64      `json:"leaf_rate"`
-	Leaves         int           `json:"leaves,omitempty"`
-	LeavesRejected int           `json:"leaves_rejected,omitempty"`
-	Wrapped        bool          `json:"wrapped,omitempty"`
-	Reason         string        `json:"reason,omitempty"`
-	// Providers are the scan's provider verdicts on the tool's definition
-	// (scan's tools[].providers), one violation of each constraint kept.
-	Providers []provider.Verdict `json:"providers,omitempty"`
-}
-
-// Probe is one error probe's verdict.
-type Probe struct {
-	Name       string       `json:"name"`
-	Verdict    scan.Verdict `json:"verdict"`
-	Conformant *bool        `json:"conformant"`
-	ErrorCode  *int         `json:"error_code,omitempty"`
-	HTTPStatus int          `json:"http_status,omitempty"`
-	Expected   string       `json:"expected"`
-}
-
 // Meta is everything that varies between identical runs.
 type Meta struct {
 	ToolVersion string `json:"tool_version"`
-	GoVersion   string `json:"go_version,omitempty"`
-	OS          string `json:"os,omitempty"`
-	Arch        string `json:"arch,omitempty"`
-	CPUs        int    `json:"cpus,omitempty"`
-	Jobs        int    `json:"jobs,omitempty"`
-	StartedAt   string `json:"started_at,omitempty"`
-	FinishedAt  string `json:"finished_at,omitempty"`
-	DurationMS  int64  `json:"duration_ms"`
+	// Commit is the commit of mcpdrill that ran the study, from its build
+	// information ("-dirty" when its work tree had changes); absent when
+	// the build recorded none.
+	Commit string `json:"commit,omitempty"`
+
+	GoVersion  string `json:"go_version,omitempty"`
+	OS         string `json:"os,omitempty"`
+	Arch       string `json:"arch,omitempty"`
+	CPUs       int    `json:"cpus,omitempty"`
+	Jobs       int    `json:"jobs,omitempty"`
+	StartedAt  string `json:"started_at,omitempty"`
+	FinishedAt string `json:"finished_at,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 	// Shards records each shard's run when this document is a merge.
 	Shards []ShardMeta `json:"shards,omitempty"`
 	// Servers holds per-server timings and stderr tails by server name.
@@ -258,28 +223,30 @@ func rowFromReport(row Row, r *scan.Report, clean func(string) string) Row {
 	}
 	report.Sort(row.found)
 	for _, f := range row.found {
-		row.FindingDetails = append(row.FindingDetails, RowFinding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Pointer: f.Pointer, Message: f.Message})
+		f.Evidence, f.TraceID, f.SpanID = "", "", ""
+		row.FindingDetails = append(row.FindingDetails, f)
 	}
 	if r.Server != (scan.Server{}) {
 		s := r.Server
 		row.Server = &s
 	}
 	if r.Protocol.Revision != "" {
-		row.Protocol = &RowProtocol{Revision: r.Protocol.Revision, Era: r.Protocol.Era, Transport: r.Protocol.Transport}
+		row.Protocol = &scan.Protocol{Revision: r.Protocol.Revision, Era: r.Protocol.Era, Transport: r.Protocol.Transport}
 	}
-	row.Tools = []Tool{}
+	row.Tools = []scan.ToolReport{}
 	for _, t := range r.Tools {
-		row.Tools = append(row.Tools, Tool{Name: t.Name, OutputContract: t.OutputContract, LeafRate: t.LeafRate,
-			Leaves: t.Leaves, LeavesRejected: t.LeavesRejected, Wrapped: t.Wrapped, Reason: clean(t.Reason), Providers: rowVerdicts(t.Providers)})
+		t.Reason = clean(t.Reason)
+		t.Providers = rowVerdicts(t.Providers)
+		row.Tools = append(row.Tools, t)
 	}
-	slices.SortFunc(row.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(row.Tools, func(a, b scan.ToolReport) int { return cmp.Compare(a.Name, b.Name) })
 	row.startup = r.StartupFailure
-	row.Probes = []Probe{}
+	row.Probes = []scan.Probe{}
 	for _, p := range r.Probes {
-		row.Probes = append(row.Probes, Probe{Name: p.Name, Verdict: p.Verdict, Conformant: p.Conformant,
-			ErrorCode: p.ErrorCode, HTTPStatus: p.HTTPStatus, Expected: p.Expected})
+		p.Detail = clean(p.Detail)
+		row.Probes = append(row.Probes, p)
 	}
-	slices.SortStableFunc(row.Probes, func(a, b Probe) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(row.Probes, func(a, b scan.Probe) int { return cmp.Compare(a.Name, b.Name) })
 	row.Conformance = []scan.Check{}
 	for _, c := range r.Conformance {
 		c.Detail = clean(c.Detail)
@@ -331,7 +298,7 @@ func maskRow(row Row, mask func(string) string) Row {
 // failedRow is a row for a server that never reached the scanner.
 func failedRow(row Row, kind, reason string) Row {
 	row.Status, row.Failure, row.Reason = StatusFailed, kind, reason
-	row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
+	row.Tools, row.Probes, row.Conformance, row.Findings = []scan.ToolReport{}, []scan.Probe{}, []scan.Check{}, map[string]int{}
 	row.found = []report.Finding{{Rule: RuleNotScanned, Severity: report.SeverityError, Message: "not scanned (" + kind + "): " + reason}}
 	return row
 }
@@ -376,7 +343,9 @@ func (r *Results) Finalize() {
 }
 
 // Read decodes a results.json document, rejecting unknown fields and other
-// schema versions.
+// schema versions. A document of schema_version 2 (before the rows carried
+// scan's own types and the aggregates pooled tallies) reads too: its rows
+// are a subset of version 3's, and its aggregates are recomputed from them.
 func Read(rd io.Reader) (*Results, error) {
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
@@ -384,7 +353,31 @@ func Read(rd io.Reader) (*Results, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("results.json: %w", err)
 	}
-	if r.SchemaVersion != SchemaVersion {
+	switch r.SchemaVersion {
+	case SchemaVersion:
+	case "2":
+		r.SchemaVersion = SchemaVersion
+		status := map[string]string{}
+		for _, row := range r.Servers {
+			status[row.Name] = row.Status
+		}
+		for i := range r.Servers {
+			vd := r.Servers[i].VersionDrift
+			if vd == nil {
+				continue
+			}
+			if vd.ToolsUnlisted == nil {
+				// Written before tool sets of known configurations were
+				// consulted: no tool was told apart as unlisted.
+				vd.ToolsUnlisted = []string{}
+			}
+			// Written before the pair said which releases were scanned:
+			// the rows' statuses say it.
+			vd.PreviousScanned = status[vd.Previous] == StatusScanned
+			vd.CurrentScanned = r.Servers[i].Status == StatusScanned
+		}
+		r.Finalize()
+	default:
 		return nil, fmt.Errorf("results.json: schema_version %q, this mcpdrill reads %q", r.SchemaVersion, SchemaVersion)
 	}
 	return &r, nil
@@ -428,6 +421,8 @@ func Merge(parts []*Results) (*Results, error) {
 			return nil, fmt.Errorf("merge: part %d comes from another servers.json (%s, not %s)", i+1, p.SpecHash, first.SpecHash)
 		case p.Settings != first.Settings:
 			return nil, fmt.Errorf("merge: part %d ran with other settings", i+1)
+		case len(p.Only) > 0:
+			return nil, fmt.Errorf("merge: part %d is a run limited to some rows (only %s)", i+1, strings.Join(p.Only, ", "))
 		case p.ScanSchemaVersion != first.ScanSchemaVersion:
 			return nil, fmt.Errorf("merge: part %d has scan_schema_version %q", i+1, p.ScanSchemaVersion)
 		}

@@ -3,6 +3,7 @@ package studies
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,6 +64,18 @@ type Options struct {
 	// failed row (failure "install") without being started, and each
 	// server's install time goes to Meta beside its scan time.
 	Installed *InstallLog
+	// GradePairs grades the version pairs (rows joined by previous_of)
+	// once every row is done, while the rows still hold their scans'
+	// listings (Row.Listing): studies/versiondrift.Grade. Nil leaves the
+	// pairs ungraded (no version_drift).
+	GradePairs func(rows []Row, entries []Entry)
+	// Only, when not empty, runs the entries of these names alone (a
+	// subset to check against a published run); the others are not rows.
+	// A name that is not an entry is an error.
+	Only []string
+	// Commit names the commit of mcpdrill that runs the study (recorded in
+	// Meta, with "-dirty" when its work tree had changes).
+	Commit string
 }
 
 // EventKind says what an Event reports.
@@ -126,6 +139,12 @@ func (o *Options) workspace(spec *Spec) string {
 func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 	o.defaults()
 	entries := o.Shard.Select(spec.Servers)
+	if len(o.Only) > 0 {
+		var err error
+		if entries, err = only(entries, spec.Servers, o.Only); err != nil {
+			return nil, err
+		}
+	}
 	start := o.Now()
 	res := &Results{
 		SchemaVersion:     SchemaVersion,
@@ -139,7 +158,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 		},
 		Servers: make([]Row, len(entries)),
 		Meta: Meta{
-			ToolVersion: o.ToolVersion, Population: o.Population, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+			ToolVersion: o.ToolVersion, Commit: o.Commit, Population: o.Population, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 			CPUs: runtime.NumCPU(), Jobs: o.Jobs, StartedAt: start.UTC().Format(time.RFC3339),
 			Servers: map[string]ServerMeta{},
 		},
@@ -147,6 +166,9 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 	if o.Shard.Count > 1 {
 		sh := o.Shard
 		res.Shard = &sh
+	}
+	if len(o.Only) > 0 {
+		res.Only = slices.Compact(slices.Sorted(slices.Values(o.Only)))
 	}
 
 	var mu sync.Mutex
@@ -193,9 +215,30 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Results, error) {
 	res.Meta.DurationMS = end.Sub(start).Milliseconds()
 	// Each row kept its scan's listing (Row.base): the pairs joined by
 	// previous_of are graded here, once both releases are scanned.
-	pairVersions(res.Servers, entries)
+	if o.GradePairs != nil {
+		o.GradePairs(res.Servers, entries)
+	}
 	res.Finalize()
 	return res, nil
+}
+
+// only keeps the entries named in names (of the shard's entries); a name
+// that no entry of servers.json has is an error.
+func only(entries, all []Entry, names []string) ([]Entry, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for _, e := range all {
+		delete(want, e.Name)
+	}
+	if len(want) > 0 {
+		return nil, fmt.Errorf("--only: no entry named %s in servers.json", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
+	}
+	for _, n := range names {
+		want[n] = true
+	}
+	return slices.DeleteFunc(slices.Clone(entries), func(e Entry) bool { return !want[e.Name] }), nil
 }
 
 // runOne launches (when needed) and scans one server. sm is a named result
@@ -214,7 +257,7 @@ func runOne(ctx context.Context, spec *Spec, e Entry, o Options) (out Row, sm Se
 		if e.Excluded != "" {
 			row.Reason = "excluded: " + e.Excluded
 		}
-		row.Tools, row.Probes, row.Conformance, row.Findings = []Tool{}, []Probe{}, []scan.Check{}, map[string]int{}
+		row.Tools, row.Probes, row.Conformance, row.Findings = []scan.ToolReport{}, []scan.Probe{}, []scan.Check{}, map[string]int{}
 		return row, sm
 	}
 	if rec, ok := o.Installed.Record(e); ok {

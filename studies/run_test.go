@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
 )
@@ -378,9 +381,9 @@ func TestAggregateWeightings(t *testing.T) {
 	// One big server with no schemas and one small server whose single tool
 	// is enforceable: pooled tools say 1/11 enforceable, servers say 1/2.
 	row := func(name string, kinds ...string) Row {
-		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}}
+		r := Row{Name: name, Status: StatusScanned, Protocol: &scan.Protocol{Revision: "2025-06-18", Transport: "stdio"}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
+			r.Tools = append(r.Tools, scan.ToolReport{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		sc := scan.Scores{}
 		r.Scores = &sc
@@ -393,7 +396,7 @@ func TestAggregateWeightings(t *testing.T) {
 	if a.Servers != 3 || a.Scanned != 2 || a.Failed != 1 || a.Failures[FailLaunch] != 1 {
 		t.Fatalf("counts %+v", a)
 	}
-	if got := *a.ToolWeighted.EnforceableShare; got != 0.0909 {
+	if got := *a.ToolWeighted.EnforceableShare; got != 1.0/11 {
 		t.Fatalf("tool-weighted enforceable %v", got)
 	}
 	if got := *a.ServerWeighted.EnforceableShare; got != 0.5 {
@@ -418,9 +421,9 @@ func TestAggregateWeightings(t *testing.T) {
 // both weightings.
 func TestAggregateRejectsAny(t *testing.T) {
 	row := func(name string, kinds ...string) Row {
-		r := Row{Name: name, Status: StatusScanned, Protocol: &RowProtocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
+		r := Row{Name: name, Status: StatusScanned, Protocol: &scan.Protocol{Revision: "2025-06-18", Transport: "stdio"}, Scores: &scan.Scores{}}
 		for i, k := range kinds {
-			r.Tools = append(r.Tools, Tool{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
+			r.Tools = append(r.Tools, scan.ToolReport{Name: fmt.Sprint(i), OutputContract: scan.Contract(k)})
 		}
 		return r
 	}
@@ -433,13 +436,14 @@ func TestAggregateRejectsAny(t *testing.T) {
 		swPart, swAny, swAnyD        *float64
 	}{
 		{"partial beside vacuous and enforceable", []Row{row("a", "partial", "vacuous"), row("b", "enforceable", "none")}, 1, 1,
-			f(0.25), f(0.5), f(0.6667), f(0.3333), f(0.25), f(0.5), f(0.75)},
+			f(0.25), f(0.5), f(2.0 / 3), f(1.0 / 3), f(0.25), f(0.5), f(0.75)},
 		{"partial only", []Row{row("a", "partial", "partial")}, 2, 1,
 			f(1), f(1), f(1), f(0), f(1), f(1), f(1)},
 		{"no schema declared", []Row{row("a", "none")}, 0, 0,
 			f(0), f(0), nil, nil, f(0), f(0), nil},
 	}
-	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	// Shares are exact (rounded only when rendered): compared to 1e-12.
+	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-12) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := Aggregate(tt.rows)
@@ -492,5 +496,75 @@ func TestCleaner(t *testing.T) {
 		if got := cl(in); got != want {
 			t.Errorf("cl(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestFakeStudyDocument: the fake study's results.json, its meta fixed,
+// is testdata/fake-results.json, the document the pages' tests
+// (studies/pages) render; go test -update writes it anew.
+func TestFakeStudyDocument(t *testing.T) {
+	var active, peak atomic.Int32
+	res, err := Run(context.Background(), parseFake(t), fakeOptions(&active, &peak, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Meta = Meta{ToolVersion: "test", StartedAt: "2026-01-02T03:04:05Z", DurationMS: 1500}
+	var b bytes.Buffer
+	if err := Write(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, "fake-results.json", b.Bytes())
+}
+
+// TestAggregatesAreSumsOfRowTallies: every pooled figure of the aggregates
+// is the sum of the counted rows' tallies (scan.Tally), per SDK and
+// framework too, and the server-weighted shares are the mean of the rows'
+// own; a figure is computed once, from counts.
+func TestAggregatesAreSumsOfRowTallies(t *testing.T) {
+	var active, peak atomic.Int32
+	res, err := Run(context.Background(), parseFake(t), fakeOptions(&active, &peak, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSums(t, res)
+}
+
+// checkSums asserts that res's aggregates are the sums of its rows'
+// tallies.
+func checkSums(t *testing.T, res *Results) {
+	t.Helper()
+	a := Aggregate(res.Servers)
+	var all scan.Tally
+	bySDK := map[string]scan.Tally{}
+	var shares []scan.Shares
+	counted := 0
+	for _, r := range res.Servers {
+		if !r.Counted() {
+			continue
+		}
+		counted++
+		tl := r.Tally()
+		all.Add(tl)
+		g := bySDK[r.ObservedSDK()]
+		g.Add(tl)
+		bySDK[r.ObservedSDK()] = g
+		shares = append(shares, tl.Shares())
+	}
+	if a.Counted != counted || a.ToolWeighted.Tally != all || !reflect.DeepEqual(a.ToolWeighted.Shares, all.Shares()) {
+		t.Errorf("tool-weighted %+v, the rows' tallies add up to %+v over %d rows", a.ToolWeighted, all, counted)
+	}
+	for k, g := range bySDK {
+		if a.BySDK[k].Tally != g {
+			t.Errorf("by SDK %s: %+v, the rows add up to %+v", k, a.BySDK[k].Tally, g)
+		}
+	}
+	if len(a.BySDK) != len(bySDK) {
+		t.Errorf("%d SDK groups, the rows have %d", len(a.BySDK), len(bySDK))
+	}
+	if all.Tools == 0 {
+		t.Fatal("no tools counted: the check checks nothing")
+	}
+	if !reflect.DeepEqual(a.ServerWeighted.Shares, scan.MeanShares(shares)) {
+		t.Errorf("server-weighted %+v, the mean of the rows' shares is %+v", a.ServerWeighted.Shares, scan.MeanShares(shares))
 	}
 }

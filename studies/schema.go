@@ -1,7 +1,9 @@
 package studies
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -40,4 +42,35 @@ func Validate(data []byte) error {
 		return fmt.Errorf("results.json does not match its schema: %w", err)
 	}
 	return nil
+}
+
+// Load checks a results.json document against ResultsSchema and reads it.
+// A document of an older schema version that Read upgrades (2) is read
+// first and its upgrade checked.
+func Load(data []byte) (*Results, error) {
+	var head struct {
+		SchemaVersion string `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("results.json: %w", err)
+	}
+	if head.SchemaVersion == SchemaVersion {
+		if err := Validate(data); err != nil {
+			return nil, err
+		}
+	}
+	r, err := Read(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	if head.SchemaVersion != SchemaVersion {
+		var b bytes.Buffer
+		if err := Write(&b, r); err != nil {
+			return nil, err
+		}
+		if err := Validate(b.Bytes()); err != nil {
+			return nil, fmt.Errorf("schema_version %s, upgraded: %w", head.SchemaVersion, err)
+		}
+	}
+	return r, nil
 }

@@ -91,7 +91,7 @@ func TestObserveSDK(t *testing.T) {
 			"venvs/p/lib/python3.11/site-packages/pydantic-2.0.0.dist-info/METADATA": "Name: pydantic\n",
 		},
 		entry: `{"command":"venvs/p/bin/p-server","package":"p@1.0.0","registry":"pypi"}`,
-		row:   Row{Tools: []Tool{{Name: "a", Wrapped: true}, {Name: "b"}}},
+		row:   Row{Tools: []scan.ToolReport{{Name: "a", Wrapped: true}, {Name: "b"}}},
 		want: &SDKObserved{Name: "python-sdk", Version: "1.12.4", Framework: "fastmcp", Evidence: []string{
 			"tools/list: 1 of 2 tools' outputSchema carry x-fastmcp-wrap-result",
 			"venv dist-info: fastmcp 2.11.0",
@@ -99,7 +99,7 @@ func TestObserveSDK(t *testing.T) {
 	}, {
 		name:  "nothing installed: the scan's output alone",
 		entry: `{"command":"uvx","args":["x"],"package":"x@1.0.0"}`,
-		row:   Row{Server: &scan.Server{Name: "FastMCP"}, Tools: []Tool{{Name: "a", Wrapped: true}}},
+		row:   Row{Server: &scan.Server{Name: "FastMCP"}, Tools: []scan.ToolReport{{Name: "a", Wrapped: true}}},
 		want: &SDKObserved{Name: "python-sdk", Framework: "fastmcp", Evidence: []string{
 			`initialize: serverInfo.name "FastMCP" (the Python FastMCP's default)`,
 			"tools/list: 1 of 1 tools' outputSchema carry x-fastmcp-wrap-result"}},

@@ -196,7 +196,7 @@ func (e Entry) validate() error {
 		return fmt.Errorf("registry %q: want npm, pypi, go or oci", e.Registry)
 	}
 	if e.Package != "" {
-		if err := CheckPackage(e.PackageRegistry(), e.Package); err != nil {
+		if err := checkPackage(e.PackageRegistry(), e.Package); err != nil {
 			return fmt.Errorf("package: %w", err)
 		}
 	}

@@ -153,7 +153,7 @@ func FuzzCheckPackage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pkg string) {
 		for _, reg := range []string{RegistryNPM, RegistryPyPI, RegistryGo, RegistryOCI} {
-			if CheckPackage(reg, pkg) != nil {
+			if checkPackage(reg, pkg) != nil {
 				continue
 			}
 			if strings.HasPrefix(pkg, "-") || strings.ContainsFunc(pkg, func(r rune) bool { return r <= ' ' || r == 0x7f }) {

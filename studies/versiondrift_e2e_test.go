@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/pages"
+	"github.com/mcpdrill/mcpdrill/studies/versiondrift"
 )
 
 // The testbed's drifting profile serves tool set 1 or 2 (--version): a
@@ -130,7 +132,7 @@ func TestVersionDriftConfigurations(t *testing.T) {
 		t.Errorf("aggregates %+v", d)
 	}
 	var md bytes.Buffer
-	if err := studies.Markdown(&md, res); err != nil {
+	if err := pages.Markdown(&md, res); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "0 removed 0 tools") || !strings.Contains(md.String(), "1 no longer list 1 tool by default") {
@@ -155,7 +157,7 @@ func runStudy(t *testing.T, dir string, servers map[string]any) *studies.Results
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testutil.Hang)
 	defer cancel()
-	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: testutil.Hang, RequestTimeout: testutil.Hang, SkipSecondConnection: true, TempDir: t.TempDir()})
+	res, err := studies.Run(ctx, spec, studies.Options{Jobs: 2, Deadline: testutil.Hang, RequestTimeout: testutil.Hang, SkipSecondConnection: true, TempDir: t.TempDir(), GradePairs: versiondrift.Grade})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,13 +98,8 @@ func renderResults(w io.Writer, rs []report.Result, width int) error {
 	return nil
 }
 
-// pct renders a ratio as a percentage, or "n/a".
-func pct(f *float64) string {
-	if f == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f%%", *f*100)
-}
+// pct renders a share as a percentage, or "n/a" (scan.Percent).
+func pct(f *float64) string { return scan.Percent(f, "n/a") }
 
 // renderPosture prints the authentication posture (names only, never
 // values), fitted to width.

@@ -471,13 +471,16 @@ func renderScan(w io.Writer, r *scan.Report, width int) error {
 		fmt.Fprintln(w)
 	}
 
-	s := r.Scores
+	// The figures are rendered from the exact shares (scan.Tally), rounded
+	// once here, not from the document's four-decimal scores.
+	tl := scan.TallyOf(r.Tools, r.Probes, r.Conformance)
+	sh := tl.Shares()
 	var b strings.Builder
-	writeItems(&b, width, "", "  ", fmt.Sprintf("tools %d", s.Tools), fmt.Sprintf("declared %d", s.Declared), fmt.Sprintf("enforceable %d", s.Enforceable),
-		fmt.Sprintf("partial %d", s.Partial), fmt.Sprintf("vacuous %d", s.Vacuous), fmt.Sprintf("invalid %d", s.Invalid))
-	writeItems(&b, width, "", "  ", "output coverage "+pct(s.OutputCoverage), fmt.Sprintf("enforceable %s of tools (%s of declared)", pct(s.EnforceableRate), pct(s.EnforceableOfDeclared)),
-		"rejects at least one "+pct(s.RejectsAnyRate), "leaf rate "+pct(s.LeafRate))
-	writeItems(&b, width, "", "  ", "error handling "+pct(s.ErrorHandling), "error conformance "+pct(s.ErrorConformance), "spec conformance "+pct(s.SpecConformance))
+	writeItems(&b, width, "", "  ", fmt.Sprintf("tools %d", tl.Tools), fmt.Sprintf("declared %d", tl.Declared()), fmt.Sprintf("enforceable %d", tl.Enforceable),
+		fmt.Sprintf("partial %d", tl.Partial), fmt.Sprintf("vacuous %d", tl.Vacuous), fmt.Sprintf("invalid %d", tl.Invalid))
+	writeItems(&b, width, "", "  ", "output coverage "+pct(sh.OutputCoverage), fmt.Sprintf("enforceable %s of tools (%s of declared)", pct(sh.EnforceableShare), pct(sh.EnforceableOfDeclared)),
+		"rejects at least one "+pct(sh.RejectsAnyShare), "leaf rate "+pct(sh.LeafRate))
+	writeItems(&b, width, "", "  ", "error handling "+pct(sh.ErrorHandling), "error conformance "+pct(sh.ErrorConformance), "spec conformance "+pct(sh.SpecConformance))
 	if rc := r.Requirements; rc != nil {
 		writeWrapped(&b, fmt.Sprintf("requirements %s", rc), "", "  ", width)
 		var failed []string

@@ -21,7 +21,9 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/pages"
 	"github.com/mcpdrill/mcpdrill/studies/registry"
+	"github.com/mcpdrill/mcpdrill/studies/versiondrift"
 )
 
 // studyCommand is the `mcpdrill study` command.
@@ -73,6 +75,7 @@ func studyRunCommand(run func(context.Context, *studyRunOptions) error) *cli.Com
 			&cli.StringFlag{Name: "population", Usage: "the rule the servers were chosen by, `TEXT` recorded in meta and shown on the scoreboard"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 			&cli.StringFlag{Name: "install-log", Usage: "read study install's log from `FILE`", DefaultText: studies.InstallLogName + " beside servers.json, if present"},
+			&cli.StringSliceFlag{Name: "only", Usage: "run only the entry named `NAME` (repeatable): a subset to compare with a published run (study compare)"},
 		}, placeholderFlags("")...),
 		Action: action(parseStudyRunOptions, run, runStudy),
 	}
@@ -95,10 +98,11 @@ func studyMergeCommand(run func(context.Context, *studyMergeOptions) error) *cli
 func studyReportCommand(run func(context.Context, *studyReportOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "report",
-		Usage:     "write " + studies.SummaryFile + " and a self-contained HTML scoreboard (" + studies.ScoreboardFile + ") from results.json",
+		Usage:     "write " + pages.SummaryFile + " and a self-contained HTML scoreboard (" + pages.ScoreboardFile + ") from results.json",
 		ArgsUsage: "RESULTS.json",
-		Flags:     []cli.Flag{outputFlag(".", "write into directory `DIR`")},
-		Action:    action(parseStudyReportOptions, run, runStudyReport),
+		Flags: []cli.Flag{outputFlag(".", "write into directory `DIR`"),
+			&cli.StringFlag{Name: "previous", Usage: "also write " + pages.ChangesFile + ": what changed since the previous run in `RESULTS.json`"}},
+		Action: action(parseStudyReportOptions, run, runStudyReport),
 	}
 }
 
@@ -200,7 +204,10 @@ func parseStudyRunOptions(c *cmdLine) (*studyRunOptions, error) {
 		RequestTimeout:       c.Duration("request-timeout"),
 		SkipSecondConnection: c.Bool("no-second-connection"),
 		ToolVersion:          version,
+		Commit:               buildCommit(),
 		Population:           c.String("population"),
+		GradePairs:           versiondrift.Grade,
+		Only:                 c.StringSlice("only"),
 	}}
 	if out.format != "json" && c.IsSet("output") && (o.output == "-" || o.output == "") {
 		return nil, usageErr("study run: --format %s writes to stdout: give -o FILE for results.json", out.format)
@@ -383,6 +390,9 @@ type studyReportOptions struct {
 	results *studies.Results
 	// dir is -o: the directory the pages go into.
 	dir string
+	// previous is --previous: a previous run of the study, read and
+	// schema-checked, for CHANGES.md; nil without the flag.
+	previous *studies.Results
 }
 
 // parseStudyReportOptions reads and checks the one results.json; problems
@@ -399,19 +409,28 @@ func parseStudyReportOptions(c *cmdLine) (*studyReportOptions, error) {
 	if err != nil {
 		return nil, exitErr(exitUsage, err)
 	}
-	return &studyReportOptions{results: r, dir: c.String("output")}, nil
+	o := &studyReportOptions{results: r, dir: c.String("output")}
+	if p := c.String("previous"); p != "" {
+		if o.previous, err = readResults(p); err != nil {
+			return nil, exitErr(exitUsage, err)
+		}
+	}
+	return o, nil
 }
 
 // runStudyReport writes the study's pages into the directory.
-func runStudyReport(ctx context.Context, o *studyReportOptions) error {
-	pages, err := studies.Pages(o.results)
+func runStudyReport(_ context.Context, o *studyReportOptions) error {
+	ps, err := pages.Pages(o.results)
 	if err != nil {
 		return exitErr(exitInternal, err)
+	}
+	if o.previous != nil {
+		ps[pages.ChangesFile] = pages.Changes(o.previous, o.results)
 	}
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	for name, b := range pages {
+	for name, b := range ps {
 		if err := outfile.Write(filepath.Join(o.dir, name), b, 0o644); err != nil {
 			return exitErr(exitInternal, err)
 		}
@@ -495,16 +514,13 @@ func runStudyImport(ctx context.Context, o *studyImportOptions) error {
 // servers (about 11 KB a row).
 const maxResults = 1 << 30
 
-// readResults reads and schema-checks one results.json.
+// readResults reads and schema-checks one results.json (studies.Load).
 func readResults(path string) (*studies.Results, error) {
 	data, err := inputfile.ReadLimit(path, maxResults)
 	if err != nil {
 		return nil, err
 	}
-	if err := studies.Validate(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r, err := studies.Read(bytes.NewReader(data))
+	r, err := studies.Load(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

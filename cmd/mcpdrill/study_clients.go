@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/pages"
 )
 
 // defaultClientSpec is the client study's list of adapters.
@@ -98,8 +99,8 @@ func runStudyClients(ctx context.Context, o *studyClientsOptions) error {
 	}
 	for name, write := range map[string]func(*os.File) error{
 		"results.json": func(f *os.File) error { return jsonvalue.WriteIndented(f, res) },
-		"SUMMARY.md":   func(f *os.File) error { return studies.ClientsMarkdown(f, res) },
-		"index.html":   func(f *os.File) error { return studies.ClientsHTML(f, res) },
+		"SUMMARY.md":   func(f *os.File) error { return pages.ClientsMarkdown(f, res) },
+		"index.html":   func(f *os.File) error { return pages.ClientsHTML(f, res) },
 	} {
 		f, err := os.Create(filepath.Join(o.out, name))
 		if err != nil {

@@ -95,3 +95,22 @@ func vcsRevision(read func() (*debug.BuildInfo, bool)) (rev string, modified boo
 	}
 	return rev, modified
 }
+
+// commit is the commit the binary was built from when the build says so
+// with -ldflags "-X main.commit=…" (make build does, from git, so that a
+// build with -buildvcs=false still names it).
+var commit string
+
+// buildCommit is the commit the binary was built from, "-dirty" added when
+// its work tree had changes: -ldflags' commit, else the build info's; ""
+// when neither names one. A study records it in results.json's meta.
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	rev, modified := vcsRevision(debug.ReadBuildInfo)
+	if rev != "" && modified {
+		rev += "-dirty"
+	}
+	return rev
+}

@@ -49,6 +49,8 @@ var allowed = map[string][]string{
 	"studies/install":                {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
 	"studies/population":             {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/install", "studies/proc"},
 	"studies/registry":               {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
+	"studies/pages":                  {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
+	"studies/versiondrift":           {"clientdrill", "drift", "faults", "internal/clientconfig", "internal/jsonrpc", "internal/jsonschema", "internal/jsonvalue", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/safetext", "internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "report", "scan", "scan/provider", "studies", "studies/proc"},
 	"mcpserve":                       {"drift", "faults", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc", "internal/mcp", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext", "internal/splitmix", "internal/target", "internal/telemetry", "report", "scan", "scan/provider"},
 	"internal/mcptest/sdkserver":     {},
 	"internal/mcptest/relay":         {"internal/pipes"},
@@ -61,7 +63,7 @@ var allowed = map[string][]string{
 	// TestReleaseBinaryHasNoTestFixtures).
 	"cmd/mcpdrill": {"clientdrill", "drift", "faults", "guard", "guard/intercept", "internal/clientconfig", "internal/inputfile", "internal/jsonrpc",
 		"internal/mcp", "internal/outfile", "internal/pipes", "internal/reap", "internal/redact", "internal/jsonschema", "internal/jsonvalue", "internal/safetext",
-		"internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "internal/testbed", "mcpserve", "proxy", "report", "scan", "scan/provider", "studies", "studies/install", "studies/proc", "studies/registry"},
+		"internal/splitmix", "internal/strwalk", "internal/target", "internal/telemetry", "internal/testbed", "mcpserve", "proxy", "report", "scan", "scan/provider", "studies", "studies/install", "studies/pages", "studies/proc", "studies/registry", "studies/versiondrift"},
 }
 
 // TestEveryPackageIsLayered: a package missing from allowed would escape

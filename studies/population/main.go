@@ -188,7 +188,8 @@ func candidates(npmPath, pypiPath, date string) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# The ecosystem study's candidates, drawn %s by the rule of METHODOLOGY.md\n", date)
 	fmt.Fprintf(&b, "# (studies/population candidates): npm %d by monthly downloads, PyPI %d by rank\n", len(npm), len(pypi))
-	fmt.Fprintf(&b, "# among the 15,000 most downloaded (no figure: downloads 0), Go %d example servers and gopls.\n", len(gos))
+	// gos ends with gopls, which is no example server.
+	fmt.Fprintf(&b, "# among the 15,000 most downloaded (no figure: downloads 0), Go %d example servers and gopls.\n", len(gos)-1)
 	b.WriteString("registry\tname\tversion\tdownloads\tsummary\n")
 	for _, c := range slices.Concat(npm, pypi, gos) {
 		s := strings.Join(strings.Fields(c.Summary), " ")

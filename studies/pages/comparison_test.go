@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"bytes"
@@ -7,13 +7,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // seedServer is one row of the seed study's published per-server table
@@ -104,28 +104,29 @@ func meanPct(shares []float64) string {
 	for _, v := range shares {
 		sum += v
 	}
-	return fmt.Sprintf("%.1f%%", 100*sum/float64(len(shares)))
+	mean := sum / float64(len(shares))
+	return pct(&mean)
 }
 
 // counted are the rows the weighted figures count: scanned, neither a
 // transport variant nor a previous release.
-func counted(rows []Row) []Row {
-	var out []Row
+func counted(rows []studies.Row) []studies.Row {
+	var out []studies.Row
 	for _, r := range rows {
-		if r.Status == StatusScanned && r.VariantOf == "" && r.PreviousOf == "" {
+		if r.Status == studies.StatusScanned && r.VariantOf == "" && r.PreviousOf == "" {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-func readStudyResults(t *testing.T, dir string) *Results {
+func readStudyResults(t *testing.T, dir string) *studies.Results {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	data, err := os.ReadFile(filepath.Join("..", dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Read(bytes.NewReader(data))
+	res, err := studies.Read(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s/results.json: %v", dir, err)
 	}
@@ -142,7 +143,7 @@ func table(head string, rows [][]string) string {
 	return b.String()
 }
 
-func probeVerdict(r Row, name string) scan.Verdict {
+func probeVerdict(r studies.Row, name string) scan.Verdict {
 	for _, p := range r.Probes {
 		if p.Name == name {
 			return p.Verdict
@@ -153,7 +154,7 @@ func probeVerdict(r Row, name string) scan.Verdict {
 
 // comparisonTables renders the figure tables of studies/ecosystem/COMPARISON.md
 // from the seed's published table and the two committed results.json files.
-func comparisonTables(t *testing.T, eco, pilot *Results) []string {
+func comparisonTables(t *testing.T, eco, pilot *studies.Results) []string {
 	t.Helper()
 	seedAll := poolSeed(seedServers)
 	var npmSeed []seedServer
@@ -168,13 +169,17 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	etw, esw := ea.ToolWeighted, ea.ServerWeighted
 	// The pilot's committed aggregates predate seed_probes: its figures are
 	// recomputed from its rows by the same Aggregate.
-	pa := Aggregate(pilot.Servers)
-	if !reflect.DeepEqual(pa.ToolWeighted, pilot.Aggregates.ToolWeighted) || !reflect.DeepEqual(pa.ServerWeighted, pilot.Aggregates.ServerWeighted) {
-		t.Fatal("the pilot's rows no longer aggregate to the figures its results.json gives")
+	pa := studies.Aggregate(pilot.Servers)
+	// (Its shares were written rounded, before figures were rounded only
+	// when rendered: the counts are compared.)
+	ptt, ctw := pa.ToolWeighted.Tally, pilot.Aggregates.ToolWeighted.Tally
+	if [...]int{ptt.Tools, ptt.None, ptt.Vacuous, ptt.Partial, ptt.Enforceable, ptt.Invalid, ptt.Wrapped} != [...]int{ctw.Tools, ctw.None, ctw.Vacuous, ctw.Partial, ctw.Enforceable, ctw.Invalid, ctw.Wrapped} ||
+		pa.ServerWeighted.Servers != pilot.Aggregates.ServerWeighted.Servers {
+		t.Fatal("the pilot's rows no longer aggregate to the counts its results.json gives")
 	}
 	ptw, psw := pa.ToolWeighted, pa.ServerWeighted
 
-	seedCell := func(n, d int) string { return seedRatio(n, d) }
+	seedCell := ratio
 	var out []string
 
 	// 1. The headline, tool-weighted and server-weighted.
@@ -202,7 +207,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	// 2. The seed by origin: where its declared schemas came from, and how
 	// many of its packages this run's population holds (npm rows are named
 	// by their package, PyPI rows "pypi:" and theirs).
-	byName := map[string]Row{}
+	byName := map[string]studies.Row{}
 	for _, r := range eco.Servers {
 		byName[r.Name] = r
 	}
@@ -233,14 +238,14 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	// 3. The seed's npm servers in the ecosystem run.
 	var shared [][]string
 	var seedShared []seedServer
-	var ecoShared []Row
+	var ecoShared []studies.Row
 	for _, s := range npmSeed {
 		seedCol := fmt.Sprintf("%d: %d/%d/%d", s.tools, s.tools-s.declared, s.vacuous, s.enforceable)
 		r, ok := byName[s.pkg]
 		switch {
 		case !ok:
 			shared = append(shared, []string{s.pkg, seedCol, "not a candidate", "–"})
-		case r.Status != StatusScanned:
+		case r.Status != studies.StatusScanned:
 			shared = append(shared, []string{s.pkg, seedCol, cmp.Or(r.Outcome, r.Status), "–"})
 		default:
 			none, vac, part, enf, _ := tiers(r)
@@ -250,7 +255,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 			ecoShared = append(ecoShared, r)
 		}
 	}
-	ss, es := poolSeed(seedShared), Aggregate(ecoShared).ToolWeighted
+	ss, es := poolSeed(seedShared), studies.Aggregate(ecoShared).ToolWeighted
 	shared = append(shared, []string{fmt.Sprintf("the %d scanned in both", len(seedShared)),
 		fmt.Sprintf("%d tools: none %s, vacuous %s, enforceable %s", ss.tools, seedCell(ss.none(), ss.tools), seedCell(ss.vacuous, ss.tools), seedCell(ss.enforceable, ss.tools)),
 		"",
@@ -262,7 +267,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	if len(cnt) != esw.Servers {
 		t.Fatalf("%d counted rows, results.json's server-weighted figures count %d", len(cnt), esw.Servers)
 	}
-	var old, declaring, rejecting []Row
+	var old, declaring, rejecting []studies.Row
 	for _, r := range cnt {
 		if r.Protocol != nil && r.Protocol.Revision < "2025-06-18" {
 			old = append(old, r)
@@ -276,7 +281,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 		}
 	}
 	bySize := slices.Clone(cnt)
-	slices.SortStableFunc(bySize, func(a, b Row) int {
+	slices.SortStableFunc(bySize, func(a, b studies.Row) int {
 		return cmp.Or(cmp.Compare(len(b.Tools), len(a.Tools)), cmp.Compare(a.Name, b.Name))
 	})
 	const big = 5
@@ -286,15 +291,15 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 		bigTools += len(r.Tools)
 		bigNames = append(bigNames, fmt.Sprintf("%s %d", r.Name, len(r.Tools)))
 	}
-	rest := Aggregate(bySize[big:])
-	oldA := Aggregate(old)
+	rest := studies.Aggregate(bySize[big:])
+	oldA := studies.Aggregate(old)
 	weigh := [][]string{
 		{"servers declaring at least one outputSchema", fmt.Sprintf("%d/%d", len(declaring), len(cnt)), ""},
 		{"servers with at least one schema that rejects a corruption", fmt.Sprintf("%d/%d", len(rejecting), len(cnt)), ""},
 		{"servers negotiating a revision older than 2025-06-18, which has no outputSchema", fmt.Sprintf("%d/%d", len(old), len(cnt)),
 			fmt.Sprintf("%d tools, %s of all", oldA.ToolWeighted.Tools, ratio(oldA.ToolWeighted.Tools, etw.Tools))},
 		{fmt.Sprintf("the %d largest servers (%s)", big, strings.Join(bigNames, ", ")), fmt.Sprintf("%d/%d", big, len(cnt)),
-			fmt.Sprintf("%d tools, %s of all, %s of them without outputSchema", bigTools, ratio(bigTools, etw.Tools), ratio(Aggregate(bySize[:big]).ToolWeighted.None, bigTools))},
+			fmt.Sprintf("%d tools, %s of all, %s of them without outputSchema", bigTools, ratio(bigTools, etw.Tools), ratio(studies.Aggregate(bySize[:big]).ToolWeighted.None, bigTools))},
 		{fmt.Sprintf("the other %d servers, tool-weighted", len(cnt)-big), fmt.Sprintf("%d/%d", len(cnt)-big, len(cnt)),
 			fmt.Sprintf("%d tools: none %s, vacuous %s, rejects at least one %s", rest.ToolWeighted.Tools, ratio(rest.ToolWeighted.None, rest.ToolWeighted.Tools),
 				ratio(rest.ToolWeighted.Vacuous, rest.ToolWeighted.Tools), ratio(rest.ToolWeighted.Enforceable+rest.ToolWeighted.Partial, rest.ToolWeighted.Tools))},
@@ -302,7 +307,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	out = append(out, table("counted servers of this run | servers | tools", weigh))
 
 	// 4b. Tiers by negotiated revision.
-	byRev := map[string][]Row{}
+	byRev := map[string][]studies.Row{}
 	for _, r := range cnt {
 		rev := "–"
 		if r.Protocol != nil {
@@ -312,7 +317,7 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	}
 	var revs [][]string
 	for _, k := range slices.Sorted(maps.Keys(byRev)) {
-		g := Aggregate(byRev[k]).ToolWeighted
+		g := studies.Aggregate(byRev[k]).ToolWeighted
 		revs = append(revs, []string{k, fmt.Sprint(len(byRev[k])), fmt.Sprint(g.Tools), ratio(g.None, g.Tools), ratio(g.Vacuous, g.Tools), ratio(g.Enforceable+g.Partial, g.Tools)})
 	}
 	out = append(out, table("negotiated revision | servers | tools | no outputSchema | vacuous | rejects at least one", revs))
@@ -352,12 +357,15 @@ func comparisonTables(t *testing.T, eco, pilot *Results) []string {
 	// 7. Version drift, beside the peers' audits.
 	vd := ea.VersionDrift
 	out = append(out, table("version pairs of this run | count", [][]string{
-		{"packages at two releases", fmt.Sprint(vd.Pairs)},
-		{"pairs with both releases scanned (compared)", fmt.Sprint(vd.Compared)},
+		{"pairs listed (a release and the one before it)", fmt.Sprint(vd.Pairs)},
+		{"pairs scanned at both releases", fmt.Sprint(vd.BothScanned)},
+		{"pairs scanned at neither release", fmt.Sprint(vd.NeitherScanned)},
+		{"pairs compared (both listings whole)", fmt.Sprint(vd.Compared)},
 		{"compared pairs that changed", fmt.Sprintf("%d/%d", vd.WithChanges, vd.Compared)},
 		{"compared pairs with a breaking change", fmt.Sprintf("%d/%d", vd.WithBreaking, vd.Compared)},
 		{"of them in a minor or patch step (semver violations)", fmt.Sprintf("%d/%d", vd.SemverViolations, vd.WithBreaking)},
-		{"pairs that removed tools (tools removed)", fmt.Sprintf("%d/%d (%d)", vd.WithRemovals, vd.Compared, vd.ToolsRemoved)},
+		{"pairs that removed tools (absent under every known configuration)", fmt.Sprintf("%d/%d (%d)", vd.WithRemovals, vd.Compared, vd.ToolsRemoved)},
+		{"pairs whose default listing dropped tools a known configuration lists", fmt.Sprintf("%d/%d (%d)", vd.WithUnlisted, vd.Compared, vd.ToolsUnlisted)},
 		{"pairs that changed tool descriptions (descriptions changed)", fmt.Sprintf("%d/%d (%d)", vd.WithDescriptionChanges, vd.Compared, vd.DescriptionsChanged)},
 	}))
 	return out
@@ -389,7 +397,7 @@ func TestComparisonFigures(t *testing.T) {
 		t.Fatalf("the seed's per-server table sums to %v, its headline is 31 servers, 265 tools, 148/110/7, 10 wrapped, 30 handled", got)
 	}
 	tables := comparisonTables(t, readStudyResults(t, "ecosystem"), readStudyResults(t, "pilot"))
-	data, err := os.ReadFile(filepath.Join("ecosystem", "COMPARISON.md"))
+	data, err := os.ReadFile(filepath.Join("..", "ecosystem", "COMPARISON.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

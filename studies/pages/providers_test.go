@@ -1,10 +1,12 @@
-package studies
+package pages
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrill/mcpdrill/scan"
 	"github.com/mcpdrill/mcpdrill/scan/provider"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // verdicts builds one tool's verdicts: "openai-strict=rejected/accepted"
@@ -23,15 +25,15 @@ func verdicts(specs ...string) []provider.Verdict {
 	return out
 }
 
-func providerRows() []Row {
-	row := func(name string, tools ...[]provider.Verdict) Row {
-		r := Row{Name: name, Status: StatusScanned}
+func providerRows() []studies.Row {
+	row := func(name string, tools ...[]provider.Verdict) studies.Row {
+		r := studies.Row{Name: name, Status: studies.StatusScanned}
 		for i, vs := range tools {
-			r.Tools = append(r.Tools, Tool{Name: string(rune('a' + i)), Providers: vs})
+			r.Tools = append(r.Tools, scan.ToolReport{Name: string(rune('a' + i)), Providers: vs})
 		}
 		return r
 	}
-	return []Row{
+	return []studies.Row{
 		// taken whole by both
 		row("one", verdicts("anthropic-strict=accepted", "openai-strict=accepted")),
 		// openai-strict rejects one tool, its converter repairs it;
@@ -41,14 +43,18 @@ func providerRows() []Row {
 		// openai-strict rejects beyond repair
 		row("three", verdicts("anthropic-strict=accepted_with_loss", "openai-strict=rejected")),
 		// not counted: a variant, a failed row, a row without tools
-		func() Row { r := row("four", verdicts("openai-strict=rejected")); r.VariantOf = "one"; return r }(),
-		{Name: "five", Status: StatusFailed},
+		func() studies.Row {
+			r := row("four", verdicts("openai-strict=rejected"))
+			r.VariantOf = "one"
+			return r
+		}(),
+		{Name: "five", Status: studies.StatusFailed},
 		row("six"),
 	}
 }
 
 func TestProviderShares(t *testing.T) {
-	a := Aggregate(providerRows())
+	a := studies.Aggregate(providerRows())
 	if len(a.Providers) != 2 {
 		t.Fatalf("%d profiles", len(a.Providers))
 	}
@@ -62,7 +68,7 @@ func TestProviderShares(t *testing.T) {
 	if op.Servers != 3 || op.Tools != 4 || op.ServersTaken != 1 || op.ServersTakenAfterConversion != 2 || op.Taken() != 2 || op.TakenAfterConversion != 3 {
 		t.Errorf("openai-strict %+v", op)
 	}
-	if an.Servers != 3 || an.ServersTaken != 2 || an.AcceptedWithLoss != 1 || *an.ServersTakenShare != 0.6667 {
+	if an.Servers != 3 || an.ServersTaken != 2 || an.AcceptedWithLoss != 1 || pct(an.ServersTakenShare) != "66.7%" {
 		t.Errorf("anthropic-strict %+v", an)
 	}
 	rows := providerRows()
@@ -81,7 +87,7 @@ func TestProviderShares(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	writeProviders(&b, &Results{Servers: rows, Aggregates: a})
+	writeProviders(&b, &studies.Results{Servers: rows, Aggregates: a})
 	for _, want := range []string{"## Provider acceptance", "| openai-strict | " + op.Read + " | 33.3% (1/3) | 66.7% (2/3) |", "27.6% (170/617)", "66.7% (2/3) | 33.3% (1/3) |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())

@@ -1,6 +1,10 @@
-package studies
+package pages
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpdrill/mcpdrill/studies"
+)
 
 // Report files: the names of the study's summary and scoreboard.
 const (
@@ -12,7 +16,7 @@ const (
 // index.html (HTML). The aggregates are a function of the rows, so they are
 // recomputed first: a document written before an aggregate was added
 // reports it too.
-func Pages(r *Results) (map[string][]byte, error) {
+func Pages(r *studies.Results) (map[string][]byte, error) {
 	r.Finalize()
 	var md, page bytes.Buffer
 	if err := Markdown(&md, r); err != nil {

@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"fmt"
@@ -9,15 +9,12 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
-// pct formats a share in [0,1] as a percentage with one decimal; nil is "–".
-func pct(p *float64) string {
-	if p == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", *p*100)
-}
+// pct formats a share in [0,1] as a percentage with one decimal; nil is "–"
+// (scan.Percent).
+func pct(p *float64) string { return scan.Percent(p, "–") }
 
 func sortedCounts(m map[string]int) []string {
 	keys := slices.Sorted(maps.Keys(m))
@@ -43,7 +40,7 @@ func mdCounts(m map[string]int) []string {
 }
 
 // tiers counts a row's tools per output-contract tier.
-func tiers(r Row) (none, vac, part, enf, inv int) {
+func tiers(r studies.Row) (none, vac, part, enf, inv int) {
 	for _, t := range r.Tools {
 		switch t.OutputContract {
 		case scan.ContractEnforceable:
@@ -62,7 +59,7 @@ func tiers(r Row) (none, vac, part, enf, inv int) {
 }
 
 // probeCell abbreviates a row's probe verdicts, e.g. "j/t/t".
-func probeCell(r Row) string {
+func probeCell(r studies.Row) string {
 	if len(r.Probes) == 0 {
 		return "–"
 	}
@@ -83,7 +80,7 @@ func probeCell(r Row) string {
 
 // Markdown writes the study summary. It uses nothing from Meta, so the same
 // results give the same summary byte for byte.
-func Markdown(w io.Writer, r *Results) error {
+func Markdown(w io.Writer, r *studies.Results) error {
 	var b strings.Builder
 	a := r.Aggregates
 	tw, sw := a.ToolWeighted, a.ServerWeighted
@@ -102,8 +99,10 @@ func Markdown(w io.Writer, r *Results) error {
 	if a.Variants > 0 {
 		fmt.Fprintf(&b, "%d scanned rows are transport variants of another row (`variant_of`): they are listed and their probes tallied, but they are left out of the weighted figures.\n\n", a.Variants)
 	}
+	writeOutcomes(&b, a)
 	b.WriteString("## Output contracts\n\n")
-	b.WriteString("Tool-weighted pools every tool of every scanned server; server-weighted is the mean of each server's shares (servers with at least one tool). " +
+	b.WriteString("Tiers: no schema, the tool declares no outputSchema; vacuous, its schema rejects none of the corrupted payloads sent; partial, it rejects those of some sampled shapes; enforceable, of every sampled shape; invalid, the schema does not compile.\n\n")
+	b.WriteString("Tool-weighted pools every tool of every counted server (scanned, neither a transport variant nor a previous release); server-weighted is the mean of each counted server's shares (servers with at least one tool). " +
 		"Each schema's corrupted payload is tried on every shape sampled (branches, minimal instance, nullable values null, arrays empty): enforceable rejects all of them, partial some, vacuous none. " +
 		"\"Rejects at least one\" (enforceable + partial) is the figure comparable with a single-payload method such as the anchor study's.\n\n")
 	fmt.Fprintf(&b, "| tier | tool-weighted (%d tools) | server-weighted (%d servers) |\n|---|---|---|\n", tw.Tools, sw.Servers)
@@ -159,15 +158,16 @@ func Markdown(w io.Writer, r *Results) error {
 		none, vac, part, enf, inv := tiers(row)
 		var leaf, errc, spec *float64
 		if row.Scores != nil {
-			leaf, errc, spec = row.Scores.LeafRate, row.Scores.ErrorConformance, row.Scores.SpecConformance
+			sh := row.Tally().Shares()
+			leaf, errc, spec = sh.LeafRate, sh.ErrorConformance, sh.SpecConformance
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d/%d/%d/%d/%d | %s | %s | %s | %s |\n",
 			mdCell(row.Name), mdCell(orDash(row.Package)), mdCell(sdkCell(row)), mdCell(status), mdCell(rev), len(row.Tools),
 			none, vac, part, enf, inv, pct(leaf), probeCell(row), pct(errc), pct(spec))
 	}
-	var failed []Row
+	var failed []studies.Row
 	for _, row := range r.Servers {
-		if row.Status != StatusScanned {
+		if row.Status != studies.StatusScanned {
 			failed = append(failed, row)
 		}
 	}
@@ -212,7 +212,7 @@ func orDash(s string) string {
 // sdkCell is a row's SDK as the tables show it: the observed SDK and
 // framework, or the declared label marked as such when nothing was
 // observed; a disagreeing declared label follows the observed one.
-func sdkCell(r Row) string {
+func sdkCell(r studies.Row) string {
 	o := r.SDKObserved
 	if o == nil || o.Name == "" {
 		if r.SDK == "" {
@@ -238,28 +238,23 @@ var seed = struct {
 	Servers, Tools, None, Vacuous, Enforceable, Wrapped, Handled int
 }{31, 265, 148, 110, 7, 10, 30}
 
-// ratio is "share (n/d)". The seed's figures are formatted from the exact
-// quotient, as the seed published them (148/265 is 55.8%, where the
-// four-digit share would round up).
+// ratio is "share (n/d)", the share rounded once from the exact quotient
+// (148/265 is 55.8%, as the seed published it).
 func ratio(n, d int) string {
-	return fmt.Sprintf("%s (%d/%d)", pct(share(n, d)), n, d)
-}
-
-func seedRatio(n, d int) string {
-	return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(n)/float64(d), n, d)
+	return fmt.Sprintf("%s (%d/%d)", pct(scan.Share(n, d)), n, d)
 }
 
 // writeSeedComparison puts the seed study's headline beside this run's.
-func writeSeedComparison(b *strings.Builder, r *Results) {
+func writeSeedComparison(b *strings.Builder, r *studies.Results) {
 	a := r.Aggregates
 	tw, sw := a.ToolWeighted, a.ServerWeighted
 	b.WriteString("## Beside the seed study\n\n")
 	fmt.Fprintf(b, "The seed study published figures for %d servers and %d tools; this run's are over the %d counted servers (scanned, neither a variant nor a previous release) and their %d tools. "+
 		"The seed counted a tool enforceable when its one payload was rejected, which compares with \"rejects at least one\" here.\n\n", seed.Servers, seed.Tools, sw.Servers, tw.Tools)
 	b.WriteString("| figure | seed | this run, tool-weighted | this run, server-weighted |\n|---|---|---|---|\n")
-	fmt.Fprintf(b, "| no outputSchema | %s | %s | %s |\n", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare))
-	fmt.Fprintf(b, "| vacuous | %s | %s | %s |\n", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare))
-	fmt.Fprintf(b, "| enforceable (seed: its one payload rejected; here: rejects at least one) | %s | %s | %s |\n", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare))
+	fmt.Fprintf(b, "| no outputSchema | %s | %s | %s |\n", ratio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare))
+	fmt.Fprintf(b, "| vacuous | %s | %s | %s |\n", ratio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare))
+	fmt.Fprintf(b, "| enforceable (seed: its one payload rejected; here: rejects at least one) | %s | %s | %s |\n", ratio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare))
 	fmt.Fprintf(b, "| partial (no seed counterpart) | – | %s | %s |\n", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare))
 	fmt.Fprintf(b, "| enforceable, every sampled shape (no seed counterpart) | – | %s | %s |\n", ratio(tw.Enforceable, tw.Tools), pct(sw.EnforceableShare))
 	fmt.Fprintf(b, "| SDK-wrapped tools | %d (Python FastMCP) | %d | – |\n", seed.Wrapped, tw.Wrapped)
@@ -286,13 +281,13 @@ func writeSeedComparison(b *strings.Builder, r *Results) {
 
 // writeSDKs writes the tiers per observed SDK and framework and the
 // declared labels the evidence contradicts.
-func writeSDKs(b *strings.Builder, r *Results) {
+func writeSDKs(b *strings.Builder, r *studies.Results) {
 	a := r.Aggregates
 	b.WriteString("## By SDK and framework\n\n")
 	fmt.Fprintf(b, "The SDK and framework are observed (sdk_observed: the installed package's dependencies, Go build info, a venv's dist-info, the wrap marker, serverInfo) for %d of %d rows; the others count under their declared label, or unknown. Tool-weighted shares over counted servers.\n\n", a.SDKObservedRows, a.Servers)
 	for _, t := range []struct {
 		title string
-		m     map[string]GroupFigures
+		m     map[string]studies.Figures
 	}{{"SDK", a.BySDK}, {"framework", a.ByFramework}} {
 		fmt.Fprintf(b, "| %s | servers | tools | no schema | vacuous | partial | enforceable | invalid | wrapped |\n|---|---|---|---|---|---|---|---|---|\n", t.title)
 		for _, k := range slices.Sorted(maps.Keys(t.m)) {
@@ -316,29 +311,75 @@ func writeSDKs(b *strings.Builder, r *Results) {
 }
 
 // writeVersionDrift writes the version pairs, semver violations first.
-func writeVersionDrift(b *strings.Builder, r *Results) {
+func writeVersionDrift(b *strings.Builder, r *studies.Results) {
 	d := r.Aggregates.VersionDrift
 	if d.Pairs == 0 {
 		return
 	}
 	b.WriteString("## Version drift\n\n")
-	fmt.Fprintf(b, "%s listed with a previous release (`previous_of`); %s compared (both releases scanned) with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
+	fmt.Fprintf(b, "%s listed (a release and the one before it, `previous_of`); %d scanned at both releases, %d at neither; %s compared (both listings whole) with the drift catalogue (drift.Diff, as `mcpdrill drift` grades a baseline against a live server). "+
 		"Steps: %s. Of the compared pairs %d changed; %d shipped a breaking change (inside a schema: one a witness value shows), %d of them in a minor or patch step of semantic versions (a semver violation; calendar versions promise nothing, and before 1.0 the leftmost non-zero component is the major one, npm's caret rule); %d had changes the grading could not decide; "+
 		"%d removed %s (absent under every configuration the study knows for the package); %d no longer list %s by default (listed under a known configuration, or not established under one); %d changed %s.\n\n",
-		plural(d.Pairs, "package"), plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations, d.WithUndetermined,
+		plural(d.Pairs, "pair"), d.BothScanned, d.NeitherScanned, plural(d.Compared, "pair"), orNone(mdCounts(d.Steps)), d.WithChanges, d.WithBreaking, d.SemverViolations, d.WithUndetermined,
 		d.WithRemovals, plural(d.ToolsRemoved, "tool"), d.WithUnlisted, plural(d.ToolsUnlisted, "tool"), d.WithDescriptionChanges, plural(d.DescriptionsChanged, "tool description"))
 	if len(d.ByRule) > 0 {
 		fmt.Fprintf(b, "Changes by rule: %s.\n\n", strings.Join(mdCounts(d.ByRule), ", "))
 	}
 	b.WriteString("| package | from → to | step | changes | tools removed | no longer listed by default | descriptions changed | semver violation |\n|---|---|---|---|---|---|---|---|\n")
-	for _, row := range driftRows(r.Servers) {
+	compared, notCompared := driftRows(r.Servers)
+	for _, row := range compared {
 		vd := row.VersionDrift
 		viol := "no"
 		if vd.SemverViolation {
 			viol = "**yes**"
 		}
 		fmt.Fprintf(b, "| %s | %s → %s | %s | %s | %s | %s | %s | %s |\n", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Step),
-			mdCell(vd.Summary()), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
+			mdCell(driftSummary(vd)), mdCell(orNone(vd.ToolsRemoved)), mdCell(orNone(vd.ToolsUnlisted)), mdCell(orNone(vd.DescriptionsChanged)), viol)
 	}
 	b.WriteString("\n")
+	if len(notCompared) > 0 {
+		fmt.Fprintf(b, "Not compared (%d): ", len(notCompared))
+		for i, row := range notCompared {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			vd := row.VersionDrift
+			fmt.Fprintf(b, "%s %s → %s (%s)", mdCell(row.Name), mdCell(orDash(vd.From)), mdCell(orDash(vd.To)), mdCell(vd.Reason))
+		}
+		b.WriteString(".\n\n")
+	}
+}
+
+// writeOutcomes writes the rows by outcome, each with what it means.
+func writeOutcomes(b *strings.Builder, a studies.Aggregates) {
+	b.WriteString("## Outcomes\n\n| outcome | rows | what it means |\n|---|---|---|\n")
+	for _, o := range outcomeTable(a) {
+		fmt.Fprintf(b, "| %s | %d | %s |\n", o.Outcome, o.Rows, o.Meaning)
+	}
+	b.WriteString("\n")
+}
+
+// outcomeRow is one line of the outcome breakdown.
+type outcomeRow struct {
+	Outcome, Meaning string
+	Rows             int
+}
+
+// outcomeTable is the rows by outcome in the taxonomy's order (an outcome
+// no row has is left out; a row without one counts under its status).
+func outcomeTable(a studies.Aggregates) []outcomeRow {
+	var out []outcomeRow
+	seen := map[string]bool{}
+	for _, m := range studies.OutcomeMeanings {
+		seen[m.Outcome] = true
+		if n := a.Outcomes[m.Outcome]; n > 0 {
+			out = append(out, outcomeRow{m.Outcome, m.Meaning, n})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Outcomes)) {
+		if !seen[k] {
+			out = append(out, outcomeRow{k, "a row without an outcome, by its status", a.Outcomes[k]})
+		}
+	}
+	return out
 }

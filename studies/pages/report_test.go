@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"bytes"
@@ -9,19 +9,25 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/drift"
+	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
+	"github.com/mcpdrill/mcpdrill/studies"
+	"github.com/mcpdrill/mcpdrill/studies/versiondrift"
 )
 
-// fixture is the fake study's results: deterministic outside Meta.
-func fixture(t *testing.T) *Results {
+// fixture is the fake study's results (studies' TestFakeStudyDocument
+// writes it from the fake scanner): deterministic outside Meta.
+func fixture(t *testing.T) *studies.Results {
 	t.Helper()
-	var active, peak atomic.Int32
-	res, err := Run(context.Background(), parseFake(t), fakeOptions(&active, &peak, 4))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "fake-results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := studies.Read(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,43 +39,43 @@ func fixture(t *testing.T) *Results {
 // framework) and a previous release of zeta whose listing differs from
 // zeta's in a removed tool and a changed description, graded as Run grades
 // it.
-func enriched(t *testing.T) *Results {
+func enriched(t *testing.T) *studies.Results {
 	t.Helper()
 	res := fixture(t)
-	tools := func(raws ...string) *baseline {
-		b := &baseline{complete: true}
+	tools := func(raws ...string) []mcp.Tool {
+		var out []mcp.Tool
 		for _, raw := range raws {
 			tl, err := drift.ParseTool([]byte(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.tools = append(b.tools, tl)
+			out = append(out, tl)
 		}
-		return b
+		return out
 	}
-	var zeta Row
+	var zeta studies.Row
 	for i := range res.Servers {
 		r := &res.Servers[i]
 		switch r.Name {
 		case "zeta":
-			r.SDKObserved = &SDKObserved{Name: "typescript-sdk", Version: "1.20.1", Framework: "fastmcp-ts", Evidence: []string{
+			r.SDKObserved = &studies.SDKObserved{Name: "typescript-sdk", Version: "1.20.1", Framework: "fastmcp-ts", Evidence: []string{
 				"package.json of fastmcp@4.3.2: dependency @modelcontextprotocol/sdk ^1.24.3 (installed 1.20.1)",
 				"package.json of zeta@1.0.0: dependency fastmcp 4.3.2 (installed 4.3.2)"}}
 			r.Tools[0].Wrapped = true
 			r.Package = "zeta@0.9.4"
-			r.base = tools(`{"name":"enforceable_0","description":"Look it up.","inputSchema":{"type":"object"}}`)
+			r.SetListing(tools(`{"name":"enforceable_0","description":"Look it up.","inputSchema":{"type":"object"}}`), true)
 			zeta = *r
 		case "alpha":
-			r.SDKObserved = &SDKObserved{Name: "mcp-go", Version: "v0.41.1", Evidence: []string{"Go build info: dependency github.com/mark3labs/mcp-go v0.41.1"}}
+			r.SDKObserved = &studies.SDKObserved{Name: "mcp-go", Version: "v0.41.1", Evidence: []string{"Go build info: dependency github.com/mark3labs/mcp-go v0.41.1"}}
 		}
 	}
 	prev := zeta
 	prev.Name, prev.Package, prev.PreviousOf, prev.VersionDrift = "zeta-prev", "zeta@0.9.3", "zeta", nil
-	prev.base = tools(`{"name":"enforceable_0","description":"Look it up quickly.","inputSchema":{"type":"object"}}`,
-		`{"name":"export","inputSchema":{"type":"object"}}`)
+	prev.SetListing(tools(`{"name":"enforceable_0","description":"Look it up quickly.","inputSchema":{"type":"object"}}`,
+		`{"name":"export","inputSchema":{"type":"object"}}`), true)
 	for i := range res.Servers {
 		if res.Servers[i].Name == "zeta" {
-			vd := gradeVersions(&prev, &res.Servers[i], "0.9.3", "0.9.4")
+			vd := versiondrift.Pair(&prev, &res.Servers[i], "0.9.3", "0.9.4")
 			res.Servers[i].VersionDrift = &vd
 		}
 	}
@@ -102,7 +108,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 // fixedMeta gives the fixture a run of its own: the page's run line is the
 // only part of it (with failed rows' stderr) that reads Meta.
-func fixedMeta(res *Results) {
+func fixedMeta(res *studies.Results) {
 	res.Meta.ToolVersion, res.Meta.StartedAt, res.Meta.DurationMS = "test", "2026-01-02T03:04:05Z", 1500
 }
 
@@ -166,11 +172,11 @@ func TestHTMLGolden(t *testing.T) {
 func TestReportsIgnoreMeta(t *testing.T) {
 	a := fixture(t)
 	b := fixture(t)
-	b.Meta = Meta{ToolVersion: "other", DurationMS: 99, StartedAt: "2030-01-01T00:00:00Z"}
+	b.Meta = studies.Meta{ToolVersion: "other", DurationMS: 99, StartedAt: "2030-01-01T00:00:00Z"}
 	runLine := regexp.MustCompile(`<p class="sub" id="run">.*</p>`)
-	for _, render := range []func(*Results) string{
-		func(r *Results) string { var w bytes.Buffer; _ = Markdown(&w, r); return w.String() },
-		func(r *Results) string {
+	for _, render := range []func(*studies.Results) string{
+		func(r *studies.Results) string { var w bytes.Buffer; _ = Markdown(&w, r); return w.String() },
+		func(r *studies.Results) string {
 			var w bytes.Buffer
 			_ = HTML(&w, r)
 			return runLine.ReplaceAllString(w.String(), "")
@@ -194,7 +200,7 @@ func TestReportsIgnoreMeta(t *testing.T) {
 // them) lists the findings by rule, with what each rule means.
 func TestScoreboardDrillDown(t *testing.T) {
 	res := fixture(t)
-	res.Meta.Servers = map[string]ServerMeta{"down": {Stderr: []string{"\x1b[31mERROR\x1b[39m listen EADDRINUSE", "  at main.js:1"}}}
+	res.Meta.Servers = map[string]studies.ServerMeta{"down": {Stderr: []string{"\x1b[31mERROR\x1b[39m listen EADDRINUSE", "  at main.js:1"}}}
 	for i := range res.Servers {
 		res.Servers[i].FindingDetails = nil
 	}
@@ -270,7 +276,7 @@ const pageWidth = 1400
 // renderInChromium loads the page of res (with probeScript for server) in
 // headless Chromium in a window pageWidth wide, at the URL fragment, and
 // returns the DOM after the scripts ran.
-func renderInChromium(t *testing.T, bin string, res *Results, server, fragment string) string {
+func renderInChromium(t *testing.T, bin string, res *studies.Results, server, fragment string) string {
 	t.Helper()
 	dir := t.TempDir()
 	page := filepath.Join(dir, "index.html")
@@ -351,7 +357,7 @@ func TestScoreboardInChromium(t *testing.T) {
 	// Failed servers (tools -1) sink to the bottom in descending order.
 	last := rows[len(rows)-1][1]
 	for _, r := range res.Servers {
-		if r.Name == last && r.Status == StatusScanned {
+		if r.Name == last && r.Status == studies.StatusScanned {
 			t.Fatalf("a scanned server (%s) sorted below the failed ones", last)
 		}
 	}
@@ -375,11 +381,11 @@ func TestScoreboardInChromium(t *testing.T) {
 	}
 
 	// The pilot's 50 servers, real names, reasons and messages, fit too.
-	data, err := os.ReadFile(filepath.Join("pilot", "results.json"))
+	data, err := os.ReadFile(filepath.Join("..", "pilot", "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pilot, err := Read(bytes.NewReader(data))
+	pilot, err := studies.Read(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/clientdrill"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // clientTransports are the transports a client study reports, in column
@@ -18,7 +19,7 @@ var clientTransports = []clientdrill.Transport{clientdrill.Stdio, clientdrill.HT
 // ClientsMarkdown writes SUMMARY.md of a client study: the clients, then
 // one table per transport (scenarios × clients, each cell the observed
 // verdict, a cell not run left as "–"), then how often each outcome was seen.
-func ClientsMarkdown(w io.Writer, r *ClientResults) error {
+func ClientsMarkdown(w io.Writer, r *studies.ClientResults) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Client resilience study\n\n%d clients × %d scenarios × 2 transports, seed %d, request timeout %d ms, revision %s.\n"+
 		"Every cell was observed by `mcpdrill client` (METHODOLOGY, \"The client drill\"); the evidence of each is in results.json and index.html.\n\n",
@@ -94,7 +95,7 @@ type clientEvidence struct {
 }
 
 type clientPage struct {
-	R        *ClientResults
+	R        *studies.ClientResults
 	Rows     []clientPageRow
 	Evidence []clientEvidence
 }
@@ -119,7 +120,7 @@ func outcomeClass(x clientdrill.Result) string {
 
 // ClientsHTML writes the self-contained page of a client study: a table of
 // scenarios × clients whose every cell links to its evidence below.
-func ClientsHTML(w io.Writer, r *ClientResults) error {
+func ClientsHTML(w io.Writer, r *studies.ClientResults) error {
 	p := clientPage{R: r}
 	for _, s := range r.Scenarios {
 		row := clientPageRow{Scenario: s}

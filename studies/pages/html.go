@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrill/mcpdrill/internal/strwalk"
 	"github.com/mcpdrill/mcpdrill/report"
 	"github.com/mcpdrill/mcpdrill/scan"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // HTML writes the self-contained scoreboard page: a table with one row per
@@ -34,7 +35,7 @@ import (
 // (safetext.Block: no control or bidirectional character reaches the page;
 // the template escapes HTML): the page is built from a copy of the results
 // whose every string is, and the chart labels made of aggregate keys are.
-func HTML(w io.Writer, r *Results) error {
+func HTML(w io.Writer, r *studies.Results) error {
 	safe, err := safeCopy(r)
 	if err != nil {
 		return fmt.Errorf("writing scoreboard: %w", err)
@@ -51,12 +52,12 @@ func HTML(w io.Writer, r *Results) error {
 
 // safeCopy is a deep copy of r (its JSON fields) with every string made
 // safe to show (pageText).
-func safeCopy(r *Results) (*Results, error) {
+func safeCopy(r *studies.Results) (*studies.Results, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	var c Results
+	var c studies.Results
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
@@ -72,8 +73,8 @@ func pageText(s string) string {
 }
 
 type page struct {
-	R       *Results
-	A       Aggregates
+	R       *studies.Results
+	A       studies.Aggregates
 	Run     runLine
 	Columns []column
 	Rows    []pageRow
@@ -83,6 +84,10 @@ type page struct {
 	GroupTiers []tierChart
 	// Drift are the version pairs, semver violations first.
 	Drift []pageDrift
+	// NotCompared are the version pairs not compared (folded).
+	NotCompared []pageDrift
+	// Outcomes are the rows by outcome, with what each means.
+	Outcomes []outcomeRow
 	// Seed is the seed comparison's rows.
 	Seed [][4]string
 }
@@ -96,9 +101,11 @@ type tierChart struct {
 
 // pageDrift is one version pair on the page.
 type pageDrift struct {
+	// Compared pairs come first; the others are folded.
+	Compared                                                       bool
 	Name, From, To, Step, Summary, Removed, Unlisted, Descriptions string
 	Violation                                                      bool
-	Changes                                                        []VersionChange
+	Changes                                                        []studies.VersionChange
 }
 
 // runLine is what the page says of the run, from Meta.
@@ -135,8 +142,8 @@ type pageRow struct {
 	ChecksPassed int
 	Stderr       string
 	// SDK is the observed SDK's evidence; Drift the row's version pair.
-	SDK   *SDKObserved
-	Drift *VersionDrift
+	SDK   *studies.SDKObserved
+	Drift *studies.VersionDrift
 }
 
 type pageFinding struct {
@@ -175,6 +182,9 @@ type tierBar struct {
 	Label    string
 	Y        int
 	Segments []segment
+	// Caption gives every share of the bar in numbers, under it: a slice
+	// too thin to see still has its figure.
+	Caption string
 }
 
 type segment struct {
@@ -206,9 +216,9 @@ func numCell(p *float64) cell {
 	return cell{Text: pct(p), Value: strconv.FormatFloat(*p, 'f', 4, 64)}
 }
 
-func buildPage(r *Results) page {
+func buildPage(r *studies.Results) page {
 	p := page{R: r, A: r.Aggregates, Columns: columns, Run: runOf(r.Meta)}
-	rules := slices.Concat(scan.Catalogue(), Catalogue())
+	rules := slices.Concat(scan.Catalogue(), studies.Catalogue())
 	for _, row := range r.Servers {
 		none, vac, part, enf, _ := tiers(row)
 		n := len(row.Tools)
@@ -227,7 +237,7 @@ func buildPage(r *Results) page {
 			cell{Text: status, Value: status, Class: "st-" + row.Status},
 			cell{Text: orDash(rev), Value: rev},
 		)
-		if row.Status != StatusScanned {
+		if row.Status != studies.StatusScanned {
 			pr.Cells = append(pr.Cells, cell{Text: "–", Value: "-1", Class: "na"})
 			for range 8 {
 				pr.Cells = append(pr.Cells, numCell(nil))
@@ -236,28 +246,29 @@ func buildPage(r *Results) page {
 			continue
 		}
 		pr.Cells = append(pr.Cells, cell{Text: strconv.Itoa(n), Value: strconv.Itoa(n)},
-			numCell(share(none, n)), numCell(share(vac, n)), numCell(share(part, n)), numCell(share(enf, n)))
+			numCell(scan.Share(none, n)), numCell(scan.Share(vac, n)), numCell(scan.Share(part, n)), numCell(scan.Share(enf, n)))
 		var sc = row.Scores
 		if sc == nil {
 			for range 4 {
 				pr.Cells = append(pr.Cells, numCell(nil))
 			}
 		} else {
-			pr.Cells = append(pr.Cells, numCell(sc.LeafRate), numCell(sc.ErrorHandling), numCell(sc.ErrorConformance), numCell(sc.SpecConformance))
+			sh := row.Tally().Shares()
+			pr.Cells = append(pr.Cells, numCell(sh.LeafRate), numCell(sh.ErrorHandling), numCell(sh.ErrorConformance), numCell(sh.SpecConformance))
 		}
 		p.Rows = append(p.Rows, pr)
 	}
 
 	axes := []struct {
 		key, title, note string
-		get              func(Row) *float64
+		get              func(studies.Row) *float64
 	}{
-		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r Row) *float64 { return r.Scores.OutputCoverage }},
-		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r Row) *float64 { return r.Scores.EnforceableRate }},
-		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r Row) *float64 { return r.Scores.LeafRate }},
-		{"errors", "Error handling", "share of probes refused visibly", func(r Row) *float64 { return r.Scores.ErrorHandling }},
-		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r Row) *float64 { return r.Scores.ErrorConformance }},
-		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r Row) *float64 { return r.Scores.SpecConformance }},
+		{"coverage", "Output schema coverage", "share of tools that declare an outputSchema", func(r studies.Row) *float64 { return r.Tally().Shares().OutputCoverage }},
+		{"enforceable", "Enforceable rate", "share of tools whose outputSchema rejects the corrupted payload of every sampled shape", func(r studies.Row) *float64 { return r.Tally().Shares().EnforceableShare }},
+		{"leaf", "Leaf rate", "mean share of single-leaf corruptions rejected, over assessed schemas", func(r studies.Row) *float64 { return r.Tally().Shares().LeafRate }},
+		{"errors", "Error handling", "share of probes refused visibly", func(r studies.Row) *float64 { return r.Tally().Shares().ErrorHandling }},
+		{"errconf", "Error conformance", "share of probes answered as the negotiated revision asks", func(r studies.Row) *float64 { return r.Tally().Shares().ErrorConformance }},
+		{"spec", "Specification conformance", "share of decided conformance checks passed", func(r studies.Row) *float64 { return r.Tally().Shares().SpecConformance }},
 	}
 	for _, ax := range axes {
 		type pt struct {
@@ -265,8 +276,10 @@ func buildPage(r *Results) page {
 			v    float64
 		}
 		var pts []pt
+		// Over the counted servers only (Row.Counted): a transport variant
+		// or a previous release would count a package twice.
 		for _, row := range r.Servers {
-			if row.Status != StatusScanned || row.Scores == nil {
+			if !row.Counted() || row.Scores == nil {
 				continue
 			}
 			if v := ax.get(row); v != nil {
@@ -291,30 +304,37 @@ func buildPage(r *Results) page {
 	mk := tierBarOf
 	p.Tiers = []tierBar{
 		mk(fmt.Sprintf("tool-weighted (%d tools)", tw.Tools), 2, tw.NoneShare, tw.VacuousShare, tw.PartialShare, tw.EnforceableShare, tw.InvalidShare),
-		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 30, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
+		mk(fmt.Sprintf("server-weighted (%d servers)", sw.Servers), 44, sw.NoneShare, sw.VacuousShare, sw.PartialShare, sw.EnforceableShare, sw.InvalidShare),
 	}
 	for _, g := range []struct {
 		key, title string
-		m          map[string]GroupFigures
+		m          map[string]studies.Figures
 	}{{"sdk", "per SDK (observed, else declared)", r.Aggregates.BySDK}, {"framework", "per framework", r.Aggregates.ByFramework}} {
 		tc := tierChart{Key: g.key, Title: g.title}
 		for i, k := range slices.Sorted(maps.Keys(g.m)) {
 			f := g.m[k]
-			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%s, %s)", k, plural(f.Servers, "server"), plural(f.Tools, "tool")), 28*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
+			tc.Bars = append(tc.Bars, mk(fmt.Sprintf("%s (%s, %s)", k, plural(f.Servers, "server"), plural(f.Tools, "tool")), 44*i+2, f.NoneShare, f.VacuousShare, f.PartialShare, f.EnforceableShare, f.InvalidShare))
 		}
-		tc.Height = 28*len(tc.Bars) + 4
+		tc.Height = 44*len(tc.Bars) + 4
 		p.GroupTiers = append(p.GroupTiers, tc)
 	}
-	for _, row := range driftRows(r.Servers) {
+	compared, notCompared := driftRows(r.Servers)
+	for _, row := range slices.Concat(compared, notCompared) {
 		vd := row.VersionDrift
-		p.Drift = append(p.Drift, pageDrift{Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: vd.Summary(),
-			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes})
+		pd := pageDrift{Compared: vd.Compared, Name: row.Name, From: orDash(vd.From), To: orDash(vd.To), Step: vd.Step, Summary: driftSummary(vd),
+			Removed: orNone(vd.ToolsRemoved), Unlisted: orNone(vd.ToolsUnlisted), Descriptions: orNone(vd.DescriptionsChanged), Violation: vd.SemverViolation, Changes: vd.Changes}
+		if vd.Compared {
+			p.Drift = append(p.Drift, pd)
+		} else {
+			p.NotCompared = append(p.NotCompared, pd)
+		}
 	}
 	a := r.Aggregates
+	p.Outcomes = outcomeTable(a)
 	p.Seed = [][4]string{
-		{"no outputSchema", seedRatio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
-		{"vacuous", seedRatio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
-		{"enforceable (seed: its one payload; here: rejects at least one)", seedRatio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare)},
+		{"no outputSchema", ratio(seed.None, seed.Tools), ratio(tw.None, tw.Tools), pct(sw.NoneShare)},
+		{"vacuous", ratio(seed.Vacuous, seed.Tools), ratio(tw.Vacuous, tw.Tools), pct(sw.VacuousShare)},
+		{"enforceable (seed: its one payload; here: rejects at least one)", ratio(seed.Enforceable, seed.Tools), ratio(tw.Enforceable+tw.Partial, tw.Tools), pct(sw.RejectsAnyShare)},
 		{"partial", "–", ratio(tw.Partial, tw.Tools), pct(sw.PartialShare)},
 		{"SDK-wrapped tools", fmt.Sprintf("%d (Python FastMCP)", seed.Wrapped), strconv.Itoa(tw.Wrapped), "–"},
 		{"handle the seed's 3 error probes", fmt.Sprintf("%d/%d", seed.Handled, seed.Servers), fmt.Sprintf("%d/%d", a.SeedProbes.Handled, a.SeedProbes.Measured), "–"},
@@ -325,12 +345,16 @@ func buildPage(r *Results) page {
 // tierBarOf is one stacked bar of tier shares.
 func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar {
 	tb := tierBar{Label: label, Y: y}
+	var caption []string
 	x := 0.0
 	for _, s := range []struct {
 		v     *float64
 		class string
 		name  string
 	}{{none, "t-none", "no schema"}, {vac, "t-vac", "vacuous"}, {part, "t-part", "partial"}, {enf, "t-enf", "enforceable"}, {inv, "t-inv", "invalid"}} {
+		if s.v != nil {
+			caption = append(caption, s.name+" "+pct(s.v))
+		}
 		if s.v == nil || *s.v == 0 {
 			continue
 		}
@@ -338,12 +362,13 @@ func tierBarOf(label string, y int, none, vac, part, enf, inv *float64) tierBar 
 		tb.Segments = append(tb.Segments, segment{X: 210 + x, W: w, Class: s.class, Title: s.name + " " + pct(s.v)})
 		x += w
 	}
+	tb.Caption = strings.Join(caption, " · ")
 	return tb
 }
 
 // runOf is the run line: the tool version, the start date (UTC, to the
 // minute) and the duration, each "not recorded" when Meta lacks it.
-func runOf(m Meta) runLine {
+func runOf(m studies.Meta) runLine {
 	rl := runLine{ToolVersion: m.ToolVersion, Date: "not recorded", Duration: "not recorded", Population: cmp.Or(m.Population, "not recorded")}
 	if rl.ToolVersion == "" {
 		rl.ToolVersion = "not recorded"
@@ -358,7 +383,7 @@ func runOf(m Meta) runLine {
 }
 
 // drillDown is a row's identity and what its <details> shows.
-func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
+func drillDown(row studies.Row, rules report.Catalogue, sm studies.ServerMeta) pageRow {
 	pr := pageRow{Name: row.Name, Status: row.Status, Reason: row.Reason, SDK: row.SDKObserved, Drift: row.VersionDrift}
 	title := func(id string) string {
 		if r, ok := rules.Lookup(id); ok {
@@ -417,12 +442,12 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 		}
 		pr.Checks = append(pr.Checks, c)
 	}
-	if row.Status == StatusFailed && len(sm.Stderr) > 0 {
+	if row.Status == studies.StatusFailed && len(sm.Stderr) > 0 {
 		pr.Stderr = strings.Join(sm.Stderr, "\n")
 	}
 
 	switch row.Status {
-	case StatusScanned:
+	case studies.StatusScanned:
 		parts := []string{plural(total, "finding")}
 		if len(row.FindingDetails) > 0 {
 			parts[0] += fmt.Sprintf(" (%d error, %d warn, %d info)", sev[report.SeverityError], sev[report.SeverityWarn], sev[report.SeverityInfo])
@@ -434,7 +459,7 @@ func drillDown(row Row, rules report.Catalogue, sm ServerMeta) pageRow {
 			parts = append(parts, plural(failed, "conformance check")+" failed")
 		}
 		pr.Summary = strings.Join(parts, " · ")
-	case StatusFailed:
+	case studies.StatusFailed:
 		pr.Summary = "failed (" + row.Failure + "): " + row.Reason
 	default:
 		pr.Summary = row.Status + ": " + row.Reason
@@ -453,9 +478,10 @@ func plural(n int, noun string) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"pct": pct,
-	"f1":  func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"add": func(a, b int) int { return a + b },
+	"pct":          pct,
+	"f1":           func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"add":          func(a, b int) int { return a + b },
+	"driftSummary": driftSummary,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -489,7 +515,7 @@ ul.evidence{margin:2px 0;padding-left:18px}
 .filter{margin:0 0 8px}.filter input{font:inherit;padding:3px 6px;width:24em;max-width:100%}
 .charts{display:flex;flex-wrap:wrap;gap:24px}
 .chart{flex:0 0 auto}.chart p{margin:0 0 4px;color:#57606a;font-size:12px}
-svg text{font-size:11px;fill:#1b1f24}
+svg text{font-size:11px;fill:#1b1f24}svg text.cap{fill:#57606a}
 rect.bar{fill:#0969da}rect.bg{fill:#eaeef2}
 .t-none{fill:#afb8c1}.t-vac{fill:#d4a72c}.t-part{fill:#8fbf6a}.t-enf{fill:#1a7f37}.t-inv{fill:#cf222e}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
@@ -501,10 +527,16 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <p class="sub">{{.A.Servers}} servers listed · {{.A.Scanned}} scanned · {{.A.Failed}} failed · {{.A.Skipped}} skipped · servers.json <code>{{.R.SpecHash}}</code>{{if .R.Shard}} · shard {{.R.Shard.Index}}/{{.R.Shard.Count}}{{end}}</p>
 <p class="sub" id="run">mcpdrill <code>{{.Run.ToolVersion}}</code> · run {{.Run.Date}} · took {{.Run.Duration}} · population: {{.Run.Population}}</p>
 
+{{if .Outcomes}}<h2>Outcomes</h2>
+<table id="outcomes"><thead><tr><th>outcome</th><th class="num">rows</th><th>what it means</th></tr></thead><tbody>
+{{range .Outcomes}}<tr><td>{{.Outcome}}</td><td class="num">{{.Rows}}</td><td>{{.Meaning}}</td></tr>
+{{end}}</tbody></table>{{end}}
+
 <h2>Output-contract tiers</h2>
+<p class="sub">Each tool with an outputSchema is sent corrupted payloads of the shapes its schema allows: <b>no schema</b>, it declares none; <b>vacuous</b>, its schema rejects none of them; <b>partial</b>, it rejects those of some sampled shapes; <b>enforceable</b>, of every sampled shape; <b>invalid</b>, the schema does not compile. Error probes: <b>handled</b> is refused visibly (JSON-RPC error, isError, HTTP error); <b>conformant</b> is answered as the negotiated revision asks.</p>
 <div class="legend"><span><i style="background:#afb8c1"></i>no schema</span><span><i style="background:#d4a72c"></i>vacuous</span><span><i style="background:#8fbf6a"></i>partial</span><span><i style="background:#1a7f37"></i>enforceable</span><span><i style="background:#cf222e"></i>invalid</span></div>
-<svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="58" viewBox="0 0 720 58">
-{{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+<svg id="tiers" role="img" aria-label="output-contract tiers" width="720" height="90" viewBox="0 0 720 90">
+{{range .Tiers}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}<text class="cap" x="210" y="{{add .Y 36}}">{{.Caption}}</text>
 {{end}}</svg>
 <dl class="kv">
 <dt>tool-weighted</dt><dd>no schema {{pct .A.ToolWeighted.NoneShare}} · vacuous {{pct .A.ToolWeighted.VacuousShare}} · partial {{pct .A.ToolWeighted.PartialShare}} · enforceable {{pct .A.ToolWeighted.EnforceableShare}} · invalid {{pct .A.ToolWeighted.InvalidShare}} · rejects at least one {{pct .A.ToolWeighted.RejectsAnyShare}}</dd>
@@ -520,17 +552,20 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <h2>Tiers by SDK and framework</h2>
 {{range .GroupTiers}}<h3>{{.Title}}</h3>
 <svg class="group-tiers" data-group="{{.Key}}" role="img" aria-label="output-contract tiers {{.Title}}" width="720" height="{{.Height}}" viewBox="0 0 720 {{.Height}}">
-{{range .Bars}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}
+{{range .Bars}}<text x="0" y="{{add .Y 15}}">{{.Label}}</text><rect class="bg" x="210" y="{{.Y}}" width="500" height="22"></rect>{{$y := .Y}}{{range .Segments}}<rect class="{{.Class}}" x="{{f1 .X}}" y="{{$y}}" width="{{f1 .W}}" height="22"><title>{{.Title}}</title></rect>{{end}}<text class="cap" x="210" y="{{add .Y 36}}">{{.Caption}}</text>
 {{end}}</svg>
 {{end}}
-{{- if .Drift}}
+{{- if or .Drift .NotCompared}}
 <h2>Version drift</h2>
-<p class="sub">{{.A.VersionDrift.Pairs}} packages listed with a previous release · {{.A.VersionDrift.Compared}} compared (both releases scanned) · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step of semantic versions · {{.A.VersionDrift.WithUndetermined}} with changes not decided · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.ToolsUnlisted}} no longer listed by default · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
+<p class="sub">{{.A.VersionDrift.Pairs}} pairs listed (a release and the one before it) · {{.A.VersionDrift.BothScanned}} scanned at both releases · {{.A.VersionDrift.NeitherScanned}} at neither · {{.A.VersionDrift.Compared}} compared (both listings whole) · {{.A.VersionDrift.WithBreaking}} shipped a breaking change · {{.A.VersionDrift.SemverViolations}} of them in a minor or patch step of semantic versions · {{.A.VersionDrift.WithUndetermined}} with changes not decided · {{.A.VersionDrift.ToolsRemoved}} tools removed · {{.A.VersionDrift.ToolsUnlisted}} no longer listed by default · {{.A.VersionDrift.DescriptionsChanged}} descriptions changed</p>
 <table id="drift"><thead><tr><th>package</th><th>from → to</th><th>step</th><th>changes</th><th>tools removed</th><th>no longer listed by default</th><th>descriptions changed</th><th>semver violation</th></tr></thead>
 {{range .Drift}}<tbody><tr data-pair="{{.Name}}"><td>{{.Name}}</td><td>{{.From}} → {{.To}}</td><td>{{.Step}}</td><td>{{if .Changes}}<details class="changes"><summary>{{.Summary}}</summary><table class="changes"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>pointer</th><th>message</th></tr></thead><tbody>
 {{range .Changes}}<tr><td class="sev-{{.Severity}}">{{.Severity}}</td><td>{{.Rule}}</td><td>{{.Tool}}</td><td>{{.Pointer}}</td><td class="msg">{{.Message}}</td></tr>
 {{end}}</tbody></table></details>{{else}}{{.Summary}}{{end}}</td><td>{{.Removed}}</td><td>{{.Unlisted}}</td><td>{{.Descriptions}}</td><td{{if .Violation}} class="sev-error"{{end}}>{{if .Violation}}yes{{else}}no{{end}}</td></tr></tbody>
 {{end}}</table>
+{{if .NotCompared}}<details id="drift-not-compared"><summary>{{len .NotCompared}} pairs not compared</summary><table class="changes"><thead><tr><th>package</th><th>from → to</th><th>why not</th></tr></thead><tbody>
+{{range .NotCompared}}<tr data-pair="{{.Name}}"><td>{{.Name}}</td><td>{{.From}} → {{.To}}</td><td class="msg">{{.Summary}}</td></tr>
+{{end}}</tbody></table></details>{{end}}
 {{- end}}
 
 <h2>Servers</h2>
@@ -548,7 +583,7 @@ dl.kv{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.kv dt{
 <ul class="evidence">{{range .SDK.Evidence}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{- if .Drift}}
 <h4>Against the previous release</h4>
-<p>{{.Drift.Previous}} {{.Drift.From}} → {{.Drift.To}} ({{.Drift.Step}}): {{.Drift.Summary}}{{if .Drift.SemverViolation}} · <span class="sev-error">breaking change in a {{.Drift.Step}} step</span>{{end}}</p>{{end}}
+<p>{{.Drift.Previous}} {{.Drift.From}} → {{.Drift.To}} ({{.Drift.Step}}): {{driftSummary .Drift}}{{if .Drift.SemverViolation}} · <span class="sev-error">breaking change in a {{.Drift.Step}} step</span>{{end}}</p>{{end}}
 {{- if .Findings}}
 <h4>Findings</h4>
 <table class="findings"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th>message</th></tr></thead><tbody>

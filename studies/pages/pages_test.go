@@ -1,10 +1,12 @@
-package studies
+package pages
 
 import (
 	"bytes"
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // TestPagesRecomputeAggregates: the pages of a document whose aggregates
@@ -20,7 +22,7 @@ func TestPagesRecomputeAggregates(t *testing.T) {
 	if err := HTML(&page, res); err != nil {
 		t.Fatal(err)
 	}
-	res.Aggregates = Aggregates{}
+	res.Aggregates = studies.Aggregates{}
 	got, err := Pages(res)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package studies
+package pages
 
 import (
 	"bytes"
@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/mcpdrill/mcpdrill/clientdrill"
+	"github.com/mcpdrill/mcpdrill/studies"
 )
 
 // clientFixture is a client study of ten clients with every cell filled.
-func clientFixture() *ClientResults {
-	r := &ClientResults{SchemaVersion: 1, Meta: ClientMeta{Seed: 0, TimeoutMS: 2000, Revision: "2025-11-25"}}
+func clientFixture() *studies.ClientResults {
+	r := &studies.ClientResults{SchemaVersion: 1, Meta: studies.ClientMeta{Seed: 0, TimeoutMS: 2000, Revision: "2025-11-25"}}
 	for _, sc := range clientdrill.Catalogue() {
 		r.Scenarios = append(r.Scenarios, sc.ID)
 	}
 	outcomes := []clientdrill.Outcome{clientdrill.Surfaced, clientdrill.TimedOut, clientdrill.Accepted, clientdrill.Hung, clientdrill.Delivered}
 	for i := range 10 {
-		row := ClientRow{ClientEntry: ClientEntry{Name: "client-with-a-long-name-" + strconv.Itoa(i), Package: "@scope/package-" + strconv.Itoa(i), Version: "1.2.3", Kind: "library"}}
+		row := studies.ClientRow{ClientEntry: studies.ClientEntry{Name: "client-with-a-long-name-" + strconv.Itoa(i), Package: "@scope/package-" + strconv.Itoa(i), Version: "1.2.3", Kind: "library"}}
 		for j, s := range r.Scenarios {
 			for _, t := range clientTransports {
 				o := outcomes[(i+j)%len(outcomes)]

@@ -10,23 +10,24 @@ import (
 	"strings"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // Canary outcomes.
 const (
-	OutcomeOK        = "ok"
-	OutcomeToolError = "tool-error" // a result with isError: true
-	OutcomeRPCError  = "rpc-error"  // a JSON-RPC error response
-	OutcomeTimeout   = "timeout"
+	outcomeOK        = "ok"
+	outcomeToolError = "tool-error" // a result with isError: true
+	outcomeRPCError  = "rpc-error"  // a JSON-RPC error response
+	outcomeTimeout   = "timeout"
 )
 
 // Size buckets of a canary response.
 const (
-	SizeEmpty  = "empty"
-	SizeSmall  = "small"  // under 1 KiB
-	SizeMedium = "medium" // under 64 KiB
-	SizeLarge  = "large"
+	sizeEmpty  = "empty"
+	sizeSmall  = "small"  // under 1 KiB
+	sizeMedium = "medium" // under 64 KiB
+	sizeLarge  = "large"
 )
 
 // CanaryPrint is the value-tolerant fingerprint of one canary call: it keeps
@@ -69,29 +70,29 @@ type callResult struct {
 	IsError    bool            `json:"isError"`
 }
 
-// PrintResponse fingerprints a tools/call response (a result or an error).
-func PrintResponse(msg *jsonrpc.Message) CanaryPrint {
+// printResponse fingerprints a tools/call response (a result or an error).
+func printResponse(msg *jsonrpc.Message) CanaryPrint {
 	if msg == nil {
-		return CanaryPrint{Outcome: OutcomeRPCError, Size: SizeEmpty, Empty: true,
+		return CanaryPrint{Outcome: outcomeRPCError, Size: sizeEmpty, Empty: true,
 			Error: &ErrorSignature{Category: "unknown", Hash: hashText("")}}
 	}
 	if msg.Error != nil {
-		return CanaryPrint{Outcome: OutcomeRPCError, Size: sizeBucket(len(msg.Error.Message)), Error: signature(msg.Error.Code, msg.Error.Message)}
+		return CanaryPrint{Outcome: outcomeRPCError, Size: sizeBucket(len(msg.Error.Message)), Error: signature(msg.Error.Code, msg.Error.Message)}
 	}
-	return PrintResult(msg.Result)
+	return printResult(msg.Result)
 }
 
-// PrintTimeout is the fingerprint of a canary that got no reply in time.
-func PrintTimeout() CanaryPrint {
-	return CanaryPrint{Outcome: OutcomeTimeout, Size: SizeEmpty, Empty: true,
+// printTimeout is the fingerprint of a canary that got no reply in time.
+func printTimeout() CanaryPrint {
+	return CanaryPrint{Outcome: outcomeTimeout, Size: sizeEmpty, Empty: true,
 		Error: &ErrorSignature{Category: "timeout", Hash: hashText("timeout")}}
 }
 
-// PrintResult fingerprints a tools/call result object.
-func PrintResult(raw json.RawMessage) CanaryPrint {
+// printResult fingerprints a tools/call result object.
+func printResult(raw json.RawMessage) CanaryPrint {
 	var r callResult
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return CanaryPrint{Outcome: OutcomeOK, Content: "invalid", Size: sizeBucket(len(raw)), Structure: hashText("invalid")}
+		return CanaryPrint{Outcome: outcomeOK, Content: "invalid", Size: sizeBucket(len(raw)), Structure: hashText("invalid")}
 	}
 	if r.IsError {
 		var texts []string
@@ -99,9 +100,9 @@ func PrintResult(raw json.RawMessage) CanaryPrint {
 			texts = append(texts, c.Text)
 		}
 		msg := strings.Join(texts, "\n")
-		return CanaryPrint{Outcome: OutcomeToolError, Size: sizeBucket(len(msg)), Error: signature(0, msg)}
+		return CanaryPrint{Outcome: outcomeToolError, Size: sizeBucket(len(msg)), Error: signature(0, msg)}
 	}
-	p := CanaryPrint{Outcome: OutcomeOK}
+	p := CanaryPrint{Outcome: outcomeOK}
 	var value any
 	size := 0
 	switch {
@@ -149,7 +150,7 @@ func PrintResult(raw json.RawMessage) CanaryPrint {
 	p.Empty = isEmptyValue(value)
 	p.Structure = "sha256:" + hashBytes(canonical(skeleton(value, 0)))
 	if p.Empty {
-		p.Size = SizeEmpty
+		p.Size = sizeEmpty
 	} else {
 		p.Size = sizeBucket(size)
 	}
@@ -175,13 +176,13 @@ func isEmptyValue(v any) bool {
 func sizeBucket(n int) string {
 	switch {
 	case n == 0:
-		return SizeEmpty
+		return sizeEmpty
 	case n < 1<<10:
-		return SizeSmall
+		return sizeSmall
 	case n < 64<<10:
-		return SizeMedium
+		return sizeMedium
 	}
-	return SizeLarge
+	return sizeLarge
 }
 
 // skeleton replaces every value by its JSON type. Objects keep their keys;
@@ -221,7 +222,7 @@ func skeleton(v any, depth int) any {
 	case nil:
 		return "null"
 	}
-	return describeType(v)
+	return jsonvalue.Kind(v)
 }
 
 var (
@@ -234,8 +235,8 @@ var (
 	reSpace  = regexp.MustCompile(`\s+`)
 )
 
-// NormaliseError masks the variable parts of an error message.
-func NormaliseError(msg string) string {
+// normaliseError masks the variable parts of an error message.
+func normaliseError(msg string) string {
 	s := strings.ToLower(msg)
 	s = reUUID.ReplaceAllString(s, "<uuid>")
 	s = reURL.ReplaceAllString(s, "<url>")
@@ -260,7 +261,7 @@ var errorCategories = []struct {
 }
 
 func signature(code int, msg string) *ErrorSignature {
-	norm := NormaliseError(msg)
+	norm := normaliseError(msg)
 	cat := "unknown"
 	for _, c := range errorCategories {
 		if slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(norm, w) }) {
@@ -278,38 +279,38 @@ func hashBytes(b []byte) string {
 
 func hashText(s string) string { return hashBytes([]byte(s)) }
 
-// CompareCanary grades the behaviour of one canary between a baseline and a
+// compareCanary grades the behaviour of one canary between a baseline and a
 // current print. name identifies the canary in messages; no value is ever
 // quoted.
-func CompareCanary(name, tool string, base, cur CanaryPrint) []report.Finding {
+func compareCanary(name, tool string, base, cur CanaryPrint) []report.Finding {
 	f := func(rule string, sev report.Severity, format string, a ...any) []report.Finding {
 		return []report.Finding{{Rule: rule, Severity: sev, Tool: tool, Message: fmt.Sprintf("canary %s: ", name) + fmt.Sprintf(format, a...)}}
 	}
-	bErr, cErr := base.Outcome != OutcomeOK, cur.Outcome != OutcomeOK
+	bErr, cErr := base.Outcome != outcomeOK, cur.Outcome != outcomeOK
 	switch {
 	case !bErr && cErr:
-		return f(RuleCanaryError, report.SeverityError, "succeeded in the baseline, now fails (%s, %s)", cur.Outcome, errCategory(cur))
+		return f(ruleCanaryError, report.SeverityError, "succeeded in the baseline, now fails (%s, %s)", cur.Outcome, errCategory(cur))
 	case bErr && !cErr:
-		return f(RuleCanaryRecovered, report.SeverityInfo, "failed in the baseline (%s), now succeeds", base.Outcome)
+		return f(ruleCanaryRecovered, report.SeverityInfo, "failed in the baseline (%s), now succeeds", base.Outcome)
 	case bErr && cErr:
 		if base.Outcome != cur.Outcome || !sameSignature(base.Error, cur.Error) {
-			return f(RuleCanaryError, report.SeverityError, "error changed: %s %s -> %s %s", base.Outcome, errCategory(base), cur.Outcome, errCategory(cur))
+			return f(ruleCanaryError, report.SeverityError, "error changed: %s %s -> %s %s", base.Outcome, errCategory(base), cur.Outcome, errCategory(cur))
 		}
 		return nil
 	}
 	switch {
 	case !base.Empty && cur.Empty:
-		return f(RuleCanaryEmpty, report.SeverityError, "returned data in the baseline, now returns an empty result")
+		return f(ruleCanaryEmpty, report.SeverityError, "returned data in the baseline, now returns an empty result")
 	case base.Empty && !cur.Empty:
-		return f(RuleCanarySize, report.SeverityWarn, "was empty in the baseline, now returns data (%s)", cur.Size)
+		return f(ruleCanarySize, report.SeverityWarn, "was empty in the baseline, now returns data (%s)", cur.Size)
 	case base.Empty && cur.Empty:
 		return nil
 	case base.Content != cur.Content:
-		return f(RuleCanaryShape, report.SeverityError, "result kind changed: %s -> %s", base.Content, cur.Content)
+		return f(ruleCanaryShape, report.SeverityError, "result kind changed: %s -> %s", base.Content, cur.Content)
 	case base.Structure != cur.Structure:
-		return f(RuleCanaryShape, report.SeverityError, "response shape changed (keys, types or nesting)")
+		return f(ruleCanaryShape, report.SeverityError, "response shape changed (keys, types or nesting)")
 	case base.Size != cur.Size:
-		return f(RuleCanarySize, report.SeverityWarn, "size bucket %s -> %s, shape unchanged", base.Size, cur.Size)
+		return f(ruleCanarySize, report.SeverityWarn, "size bucket %s -> %s, shape unchanged", base.Size, cur.Size)
 	}
 	return nil
 }

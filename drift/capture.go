@@ -11,8 +11,8 @@ import (
 	"github.com/mcpdrill/mcpdrill/report"
 )
 
-// CaptureKind marks a drift capture file.
-const CaptureKind = "mcpdrill-drift-capture"
+// captureKind marks a drift capture file.
+const captureKind = "mcpdrill-drift-capture"
 
 // Capture is a drift-state file: the served tools/list and the
 // fingerprints of the canary responses. It holds no tool result value.
@@ -84,40 +84,27 @@ func RunCapture(ctx context.Context, spec Spec, cfg mcp.Config, opt CaptureOptio
 	if err != nil {
 		return nil, nil, err
 	}
-	capt := NewCapture(obs, opt)
+	capt := newCapture(obs, opt)
 	for _, can := range spec.Canaries {
-		rec := CanaryRecord{Name: can.Name, Tool: can.Tool, ArgsHash: "sha256:" + hashBytes(canonical(jsonValue(can.Args)))}
+		rec := CanaryRecord{Name: can.Name, Tool: can.Tool, ArgsHash: "sha256:" + hashBytes(canonical(can.Args))}
 		msg, err := c.Call(ctx, "tools/call", map[string]any{"name": can.Tool, "arguments": can.Args})
 		switch {
 		case errors.Is(err, mcp.ErrTimeout):
-			rec.Print = PrintTimeout()
+			rec.Print = printTimeout()
 		case err != nil:
 			return nil, nil, fmt.Errorf("canary %s: %w", can.Name, err)
 		default:
-			rec.Print = PrintResponse(msg)
+			rec.Print = printResponse(msg)
 		}
 		capt.Canaries = append(capt.Canaries, rec)
 	}
 	return capt, obs, nil
 }
 
-// jsonValue normalises YAML-decoded arguments through a JSON round trip.
-func jsonValue(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	out, err := decodeJSON(b)
-	if err != nil {
-		return nil
-	}
-	return out
-}
-
-// NewCapture builds a capture (without canaries) from an observation.
-func NewCapture(obs *Observation, opt CaptureOptions) *Capture {
+// newCapture builds a capture (without canaries) from an observation.
+func newCapture(obs *Observation, opt CaptureOptions) *Capture {
 	c := &Capture{
-		SchemaVersion: SchemaVersion, Kind: CaptureKind,
+		SchemaVersion: SchemaVersion, Kind: captureKind,
 		Server:      CaptureServer{Name: obs.Session.Server.Name, Version: obs.Session.Server.Version},
 		Protocol:    CaptureProtocol{Revision: obs.Session.Revision, Era: string(obs.Session.Era), Transport: string(obs.Session.Transport)},
 		Fingerprint: Fingerprint(obs.Tools),
@@ -150,7 +137,7 @@ func LoadState(b []byte) (*Capture, error) {
 		SchemaVersion string `json:"schema_version"`
 	}
 	_ = json.Unmarshal(b, &probe)
-	if probe.Kind != CaptureKind {
+	if probe.Kind != captureKind {
 		m, err := ParseManifest(b)
 		if err != nil {
 			return nil, err
@@ -185,7 +172,7 @@ func LoadState(b []byte) (*Capture, error) {
 }
 
 // Check compares a current state with a baseline: the schema comparison of
-// Compare plus, for every canary, CompareCanary. A canary whose arguments
+// Compare plus, for every canary, compareCanary. A canary whose arguments
 // changed between the two files is reported as not compared.
 func Check(base, cur *Capture) []report.Finding {
 	fs := Compare(Side{Tools: base.tools, Incomplete: !base.Complete}, Side{Tools: cur.tools, Incomplete: !cur.Complete})
@@ -199,18 +186,18 @@ func Check(base, cur *Capture) []report.Finding {
 		c, ok := curBy[b.Name]
 		switch {
 		case !ok:
-			fs = append(fs, report.Finding{Rule: RuleCanaryMissing, Severity: report.SeverityWarn, Tool: b.Tool,
+			fs = append(fs, report.Finding{Rule: ruleCanaryMissing, Severity: report.SeverityWarn, Tool: b.Tool,
 				Message: fmt.Sprintf("canary %s is in the baseline but was not run in the current capture", b.Name)})
 		case c.ArgsHash != b.ArgsHash || c.Tool != b.Tool:
-			fs = append(fs, report.Finding{Rule: RuleCanaryMissing, Severity: report.SeverityWarn, Tool: b.Tool,
+			fs = append(fs, report.Finding{Rule: ruleCanaryMissing, Severity: report.SeverityWarn, Tool: b.Tool,
 				Message: fmt.Sprintf("canary %s was called with different arguments or another tool; behaviour not compared", b.Name)})
 		default:
-			fs = append(fs, CompareCanary(b.Name, b.Tool, b.Print, c.Print)...)
+			fs = append(fs, compareCanary(b.Name, b.Tool, b.Print, c.Print)...)
 		}
 	}
 	for _, c := range cur.Canaries {
 		if !baseBy[c.Name] {
-			fs = append(fs, report.Finding{Rule: RuleCanaryMissing, Severity: report.SeverityWarn, Tool: c.Tool,
+			fs = append(fs, report.Finding{Rule: ruleCanaryMissing, Severity: report.SeverityWarn, Tool: c.Tool,
 				Message: fmt.Sprintf("canary %s has no baseline; behaviour not compared", c.Name)})
 		}
 	}

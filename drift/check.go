@@ -19,6 +19,6 @@ func CheckReport(baseline, live string, base, cur *Capture) *Report {
 func CheckRefusedReport(baseline, live string, base *Capture, err error) *Report {
 	rep := &Report{SchemaVersion: SchemaVersion, Command: "drift check", Baseline: baseline, Live: live,
 		Fingerprint: Fingerprints{Baseline: base.Fingerprint}, Tools: ToolCounts{Baseline: len(base.Tools)}}
-	rep.SetFindings([]report.Finding{RefusedFinding(err)})
+	rep.SetFindings([]report.Finding{refusedFinding(err)})
 	return rep
 }

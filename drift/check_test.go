@@ -35,8 +35,8 @@ func TestCheckReports(t *testing.T) {
 	}{
 		{name: "same", rep: CheckReport("b.json", "c.json", base, state("b", "a")), compared: true, live: 2, liveFP: Fingerprint(base.ToolSet())},
 		{name: "a tool removed", rep: CheckReport("b.json", "c.json", base, state("a")), compared: true, live: 1, liveFP: Fingerprint(state("a").ToolSet()),
-			findings: 1, firstRule: RuleToolMissing},
-		{name: "refused", rep: CheckRefusedReport("b.json", "c.json", base, mcp.ErrProtocolRefused), findings: 1, firstRule: RuleProtocolUnsupported},
+			findings: 1, firstRule: ruleToolMissing},
+		{name: "refused", rep: CheckRefusedReport("b.json", "c.json", base, mcp.ErrProtocolRefused), findings: 1, firstRule: ruleProtocolUnsupported},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.rep

@@ -43,16 +43,16 @@ func manyTools(t testing.TB, n int) []mcp.Tool {
 	return out
 }
 
-// DiffContext looks at its context once per ctxStride tools and stops at
+// diffContext looks at its context once per ctxStride tools and stops at
 // the first look that finds it ended: no further tool is compared and no
 // partial result is returned.
 func TestDiffContextStops(t *testing.T) {
 	const n = 10 * ctxStride
 	tools := manyTools(t, n)
 	ctx := &stepCtx{Context: context.Background(), allow: 3}
-	cs, err := DiffContext(ctx, tools, tools)
+	cs, err := diffContext(ctx, tools, tools)
 	if !errors.Is(err, context.Canceled) || cs != nil {
-		t.Fatalf("DiffContext = %d changes, %v; want none and context.Canceled", len(cs), err)
+		t.Fatalf("diffContext = %d changes, %v; want none and context.Canceled", len(cs), err)
 	}
 	if got := ctx.calls.Load(); got != 4 {
 		t.Errorf("looked at the context %d times, want 4 (three live looks, then the one that stopped it)", got)
@@ -60,16 +60,16 @@ func TestDiffContextStops(t *testing.T) {
 	// Never cancelled: one look per stride and one at the end, and the
 	// whole comparison.
 	live := &stepCtx{Context: context.Background(), allow: 1 << 30}
-	cs, err = DiffContext(live, tools, manyTools(t, n-1))
+	cs, err = diffContext(live, tools, manyTools(t, n-1))
 	if err != nil || len(cs) != 1 || cs[0].Kind != KindToolRemoved {
-		t.Fatalf("DiffContext = %v, %v; want the one removed tool", cs, err)
+		t.Fatalf("diffContext = %v, %v; want the one removed tool", cs, err)
 	}
 	if got, want := live.calls.Load(), int64(n/ctxStride+1); got != want {
 		t.Errorf("looked at the context %d times, want %d", got, want)
 	}
-	// CompareContext passes the end on, with no findings.
-	if fs, err := CompareContext(&stepCtx{Context: context.Background()}, Side{Tools: tools}, Side{Tools: tools}); !errors.Is(err, context.Canceled) || fs != nil {
-		t.Errorf("CompareContext = %v, %v", fs, err)
+	// compareContext passes the end on, with no findings.
+	if fs, err := compareContext(&stepCtx{Context: context.Background()}, Side{Tools: tools}, Side{Tools: tools}); !errors.Is(err, context.Canceled) || fs != nil {
+		t.Errorf("compareContext = %v, %v", fs, err)
 	}
 }
 

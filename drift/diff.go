@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/report"
 )
@@ -48,7 +49,7 @@ type Change struct {
 // name. The result is sorted by tool, pointer and kind, and is empty when
 // the sets are equal up to key order, tool order and number spelling.
 func Diff(oldTools, newTools []mcp.Tool) []Change {
-	out, _ := DiffContext(context.Background(), oldTools, newTools)
+	out, _ := diffContext(context.Background(), oldTools, newTools)
 	return out
 }
 
@@ -57,10 +58,10 @@ func Diff(oldTools, newTools []mcp.Tool) []Change {
 // milliseconds, rarely enough to cost nothing.
 const ctxStride = 64
 
-// DiffContext is Diff under ctx: once ctx ends it stops between two tools
+// diffContext is Diff under ctx: once ctx ends it stops between two tools
 // and returns ctx's error (and no changes: a partial comparison would read
 // as "nothing else changed").
-func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, error) {
+func diffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, error) {
 	oldBy := indexTools(oldTools)
 	newBy := indexTools(newTools)
 	var out []Change
@@ -74,7 +75,7 @@ func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, 
 		i++
 		n, ok := newBy[name]
 		if !ok {
-			out = append(out, newChange(name, "", KindToolRemoved, DirectionTool, condNone,
+			out = append(out, newChange(name, "", KindToolRemoved, directionTool, condNone,
 				fmt.Sprintf("tool %q removed", name)))
 			continue
 		}
@@ -85,11 +86,11 @@ func DiffContext(ctx context.Context, oldTools, newTools []mcp.Tool) ([]Change, 
 	}
 	for name := range newBy {
 		if _, ok := oldBy[name]; !ok {
-			out = append(out, newChange(name, "", KindToolAdded, DirectionTool, condNone,
+			out = append(out, newChange(name, "", KindToolAdded, directionTool, condNone,
 				fmt.Sprintf("tool %q added", name)))
 		}
 	}
-	SortChanges(out)
+	sortChanges(out)
 	return out, nil
 }
 
@@ -106,8 +107,8 @@ func Unlisted(c Change, how string) Change {
 		fmt.Sprintf("tool %q no longer listed by default (%s)", c.Tool, how))
 }
 
-// SortChanges orders changes by tool, pointer, kind and message.
-func SortChanges(cs []Change) {
+// sortChanges orders changes by tool, pointer, kind and message.
+func sortChanges(cs []Change) {
 	slices.SortFunc(cs, func(a, b Change) int {
 		return cmp.Or(cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Pointer, b.Pointer),
 			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Message, b.Message))
@@ -135,15 +136,15 @@ func DiffTool(o, n mcp.Tool) []Change {
 func diffTool(ctx context.Context, o, n mcp.Tool) []Change {
 	d := &differ{tool: n.Name, oldIndex: map[string]int{}}
 	if o.Description != n.Description {
-		d.add("/description", KindDescriptionChanged, DirectionTool, condNone, "tool description changed")
+		d.add("/description", KindDescriptionChanged, directionTool, condNone, "tool description changed")
 	}
 	if o.Title != n.Title {
-		d.add("/title", KindTitleChanged, DirectionTool, condNone, "tool title changed")
+		d.add("/title", kindTitleChanged, directionTool, condNone, "tool title changed")
 	}
 	d.annotations(o.AnnotationsValue(), n.AnnotationsValue())
 
 	var sides []*side
-	d.dir = DirectionInput
+	d.dir = directionInput
 	oi, ni := o.InputSchemaValue(), n.InputSchemaValue()
 	if oi == nil {
 		oi = map[string]any{}
@@ -152,27 +153,27 @@ func diffTool(ctx context.Context, o, n mcp.Tool) []Change {
 		ni = map[string]any{}
 	}
 	if !equalJSON(oi, ni) {
-		in := newSide(DirectionInput, "/inputSchema", oi, ni)
+		in := newSide(directionInput, "/inputSchema", oi, ni)
 		d.schema(in.root, in.oldX, in.newX, 0)
 		sides = append(sides, in)
 	}
 
-	d.dir = DirectionOutput
+	d.dir = directionOutput
 	oo, no := o.OutputSchemaValue(), n.OutputSchemaValue()
 	switch {
 	case oo != nil && no == nil:
-		d.add("/outputSchema", KindOutputSchemaRemoved, DirectionTool, condNone, "outputSchema removed")
+		d.add("/outputSchema", kindOutputSchemaRemoved, directionTool, condNone, "outputSchema removed")
 	case oo == nil && no != nil:
-		d.add("/outputSchema", KindOutputSchemaAdded, DirectionTool, condNone, "outputSchema added")
+		d.add("/outputSchema", kindOutputSchemaAdded, directionTool, condNone, "outputSchema added")
 	case oo != nil && !equalJSON(oo, no):
-		out := newSide(DirectionOutput, "/outputSchema", oo, no)
+		out := newSide(directionOutput, "/outputSchema", oo, no)
 		d.schema(out.root, out.oldX, out.newX, 0)
 		sides = append(sides, out)
 	}
 	for _, sd := range sides {
 		d.grade(ctx, sd)
 	}
-	SortChanges(d.out)
+	sortChanges(d.out)
 	return d.out
 }
 
@@ -236,7 +237,7 @@ func (d *differ) annotations(o, n map[string]any) {
 		ptr := joinPointer("/annotations", k)
 		def, isHint := hintDefaults[k]
 		if !isHint {
-			d.add(ptr, KindAnnotationChanged, DirectionTool, condOther,
+			d.add(ptr, kindAnnotationChanged, directionTool, condOther,
 				fmt.Sprintf("annotation %s changed", k))
 			continue
 		}
@@ -258,11 +259,11 @@ func (d *differ) annotations(o, n map[string]any) {
 		msg := fmt.Sprintf("%s %s -> %s", k, show(ov, oOK), show(nv, nOK))
 		switch {
 		case oValid && nValid && ob == nb:
-			d.add(ptr, KindAnnotationChanged, DirectionTool, condDeclaration, msg+" (same effective value)")
+			d.add(ptr, kindAnnotationChanged, directionTool, condDeclaration, msg+" (same effective value)")
 		case k == "openWorldHint":
-			d.add(ptr, KindAnnotationChanged, DirectionTool, condOpenWorld, msg)
+			d.add(ptr, kindAnnotationChanged, directionTool, condOpenWorld, msg)
 		default:
-			d.add(ptr, KindAnnotationChanged, DirectionTool, condHint, msg)
+			d.add(ptr, kindAnnotationChanged, directionTool, condHint, msg)
 		}
 	}
 }
@@ -341,13 +342,13 @@ func (d *differ) schema(ptr string, a, b any, depth int) {
 	defer func(parent string) { d.node = parent }(d.node)
 	d.node = ptr
 	if depth >= maxDepth {
-		d.emit(ptr, KindSchemaTooDeep, condNone, "schemas differ below the depth limit")
+		d.emit(ptr, kindSchemaTooDeep, condNone, "schemas differ below the depth limit")
 		return
 	}
 	am, aOK := asSchema(a)
 	bm, bOK := asSchema(b)
 	if !aOK || !bOK {
-		d.emit(ptr, KindKeywordChanged, condNone, "schema changed (not a JSON Schema object)")
+		d.emit(ptr, kindKeywordChanged, condNone, "schema changed (not a JSON Schema object)")
 		return
 	}
 	d.types(ptr, am, bm)
@@ -356,8 +357,8 @@ func (d *differ) schema(ptr string, a, b any, depth int) {
 	d.items(ptr, am, bm, depth)
 	d.enum(ptr, am, bm)
 	d.bounds(ptr, am, bm)
-	d.keyword(ptr, am, bm, "pattern", KindPatternChanged, KindConstraintTightened, KindConstraintLoosened)
-	d.keyword(ptr, am, bm, "format", KindFormatChanged, KindConstraintTightened, KindConstraintLoosened)
+	d.keyword(ptr, am, bm, "pattern", kindPatternChanged, kindConstraintTightened, kindConstraintLoosened)
+	d.keyword(ptr, am, bm, "format", kindFormatChanged, kindConstraintTightened, kindConstraintLoosened)
 	d.simple(ptr, am, bm)
 	d.branches(ptr, am, bm, "anyOf", depth)
 	d.branches(ptr, am, bm, "oneOf", depth)
@@ -425,15 +426,15 @@ func (d *differ) types(ptr string, a, b map[string]any) {
 	msg := fmt.Sprintf("type %s -> %s", typeString(a), typeString(b))
 	switch {
 	case !aOK || !bOK:
-		d.emit(p, KindTypeChanged, condNone, "%s", msg)
+		d.emit(p, kindTypeChanged, condNone, "%s", msg)
 	case subset(as, bs) && subset(bs, as):
 		// Same accepted set spelled differently (e.g. ["integer","number"]).
 	case subset(as, bs):
-		d.emit(p, KindTypeWidened, condNone, "%s", msg)
+		d.emit(p, kindTypeWidened, condNone, "%s", msg)
 	case subset(bs, as):
-		d.emit(p, KindTypeNarrowed, condNone, "%s", msg)
+		d.emit(p, kindTypeNarrowed, condNone, "%s", msg)
 	default:
-		d.emit(p, KindTypeChanged, condNone, "%s", msg)
+		d.emit(p, kindTypeChanged, condNone, "%s", msg)
 	}
 }
 
@@ -478,7 +479,7 @@ func (d *differ) properties(ptr string, a, b map[string]any, depth int) {
 	removed, added := onlyIn(ap, bp), onlyIn(bp, ap)
 	if len(removed) == 1 && len(added) == 1 && equalJSON(withoutDocs(ap[removed[0]]), withoutDocs(bp[added[0]])) {
 		o, n := removed[0], added[0]
-		d.emit(joinPointer(ptr, "properties", n), KindPropertyRenamed, condNone, "property %q renamed to %q", o, n)
+		d.emit(joinPointer(ptr, "properties", n), kindPropertyRenamed, condNone, "property %q renamed to %q", o, n)
 		removed, added = nil, nil
 	}
 	for _, k := range removed {
@@ -486,14 +487,14 @@ func (d *differ) properties(ptr string, a, b map[string]any, depth int) {
 		if ar[k] {
 			cond = condRequired
 		}
-		d.emit(joinPointer(ptr, "properties", k), KindPropertyRemoved, cond, "%s property %q removed", cond, k)
+		d.emit(joinPointer(ptr, "properties", k), kindPropertyRemoved, cond, "%s property %q removed", cond, k)
 	}
 	for _, k := range added {
 		cond := condOptional
 		if br[k] {
 			cond = condRequired
 		}
-		d.emit(joinPointer(ptr, "properties", k), KindPropertyAdded, cond, "%s property %q added", cond, k)
+		d.emit(joinPointer(ptr, "properties", k), kindPropertyAdded, cond, "%s property %q added", cond, k)
 	}
 	for _, k := range sortedKeys(ap) {
 		if bv, ok := bp[k]; ok {
@@ -514,9 +515,9 @@ func (d *differ) properties(ptr string, a, b map[string]any, depth int) {
 		}
 		switch {
 		case !ar[k] && br[k]:
-			d.emit(p, KindRequiredAdded, condNone, "property %q became required", k)
+			d.emit(p, kindRequiredAdded, condNone, "property %q became required", k)
 		case ar[k] && !br[k]:
-			d.emit(p, KindRequiredRemoved, condNone, "property %q became optional", k)
+			d.emit(p, kindRequiredRemoved, condNone, "property %q became optional", k)
 		}
 	}
 }
@@ -549,9 +550,9 @@ func (d *differ) additional(ptr string, a, b map[string]any, depth int) {
 	case ao == 1 && bo == 1:
 		d.schema(p, av, bv, depth+1)
 	case bo < ao:
-		d.emit(p, KindAdditionalTightened, condNone, "additionalProperties %s -> %s", names[ao], names[bo])
+		d.emit(p, kindAdditionalTightened, condNone, "additionalProperties %s -> %s", names[ao], names[bo])
 	case bo > ao:
-		d.emit(p, KindAdditionalLoosened, condNone, "additionalProperties %s -> %s", names[ao], names[bo])
+		d.emit(p, kindAdditionalLoosened, condNone, "additionalProperties %s -> %s", names[ao], names[bo])
 	}
 }
 
@@ -570,9 +571,9 @@ func (d *differ) items(ptr string, a, b map[string]any, depth int) {
 	p := joinPointer(ptr, "prefixItems")
 	switch {
 	case len(bp) > len(ap):
-		d.emit(p, KindConstraintTightened, condNone, "prefixItems grew from %d to %d positions", len(ap), len(bp))
+		d.emit(p, kindConstraintTightened, condNone, "prefixItems grew from %d to %d positions", len(ap), len(bp))
 	case len(bp) < len(ap):
-		d.emit(p, KindConstraintLoosened, condNone, "prefixItems shrank from %d to %d positions", len(ap), len(bp))
+		d.emit(p, kindConstraintLoosened, condNone, "prefixItems shrank from %d to %d positions", len(ap), len(bp))
 	}
 }
 
@@ -585,9 +586,9 @@ func (d *differ) subschema(p string, a, b map[string]any, kw string, depth int) 
 	case aOK && bOK:
 		d.schema(p, av, bv, depth+1)
 	case bOK:
-		d.emit(p, KindConstraintTightened, condNone, "%s added", kw)
+		d.emit(p, kindConstraintTightened, condNone, "%s added", kw)
 	case aOK:
-		d.emit(p, KindConstraintLoosened, condNone, "%s removed", kw)
+		d.emit(p, kindConstraintLoosened, condNone, "%s removed", kw)
 	}
 }
 
@@ -604,22 +605,22 @@ func (d *differ) enum(ptr string, a, b map[string]any) {
 		aset, bset := valueSet(av), valueSet(bv)
 		removed, added := onlyIn(aset, bset), onlyIn(bset, aset)
 		if len(removed) > 0 {
-			d.emit(p, KindEnumValueRemoved, condNone, "enum value(s) removed: %s", listValues(removed))
+			d.emit(p, kindEnumValueRemoved, condNone, "enum value(s) removed: %s", listValues(removed))
 		}
 		if len(added) > 0 {
-			d.emit(p, KindEnumValueAdded, condNone, "enum value(s) added: %s", listValues(added))
+			d.emit(p, kindEnumValueAdded, condNone, "enum value(s) added: %s", listValues(added))
 		}
 	case aHas && bHas:
 		if !equalJSON(a["enum"], b["enum"]) {
-			d.emit(p, KindKeywordChanged, condNone, "enum changed (not an array)")
+			d.emit(p, kindKeywordChanged, condNone, "enum changed (not an array)")
 		}
 	case bHas:
-		d.emit(p, KindConstraintTightened, condNone, "enum added")
+		d.emit(p, kindConstraintTightened, condNone, "enum added")
 	case aHas:
-		d.emit(p, KindConstraintLoosened, condNone, "enum removed")
+		d.emit(p, kindConstraintLoosened, condNone, "enum removed")
 	}
 
-	d.keyword(ptr, a, b, "const", KindConstChanged, KindConstraintTightened, KindConstraintLoosened)
+	d.keyword(ptr, a, b, "const", kindConstChanged, kindConstraintTightened, kindConstraintLoosened)
 }
 
 // valueSet keys values by their canonical encoding (so 1 and true differ,
@@ -662,11 +663,11 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 		p := joinPointer(ptr, kw)
 		switch {
 		case aOK && bOK:
-			x, xOK := number(av)
-			y, yOK := number(bv)
+			x, xOK := jsonvalue.Number(av)
+			y, yOK := jsonvalue.Number(bv)
 			if !xOK || !yOK {
 				if !equalJSON(av, bv) {
-					d.emit(p, KindKeywordChanged, condNone, "%s changed (not a number)", kw)
+					d.emit(p, kindKeywordChanged, condNone, "%s changed (not a number)", kw)
 				}
 				continue
 			}
@@ -675,14 +676,14 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 			}
 			msg := fmt.Sprintf("%s %s -> %s", kw, short(av), short(bv))
 			if (lower && y > x) || (!lower && y < x) {
-				d.emit(p, KindConstraintTightened, condNone, "%s", msg)
+				d.emit(p, kindConstraintTightened, condNone, "%s", msg)
 			} else {
-				d.emit(p, KindConstraintLoosened, condNone, "%s", msg)
+				d.emit(p, kindConstraintLoosened, condNone, "%s", msg)
 			}
 		case bOK:
-			d.emit(p, KindConstraintTightened, condNone, "%s %s added", kw, short(bv))
+			d.emit(p, kindConstraintTightened, condNone, "%s %s added", kw, short(bv))
 		case aOK:
-			d.emit(p, KindConstraintLoosened, condNone, "%s %s removed", kw, short(av))
+			d.emit(p, kindConstraintLoosened, condNone, "%s %s removed", kw, short(av))
 		}
 	}
 
@@ -691,25 +692,25 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 	bv, bOK := b["multipleOf"]
 	switch {
 	case aOK && bOK:
-		x, xOK := number(av)
-		y, yOK := number(bv)
+		x, xOK := jsonvalue.Number(av)
+		y, yOK := jsonvalue.Number(bv)
 		switch {
 		case !xOK || !yOK || x <= 0 || y <= 0:
 			if !equalJSON(av, bv) {
-				d.emit(p, KindKeywordChanged, condNone, "multipleOf changed (not a positive number)")
+				d.emit(p, kindKeywordChanged, condNone, "multipleOf changed (not a positive number)")
 			}
 		case x == y:
 		case isWholeMultiple(y, x):
-			d.emit(p, KindConstraintTightened, condNone, "multipleOf %s -> %s", short(av), short(bv))
+			d.emit(p, kindConstraintTightened, condNone, "multipleOf %s -> %s", short(av), short(bv))
 		case isWholeMultiple(x, y):
-			d.emit(p, KindConstraintLoosened, condNone, "multipleOf %s -> %s", short(av), short(bv))
+			d.emit(p, kindConstraintLoosened, condNone, "multipleOf %s -> %s", short(av), short(bv))
 		default:
-			d.emit(p, KindConstraintChanged, condNone, "multipleOf %s -> %s", short(av), short(bv))
+			d.emit(p, kindConstraintChanged, condNone, "multipleOf %s -> %s", short(av), short(bv))
 		}
 	case bOK:
-		d.emit(p, KindConstraintTightened, condNone, "multipleOf %s added", short(bv))
+		d.emit(p, kindConstraintTightened, condNone, "multipleOf %s added", short(bv))
 	case aOK:
-		d.emit(p, KindConstraintLoosened, condNone, "multipleOf %s removed", short(av))
+		d.emit(p, kindConstraintLoosened, condNone, "multipleOf %s removed", short(av))
 	}
 
 	au, _ := a["uniqueItems"].(bool)
@@ -717,9 +718,9 @@ func (d *differ) bounds(ptr string, a, b map[string]any) {
 	p = joinPointer(ptr, "uniqueItems")
 	switch {
 	case !au && bu:
-		d.emit(p, KindConstraintTightened, condNone, "uniqueItems now true")
+		d.emit(p, kindConstraintTightened, condNone, "uniqueItems now true")
 	case au && !bu:
-		d.emit(p, KindConstraintLoosened, condNone, "uniqueItems no longer true")
+		d.emit(p, kindConstraintLoosened, condNone, "uniqueItems no longer true")
 	}
 }
 
@@ -753,9 +754,9 @@ func (d *differ) keyword(ptr string, a, b map[string]any, kw string, changed, ad
 // --- default, description ---
 
 func (d *differ) simple(ptr string, a, b map[string]any) {
-	d.keyword(ptr, a, b, "default", KindDefaultChanged, KindDefaultChanged, KindDefaultChanged)
+	d.keyword(ptr, a, b, "default", kindDefaultChanged, kindDefaultChanged, kindDefaultChanged)
 	if !equalJSON(a["description"], b["description"]) {
-		d.emit(joinPointer(ptr, "description"), KindSchemaDescriptionChg, condNone, "description changed")
+		d.emit(joinPointer(ptr, "description"), kindSchemaDescriptionChg, condNone, "description changed")
 	}
 }
 
@@ -771,19 +772,19 @@ func (d *differ) branches(ptr string, a, b map[string]any, kw string, depth int)
 	_, aHas := a[kw]
 	_, bHas := b[kw]
 	if (aHas && !aArr) || (bHas && !bArr) {
-		d.emit(p, KindKeywordChanged, condNone, "%s changed (not an array)", kw)
+		d.emit(p, kindKeywordChanged, condNone, "%s changed (not an array)", kw)
 		return
 	}
-	goneKind, freshKind := KindVariantRemoved, KindVariantAdded
+	goneKind, freshKind := kindVariantRemoved, kindVariantAdded
 	if kw == "allOf" { // every branch must hold: a new branch tightens
-		goneKind, freshKind = KindConstraintLoosened, KindConstraintTightened
+		goneKind, freshKind = kindConstraintLoosened, kindConstraintTightened
 	}
 	if !aHas {
-		d.emit(p, KindConstraintTightened, condNone, "%s added", kw)
+		d.emit(p, kindConstraintTightened, condNone, "%s added", kw)
 		return
 	}
 	if !bHas {
-		d.emit(p, KindConstraintLoosened, condNone, "%s removed", kw)
+		d.emit(p, kindConstraintLoosened, condNone, "%s removed", kw)
 		return
 	}
 	akeys := make([]string, len(ab))
@@ -842,6 +843,6 @@ func (d *differ) others(ptr string, a, b map[string]any) {
 		case !bOK:
 			what = "removed"
 		}
-		d.emit(joinPointer(ptr, k), KindKeywordChanged, condNone, "keyword %s %s", k, what)
+		d.emit(joinPointer(ptr, k), kindKeywordChanged, condNone, "keyword %s %s", k, what)
 	}
 }

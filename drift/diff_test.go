@@ -22,7 +22,7 @@ func mustValue(t testing.TB, s string) any {
 // other side gets a fixed schema so only the side under test differs.
 func schemaTool(t testing.TB, dir Direction, schema string) mcp.Tool {
 	tool := map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}
-	if dir == DirectionInput {
+	if dir == directionInput {
 		tool["inputSchema"] = mustValue(t, schema)
 	} else {
 		tool["outputSchema"] = mustValue(t, schema)
@@ -57,185 +57,185 @@ var schemaCases = []struct {
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
 		// The new schema still accepts "b" as an undeclared member.
-		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
+		[]want{{kindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
 	{"optional property removed from a closed object",
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"additionalProperties":false}`,
 		`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
-		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-REMOVED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
+		[]want{{kindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-REMOVED", "BRK-OUT-OPTIONAL-PROPERTY-REMOVED"}}},
 	{"required property removed",
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","b"]}`,
 		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
-		[]want{{KindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-REQUIRED-PROPERTY-REMOVED"}}},
+		[]want{{kindPropertyRemoved, "/properties/b", "BRK-IN-PROPERTY-UNDECLARED", "BRK-OUT-REQUIRED-PROPERTY-REMOVED"}}},
 	{"required property added",
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["b"]}`,
-		[]want{{KindPropertyAdded, "/properties/b", "BRK-IN-REQUIRED-PROPERTY-ADDED", "BRK-OUT-PROPERTY-ADDED"}}},
+		[]want{{kindPropertyAdded, "/properties/b", "BRK-IN-REQUIRED-PROPERTY-ADDED", "BRK-OUT-PROPERTY-ADDED"}}},
 	{"optional property added",
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`,
-		[]want{{KindPropertyAdded, "/properties/b", "BRK-IN-OPTIONAL-PROPERTY-ADDED", "BRK-OUT-PROPERTY-ADDED"}}},
+		[]want{{kindPropertyAdded, "/properties/b", "BRK-IN-OPTIONAL-PROPERTY-ADDED", "BRK-OUT-PROPERTY-ADDED"}}},
 	{"property renamed",
 		`{"type":"object","properties":{"query":{"type":"string","description":"old"}},"required":["query"]}`,
 		`{"type":"object","properties":{"q":{"type":"string","description":"new"}},"required":["q"]}`,
-		[]want{{KindPropertyRenamed, "/properties/q", "BRK-IN-PROPERTY-RENAMED", "BRK-OUT-PROPERTY-RENAMED"}}},
+		[]want{{kindPropertyRenamed, "/properties/q", "BRK-IN-PROPERTY-RENAMED", "BRK-OUT-PROPERTY-RENAMED"}}},
 	{"became required",
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
 		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
-		[]want{{KindRequiredAdded, "/properties/a", "BRK-IN-BECAME-REQUIRED", "BRK-OUT-BECAME-REQUIRED"}}},
+		[]want{{kindRequiredAdded, "/properties/a", "BRK-IN-BECAME-REQUIRED", "BRK-OUT-BECAME-REQUIRED"}}},
 	{"became optional",
 		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
-		[]want{{KindRequiredRemoved, "/properties/a", "BRK-IN-BECAME-OPTIONAL", "BRK-OUT-BECAME-OPTIONAL"}}},
+		[]want{{kindRequiredRemoved, "/properties/a", "BRK-IN-BECAME-OPTIONAL", "BRK-OUT-BECAME-OPTIONAL"}}},
 	{"undeclared name became required",
 		`{"type":"object"}`,
 		`{"type":"object","required":["x"]}`,
-		[]want{{KindRequiredAdded, "/required", "BRK-IN-BECAME-REQUIRED", "BRK-OUT-BECAME-REQUIRED"}}},
+		[]want{{kindRequiredAdded, "/required", "BRK-IN-BECAME-REQUIRED", "BRK-OUT-BECAME-REQUIRED"}}},
 	{"integer widened to number",
 		`{"type":"integer"}`, `{"type":"number"}`,
-		[]want{{KindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
+		[]want{{kindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
 	{"null added",
 		`{"type":"string"}`, `{"type":["string","null"]}`,
-		[]want{{KindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
+		[]want{{kindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
 	{"type removed widens",
 		`{"type":"string"}`, `{}`,
-		[]want{{KindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
+		[]want{{kindTypeWidened, "/type", "BRK-IN-TYPE-WIDENED", "BRK-OUT-TYPE-WIDENED"}}},
 	{"number narrowed to integer",
 		`{"type":"number"}`, `{"type":"integer"}`,
-		[]want{{KindTypeNarrowed, "/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
+		[]want{{kindTypeNarrowed, "/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
 	{"null removed",
 		`{"type":["integer","null"]}`, `{"type":"integer"}`,
-		[]want{{KindTypeNarrowed, "/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
+		[]want{{kindTypeNarrowed, "/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
 	{"type changed",
 		`{"type":"string"}`, `{"type":"integer"}`,
-		[]want{{KindTypeChanged, "/type", "BRK-IN-TYPE-CHANGED", "BRK-OUT-TYPE-CHANGED"}}},
+		[]want{{kindTypeChanged, "/type", "BRK-IN-TYPE-CHANGED", "BRK-OUT-TYPE-CHANGED"}}},
 	{"same type set respelled",
 		`{"type":["integer","number"]}`, `{"type":"number"}`, nil},
 	{"enum value removed",
 		`{"type":"string","enum":["a","b","c"]}`, `{"type":"string","enum":["a","c"]}`,
-		[]want{{KindEnumValueRemoved, "/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
+		[]want{{kindEnumValueRemoved, "/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
 	{"enum value added",
 		`{"enum":["a"]}`, `{"enum":["a","b"]}`,
-		[]want{{KindEnumValueAdded, "/enum", "BRK-IN-ENUM-VALUE-ADDED", "BRK-OUT-ENUM-VALUE-ADDED"}}},
+		[]want{{kindEnumValueAdded, "/enum", "BRK-IN-ENUM-VALUE-ADDED", "BRK-OUT-ENUM-VALUE-ADDED"}}},
 	{"enum reordered and respelled",
 		`{"enum":[1,"a",true]}`, `{"enum":[true,"a",1.0]}`, nil},
 	{"enum keeps 1 and true apart",
 		`{"enum":[1]}`, `{"enum":[true]}`,
 		[]want{
-			{KindEnumValueAdded, "/enum", "BRK-IN-ENUM-VALUE-ADDED", "BRK-OUT-ENUM-VALUE-ADDED"},
-			{KindEnumValueRemoved, "/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
+			{kindEnumValueAdded, "/enum", "BRK-IN-ENUM-VALUE-ADDED", "BRK-OUT-ENUM-VALUE-ADDED"},
+			{kindEnumValueRemoved, "/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
 	{"enum appears",
 		`{"type":"string"}`, `{"type":"string","enum":["a"]}`,
-		[]want{{KindConstraintTightened, "/enum", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/enum", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"const changed",
 		`{"const":"v1"}`, `{"const":"v2"}`,
-		[]want{{KindConstChanged, "/const", "BRK-IN-CONST-CHANGED", "BRK-OUT-CONST-CHANGED"}}},
+		[]want{{kindConstChanged, "/const", "BRK-IN-CONST-CHANGED", "BRK-OUT-CONST-CHANGED"}}},
 	{"const added",
 		`{"type":"string"}`, `{"type":"string","const":"x"}`,
-		[]want{{KindConstraintTightened, "/const", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/const", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"minimum raised",
 		`{"type":"integer","minimum":1}`, `{"type":"integer","minimum":5}`,
-		[]want{{KindConstraintTightened, "/minimum", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/minimum", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"maxLength lowered",
 		`{"type":"string","maxLength":100}`, `{"type":"string","maxLength":10}`,
-		[]want{{KindConstraintTightened, "/maxLength", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/maxLength", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"maxItems appears",
 		`{"type":"array"}`, `{"type":"array","maxItems":3}`,
-		[]want{{KindConstraintTightened, "/maxItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/maxItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"maximum raised",
 		`{"maximum":10}`, `{"maximum":100}`,
-		[]want{{KindConstraintLoosened, "/maximum", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-CONSTRAINT-LOOSENED"}}},
+		[]want{{kindConstraintLoosened, "/maximum", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-CONSTRAINT-LOOSENED"}}},
 	{"minLength removed",
 		`{"type":"string","minLength":2}`, `{"type":"string"}`,
-		[]want{{KindConstraintLoosened, "/minLength", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-CONSTRAINT-LOOSENED"}}},
+		[]want{{kindConstraintLoosened, "/minLength", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-CONSTRAINT-LOOSENED"}}},
 	{"bound respelled",
 		`{"minimum":1}`, `{"minimum":1.0}`, nil},
 	{"multipleOf 2 to 4",
 		`{"multipleOf":2}`, `{"multipleOf":4}`,
-		[]want{{KindConstraintTightened, "/multipleOf", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/multipleOf", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"multipleOf 3 to 5",
 		`{"multipleOf":3}`, `{"multipleOf":5}`,
-		[]want{{KindConstraintChanged, "/multipleOf", "BRK-IN-CONSTRAINT-CHANGED", "BRK-OUT-CONSTRAINT-CHANGED"}}},
+		[]want{{kindConstraintChanged, "/multipleOf", "BRK-IN-CONSTRAINT-CHANGED", "BRK-OUT-CONSTRAINT-CHANGED"}}},
 	{"uniqueItems set",
 		`{"type":"array"}`, `{"type":"array","uniqueItems":true}`,
-		[]want{{KindConstraintTightened, "/uniqueItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/uniqueItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"pattern changed",
 		`{"type":"string","pattern":"^[a-z]+$"}`, `{"type":"string","pattern":"^[a-z0-9]+$"}`,
 		// Widened in truth, but regular-expression containment is not
 		// decided: undetermined for input; the new pattern admits "0".
-		[]want{{KindPatternChanged, "/pattern", "BRK-IN-UNDETERMINED", "BRK-OUT-PATTERN-CHANGED"}}},
+		[]want{{kindPatternChanged, "/pattern", "BRK-IN-UNDETERMINED", "BRK-OUT-PATTERN-CHANGED"}}},
 	{"pattern narrowed",
 		`{"type":"string","pattern":"^[a-z0-9]+$"}`, `{"type":"string","pattern":"^[a-z]+$"}`,
-		[]want{{KindPatternChanged, "/pattern", "BRK-IN-PATTERN-CHANGED", "BRK-OUT-UNDETERMINED"}}},
+		[]want{{kindPatternChanged, "/pattern", "BRK-IN-PATTERN-CHANGED", "BRK-OUT-UNDETERMINED"}}},
 	{"pattern added",
 		`{"type":"string"}`, `{"type":"string","pattern":"^a"}`,
-		[]want{{KindConstraintTightened, "/pattern", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/pattern", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"format changed",
 		`{"type":"string","format":"date"}`, `{"type":"string","format":"date-time"}`,
 		// Format is an annotation unless a validator asserts it.
-		[]want{{KindFormatChanged, "/format", "BRK-IN-UNDETERMINED", "BRK-OUT-UNDETERMINED"}}},
+		[]want{{kindFormatChanged, "/format", "BRK-IN-UNDETERMINED", "BRK-OUT-UNDETERMINED"}}},
 	{"format removed",
 		`{"type":"string","format":"uri"}`, `{"type":"string"}`,
-		[]want{{KindConstraintLoosened, "/format", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-UNDETERMINED"}}},
+		[]want{{kindConstraintLoosened, "/format", "BRK-IN-CONSTRAINT-LOOSENED", "BRK-OUT-UNDETERMINED"}}},
 	{"additionalProperties closed",
 		// A client told of no member sends none: closing the object
 		// rejects nothing it sends.
 		`{"type":"object"}`, `{"type":"object","additionalProperties":false}`,
-		[]want{{KindAdditionalTightened, "/additionalProperties", "BRK-IN-COVERED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
+		[]want{{kindAdditionalTightened, "/additionalProperties", "BRK-IN-COVERED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
 	{"free-form object closed",
 		`{"type":"object","additionalProperties":true}`, `{"type":"object","additionalProperties":false}`,
-		[]want{{KindAdditionalTightened, "/additionalProperties", "BRK-IN-ADDITIONAL-PROPERTIES-TIGHTENED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
+		[]want{{kindAdditionalTightened, "/additionalProperties", "BRK-IN-ADDITIONAL-PROPERTIES-TIGHTENED", "BRK-OUT-ADDITIONAL-PROPERTIES-TIGHTENED"}}},
 	{"additionalProperties opened",
 		`{"type":"object","additionalProperties":false}`, `{"type":"object","additionalProperties":true}`,
-		[]want{{KindAdditionalLoosened, "/additionalProperties", "BRK-IN-ADDITIONAL-PROPERTIES-LOOSENED", "BRK-OUT-ADDITIONAL-PROPERTIES-LOOSENED"}}},
+		[]want{{kindAdditionalLoosened, "/additionalProperties", "BRK-IN-ADDITIONAL-PROPERTIES-LOOSENED", "BRK-OUT-ADDITIONAL-PROPERTIES-LOOSENED"}}},
 	{"additionalProperties schema narrowed",
 		`{"type":"object","additionalProperties":{"type":"number"}}`, `{"type":"object","additionalProperties":{"type":"integer"}}`,
-		[]want{{KindTypeNarrowed, "/additionalProperties/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
+		[]want{{kindTypeNarrowed, "/additionalProperties/type", "BRK-IN-TYPE-NARROWED", "BRK-OUT-TYPE-NARROWED"}}},
 	{"default changed",
 		`{"type":"integer","default":10}`, `{"type":"integer","default":20}`,
-		[]want{{KindDefaultChanged, "/default", "BRK-IN-DEFAULT-CHANGED", "BRK-OUT-DEFAULT-CHANGED"}}},
+		[]want{{kindDefaultChanged, "/default", "BRK-IN-DEFAULT-CHANGED", "BRK-OUT-DEFAULT-CHANGED"}}},
 	{"anyOf branch removed",
 		`{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"boolean"}]}`, `{"anyOf":[{"type":"boolean"},{"type":"string"}]}`,
-		[]want{{KindVariantRemoved, "/anyOf/1", "BRK-IN-VARIANT-REMOVED", "BRK-OUT-VARIANT-REMOVED"}}},
+		[]want{{kindVariantRemoved, "/anyOf/1", "BRK-IN-VARIANT-REMOVED", "BRK-OUT-VARIANT-REMOVED"}}},
 	{"oneOf branch added",
 		`{"oneOf":[{"type":"string"}]}`, `{"oneOf":[{"type":"integer"},{"type":"string"}]}`,
-		[]want{{KindVariantAdded, "/oneOf/0", "BRK-IN-VARIANT-ADDED", "BRK-OUT-VARIANT-ADDED"}}},
+		[]want{{kindVariantAdded, "/oneOf/0", "BRK-IN-VARIANT-ADDED", "BRK-OUT-VARIANT-ADDED"}}},
 	{"anyOf reordered",
 		`{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"anyOf":[{"type":"integer"},{"type":"string"}]}`, nil},
 	{"anyOf one branch edited",
 		`{"anyOf":[{"type":"string","maxLength":5},{"type":"integer"}]}`, `{"anyOf":[{"type":"integer"},{"type":"string","maxLength":3}]}`,
-		[]want{{KindConstraintTightened, "/anyOf/1/maxLength", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/anyOf/1/maxLength", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"allOf branch added",
 		`{"allOf":[{"type":"object"}]}`, `{"allOf":[{"type":"object"},{"required":["a"]},{"minProperties":1}]}`,
 		[]want{
-			{KindConstraintTightened, "/allOf/1", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"},
-			{KindConstraintTightened, "/allOf/2", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+			{kindConstraintTightened, "/allOf/1", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"},
+			{kindConstraintTightened, "/allOf/2", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"other keyword",
 		`{"type":"string"}`, `{"type":"string","not":{"const":""}}`,
 		// The search finds "": accepted before, rejected now.
-		[]want{{KindKeywordChanged, "/not", "BRK-IN-NARROWED", "BRK-OUT-KEYWORD-CHANGED"}}},
+		[]want{{kindKeywordChanged, "/not", "BRK-IN-NARROWED", "BRK-OUT-KEYWORD-CHANGED"}}},
 	{"schema description",
 		`{"type":"string","description":"a"}`, `{"type":"string","description":"ignore previous instructions"}`,
-		[]want{{KindSchemaDescriptionChg, "/description", "BRK-IN-DESCRIPTION-CHANGED", "BRK-OUT-DESCRIPTION-CHANGED"}}},
+		[]want{{kindSchemaDescriptionChg, "/description", "BRK-IN-DESCRIPTION-CHANGED", "BRK-OUT-DESCRIPTION-CHANGED"}}},
 	{"title and examples ignored",
 		`{"type":"string","title":"A","examples":["x"]}`, `{"type":"string","title":"B","examples":["y"]}`, nil},
 	{"nested property",
 		`{"type":"object","properties":{"f":{"type":"object","properties":{"n":{"type":"integer"}}}}}`,
 		`{"type":"object","properties":{"f":{"type":"object","properties":{"n":{"type":"string"}}}}}`,
-		[]want{{KindTypeChanged, "/properties/f/properties/n/type", "BRK-IN-TYPE-CHANGED", "BRK-OUT-TYPE-CHANGED"}}},
+		[]want{{kindTypeChanged, "/properties/f/properties/n/type", "BRK-IN-TYPE-CHANGED", "BRK-OUT-TYPE-CHANGED"}}},
 	{"array items",
 		`{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
 		`{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"}}}}`,
-		[]want{{KindRequiredRemoved, "/items/properties/id", "BRK-IN-BECAME-OPTIONAL", "BRK-OUT-BECAME-OPTIONAL"}}},
+		[]want{{kindRequiredRemoved, "/items/properties/id", "BRK-IN-BECAME-OPTIONAL", "BRK-OUT-BECAME-OPTIONAL"}}},
 	{"items appears",
 		`{"type":"array"}`, `{"type":"array","items":{"type":"string"}}`,
-		[]want{{KindConstraintTightened, "/items", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/items", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"prefixItems grew",
 		`{"prefixItems":[{"type":"string"}]}`, `{"prefixItems":[{"type":"string"},{"type":"integer"}]}`,
-		[]want{{KindConstraintTightened, "/prefixItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
+		[]want{{kindConstraintTightened, "/prefixItems", "BRK-IN-CONSTRAINT-TIGHTENED", "BRK-OUT-CONSTRAINT-TIGHTENED"}}},
 	{"ref target changed",
 		`{"type":"object","properties":{"p":{"$ref":"#/$defs/P"}},"$defs":{"P":{"type":"object","properties":{"k":{"enum":["a","b"]}}}}}`,
 		`{"type":"object","properties":{"p":{"$ref":"#/$defs/P"}},"$defs":{"P":{"type":"object","properties":{"k":{"enum":["a"]}}}}}`,
-		[]want{{KindEnumValueRemoved, "/properties/p/properties/k/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
+		[]want{{kindEnumValueRemoved, "/properties/p/properties/k/enum", "BRK-IN-ENUM-VALUE-REMOVED", "BRK-OUT-ENUM-VALUE-REMOVED"}}},
 	{"ref inlined is no change",
 		`{"type":"object","properties":{"p":{"$ref":"#/$defs/P"}},"$defs":{"P":{"type":"string"}}}`,
 		`{"type":"object","properties":{"p":{"type":"string"}}}`, nil},
@@ -247,17 +247,17 @@ var schemaCases = []struct {
 		// Behind that reference the definitions changed too, which the
 		// comparison does not see: no proof, only witnesses (for input
 		// there is none).
-		[]want{{KindTypeWidened, "/properties/v/type", "BRK-IN-UNDETERMINED", "BRK-OUT-TYPE-WIDENED"}}},
+		[]want{{kindTypeWidened, "/properties/v/type", "BRK-IN-UNDETERMINED", "BRK-OUT-TYPE-WIDENED"}}},
 	{"boolean schema",
 		`{"type":"object","properties":{"a":true}}`, `{"type":"object","properties":{"a":{}}}`, nil},
 }
 
 func TestSchemaRulesBothDirections(t *testing.T) {
 	for _, tc := range schemaCases {
-		for _, dir := range []Direction{DirectionInput, DirectionOutput} {
+		for _, dir := range []Direction{directionInput, directionOutput} {
 			t.Run(tc.name+"/"+string(dir), func(t *testing.T) {
 				root := "/inputSchema"
-				if dir == DirectionOutput {
+				if dir == directionOutput {
 					root = "/outputSchema"
 				}
 				got := Diff([]mcp.Tool{schemaTool(t, dir, tc.old)}, []mcp.Tool{schemaTool(t, dir, tc.new)})
@@ -270,7 +270,7 @@ func TestSchemaRulesBothDirections(t *testing.T) {
 				}
 				for _, w := range tc.want {
 					rule := w.in
-					if dir == DirectionOutput {
+					if dir == directionOutput {
 						rule = w.out
 					}
 					sev := ruleSeverity(t, rule)
@@ -301,10 +301,10 @@ func ruleSeverity(t *testing.T, id string) report.Severity {
 // Input and output must grade these kinds oppositely (one breaking, the
 // other not).
 func TestOppositeGrades(t *testing.T) {
-	for _, k := range []Kind{KindRequiredAdded, KindRequiredRemoved, KindTypeWidened, KindTypeNarrowed,
-		KindEnumValueRemoved, KindConstraintTightened, KindAdditionalTightened, KindVariantRemoved} {
-		in, ok1 := lookupGrade(k, DirectionInput, condNone)
-		out, ok2 := lookupGrade(k, DirectionOutput, condNone)
+	for _, k := range []Kind{kindRequiredAdded, kindRequiredRemoved, kindTypeWidened, kindTypeNarrowed,
+		kindEnumValueRemoved, kindConstraintTightened, kindAdditionalTightened, kindVariantRemoved} {
+		in, ok1 := lookupGrade(k, directionInput, condNone)
+		out, ok2 := lookupGrade(k, directionOutput, condNone)
 		if !ok1 || !ok2 {
 			t.Fatalf("%s: missing grade", k)
 		}
@@ -325,13 +325,13 @@ func TestToolLevelRules(t *testing.T) {
 		breaks bool
 	}{
 		{"description", func(m map[string]any) { m["description"] = "d2" }, KindDescriptionChanged, "/description", "BRK-TOOL-DESCRIPTION-CHANGED", false},
-		{"title", func(m map[string]any) { m["title"] = "T2" }, KindTitleChanged, "/title", "BRK-TOOL-TITLE-CHANGED", false},
-		{"output schema removed", func(m map[string]any) { delete(m, "outputSchema") }, KindOutputSchemaRemoved, "/outputSchema", "BRK-OUTPUT-SCHEMA-REMOVED", true},
-		{"readOnly flipped", func(m map[string]any) { m["annotations"].(map[string]any)["readOnlyHint"] = false }, KindAnnotationChanged, "/annotations/readOnlyHint", "BRK-ANNOTATION-HINT-CHANGED", false},
-		{"destructive declared non-default", func(m map[string]any) { m["annotations"].(map[string]any)["destructiveHint"] = false }, KindAnnotationChanged, "/annotations/destructiveHint", "BRK-ANNOTATION-HINT-CHANGED", false},
-		{"idempotent declared at default", func(m map[string]any) { m["annotations"].(map[string]any)["idempotentHint"] = false }, KindAnnotationChanged, "/annotations/idempotentHint", "BRK-ANNOTATION-DECLARATION-CHANGED", false},
-		{"openWorld flipped", func(m map[string]any) { delete(m["annotations"].(map[string]any), "openWorldHint") }, KindAnnotationChanged, "/annotations/openWorldHint", "BRK-ANNOTATION-OPENWORLD-CHANGED", false},
-		{"annotation title", func(m map[string]any) { m["annotations"].(map[string]any)["title"] = "x" }, KindAnnotationChanged, "/annotations/title", "BRK-ANNOTATION-OTHER-CHANGED", false},
+		{"title", func(m map[string]any) { m["title"] = "T2" }, kindTitleChanged, "/title", "BRK-TOOL-TITLE-CHANGED", false},
+		{"output schema removed", func(m map[string]any) { delete(m, "outputSchema") }, kindOutputSchemaRemoved, "/outputSchema", "BRK-OUTPUT-SCHEMA-REMOVED", true},
+		{"readOnly flipped", func(m map[string]any) { m["annotations"].(map[string]any)["readOnlyHint"] = false }, kindAnnotationChanged, "/annotations/readOnlyHint", "BRK-ANNOTATION-HINT-CHANGED", false},
+		{"destructive declared non-default", func(m map[string]any) { m["annotations"].(map[string]any)["destructiveHint"] = false }, kindAnnotationChanged, "/annotations/destructiveHint", "BRK-ANNOTATION-HINT-CHANGED", false},
+		{"idempotent declared at default", func(m map[string]any) { m["annotations"].(map[string]any)["idempotentHint"] = false }, kindAnnotationChanged, "/annotations/idempotentHint", "BRK-ANNOTATION-DECLARATION-CHANGED", false},
+		{"openWorld flipped", func(m map[string]any) { delete(m["annotations"].(map[string]any), "openWorldHint") }, kindAnnotationChanged, "/annotations/openWorldHint", "BRK-ANNOTATION-OPENWORLD-CHANGED", false},
+		{"annotation title", func(m map[string]any) { m["annotations"].(map[string]any)["title"] = "x" }, kindAnnotationChanged, "/annotations/title", "BRK-ANNOTATION-OTHER-CHANGED", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -350,7 +350,7 @@ func TestToolLevelRules(t *testing.T) {
 				t.Fatalf("want 1 change, got %+v", got)
 			}
 			c := got[0]
-			if c.Kind != tc.kind || c.Pointer != tc.ptr || c.RuleID != tc.rule || c.Breaking != tc.breaks || c.Direction != DirectionTool {
+			if c.Kind != tc.kind || c.Pointer != tc.ptr || c.RuleID != tc.rule || c.Breaking != tc.breaks || c.Direction != directionTool {
 				t.Errorf("got %+v", c)
 			}
 		})
@@ -379,17 +379,17 @@ func TestSchemaTooDeep(t *testing.T) {
 		}
 		return s
 	}
-	got := Diff([]mcp.Tool{schemaTool(t, DirectionInput, deep(`{"type":"string"}`))},
-		[]mcp.Tool{schemaTool(t, DirectionInput, deep(`{"type":"integer"}`))})
-	if len(got) != 1 || got[0].Kind != KindSchemaTooDeep {
+	got := Diff([]mcp.Tool{schemaTool(t, directionInput, deep(`{"type":"string"}`))},
+		[]mcp.Tool{schemaTool(t, directionInput, deep(`{"type":"integer"}`))})
+	if len(got) != 1 || got[0].Kind != kindSchemaTooDeep {
 		t.Fatalf("got %+v", got)
 	}
 }
 
 func TestChangeIDStable(t *testing.T) {
-	a := newChange("tool", "/inputSchema/properties/q", KindPropertyRemoved, DirectionInput, condNone, "m")
-	b := newChange("tool", "/inputSchema/properties/q", KindPropertyRemoved, DirectionInput, condNone, "other")
-	if a.ChangeID != b.ChangeID || KindOf(a.ChangeID) != string(KindPropertyRemoved) {
+	a := newChange("tool", "/inputSchema/properties/q", kindPropertyRemoved, directionInput, condNone, "m")
+	b := newChange("tool", "/inputSchema/properties/q", kindPropertyRemoved, directionInput, condNone, "other")
+	if a.ChangeID != b.ChangeID || KindOf(a.ChangeID) != string(kindPropertyRemoved) {
 		t.Errorf("ids %s %s", a.ChangeID, b.ChangeID)
 	}
 	if KindOf("BRK-IN-PROPERTY-REMOVED") != "BRK-IN-PROPERTY-REMOVED" {

@@ -129,13 +129,13 @@ func TestEndToEndLegacyAndCapped(t *testing.T) {
 	for _, f := range obs.SessionFindings() {
 		rules = append(rules, f.Rule)
 	}
-	if strings.Join(rules, ",") != RuleLegacyServer+","+RulePaginationCapped {
+	if strings.Join(rules, ",") != ruleLegacyServer+","+rulePaginationCapped {
 		t.Fatalf("session findings %v", rules)
 	}
 	// A declared tool beyond the cap is not reported missing.
 	declared := []mcp.Tool{{Name: "export_csv"}, {Name: "zzz_not_there"}}
 	for _, f := range Compare(Side{Tools: declared}, Side{Tools: obs.Tools, Incomplete: obs.Capped}) {
-		if f.Rule == RuleToolMissing {
+		if f.Rule == ruleToolMissing {
 			t.Errorf("missing reported under a page cap: %+v", f)
 		}
 	}
@@ -153,7 +153,7 @@ func TestEndToEndRefused(t *testing.T) {
 	if !IsRefused(err) {
 		t.Fatalf("err = %v, want a refused revision", err)
 	}
-	if f := RefusedFinding(err); f.Rule != RuleProtocolUnsupported || f.Severity != report.SeverityError {
+	if f := refusedFinding(err); f.Rule != ruleProtocolUnsupported || f.Severity != report.SeverityError {
 		t.Errorf("%+v", f)
 	}
 }
@@ -290,7 +290,7 @@ func TestUnreadableServedTool(t *testing.T) {
 			if !strings.Contains(fs[0].Message, "declared tool is served") {
 				t.Errorf("message %q", fs[0].Message)
 			}
-			capt := NewCapture(obs, CaptureOptions{})
+			capt := newCapture(obs, CaptureOptions{})
 			if capt.Complete {
 				t.Error("a capture missing an unreadable tool claims to be complete")
 			}

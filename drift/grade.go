@@ -64,8 +64,8 @@ import (
 
 // Verdicts of a change inside a schema.
 const (
-	VerdictCompatible   = "compatible"
-	VerdictBreaking     = "breaking"
+	verdictCompatible   = "compatible"
+	verdictBreaking     = "breaking"
 	VerdictUndetermined = "undetermined"
 )
 
@@ -143,7 +143,7 @@ func plainRefs(v any) bool {
 }
 
 // senderIsOld reports whether the old schema is the sender's on this side.
-func (sd *side) senderIsOld() bool { return sd.dir == DirectionInput }
+func (sd *side) senderIsOld() bool { return sd.dir == directionInput }
 
 // step is one move from a schema to a subschema along a node's pointer.
 type step struct {
@@ -239,7 +239,7 @@ func monotone(path []step) bool {
 // (and so gets a verdict).
 func schemaKind(k Kind) bool {
 	switch k {
-	case KindDefaultChanged, KindSchemaDescriptionChg, KindSchemaTooDeep:
+	case kindDefaultChanged, kindSchemaDescriptionChg, kindSchemaTooDeep:
 		return false
 	}
 	return true
@@ -251,20 +251,20 @@ func schemaKind(k Kind) bool {
 func widensAlone(k Kind, kw string, dir Direction) bool {
 	var widens, narrows bool
 	switch k {
-	case KindTypeWidened, KindRequiredRemoved, KindEnumValueAdded, KindAdditionalLoosened:
+	case kindTypeWidened, kindRequiredRemoved, kindEnumValueAdded, kindAdditionalLoosened:
 		widens = true
-	case KindTypeNarrowed, KindRequiredAdded, KindEnumValueRemoved, KindAdditionalTightened:
+	case kindTypeNarrowed, kindRequiredAdded, kindEnumValueRemoved, kindAdditionalTightened:
 		narrows = true
-	case KindConstraintLoosened:
+	case kindConstraintLoosened:
 		widens = kw != "prefixItems"
-	case KindConstraintTightened:
+	case kindConstraintTightened:
 		narrows = kw != "prefixItems"
-	case KindVariantAdded:
+	case kindVariantAdded:
 		widens = kw == "anyOf"
-	case KindVariantRemoved:
+	case kindVariantRemoved:
 		narrows = kw == "anyOf"
 	}
-	if dir == DirectionInput {
+	if dir == directionInput {
 		return widens
 	}
 	return narrows
@@ -284,7 +284,7 @@ func keywordOf(c Change, node string) (kw, member string) {
 	if len(toks) > 1 {
 		member = toks[1]
 	}
-	if c.Kind == KindRequiredAdded || c.Kind == KindRequiredRemoved {
+	if c.Kind == kindRequiredAdded || c.Kind == kindRequiredRemoved {
 		if kw == "required" {
 			member = propertyNamed(c)
 		}
@@ -302,7 +302,7 @@ func (d *differ) grade(ctx context.Context, sd *side) {
 		if c.Direction != sd.dir || !strings.HasPrefix(c.Pointer, sd.root) {
 			continue
 		}
-		if c.Kind == KindSchemaTooDeep {
+		if c.Kind == kindSchemaTooDeep {
 			undecided = true
 			continue
 		}
@@ -311,7 +311,7 @@ func (d *differ) grade(ctx context.Context, sd *side) {
 		}
 		v, w := g.verdict(*c, d.nodes[i])
 		applyVerdict(c, v, w, g.declaredInReceiver(*c, d.nodes[i]))
-		if v != VerdictCompatible {
+		if v != verdictCompatible {
 			undecided = true
 		}
 	}
@@ -325,13 +325,13 @@ func (d *differ) grade(ctx context.Context, sd *side) {
 		return
 	}
 	d.node = sd.root
-	d.add(sd.root, KindKeywordChanged, sd.dir, condNone, "the schemas differ where the comparison does not look (definitions behind a recursive reference, a reference with siblings, or the dialect)")
+	d.add(sd.root, kindKeywordChanged, sd.dir, condNone, "the schemas differ where the comparison does not look (definitions behind a recursive reference, a reference with siblings, or the dialect)")
 	d.nodes[len(d.nodes)-1] = sd.root
 	c := &d.out[len(d.out)-1]
 	w, formatOnly := g.search().find(nil, "", nil)
 	switch {
 	case w != "":
-		applyVerdict(c, VerdictBreaking, w, false)
+		applyVerdict(c, verdictBreaking, w, false)
 	case formatOnly != "":
 		applyVerdict(c, VerdictUndetermined, formatOnly, false)
 	default:
@@ -346,16 +346,16 @@ func applyVerdict(c *Change, v, witness string, declared bool) {
 	own, _ := lookupGrade(c.Kind, c.Direction, condOf(*c))
 	pick := own
 	switch v {
-	case VerdictBreaking:
+	case verdictBreaking:
 		if own.sev != report.SeverityError {
 			pick, _ = lookupGrade(kindAny, c.Direction, condWitnessed)
 		}
 	case VerdictUndetermined:
 		pick, _ = lookupGrade(kindAny, c.Direction, condUndetermined)
-	case VerdictCompatible:
+	case verdictCompatible:
 		if own.sev == report.SeverityError {
 			pick, _ = lookupGrade(kindAny, c.Direction, condCovered)
-			if c.Direction == DirectionInput && !declared && (c.Kind == KindPropertyRemoved || c.Kind == KindPropertyRenamed) {
+			if c.Direction == directionInput && !declared && (c.Kind == kindPropertyRemoved || c.Kind == kindPropertyRenamed) {
 				pick, _ = lookupGrade(kindAny, c.Direction, condUndeclared)
 			}
 		}
@@ -366,12 +366,12 @@ func applyVerdict(c *Change, v, witness string, declared bool) {
 // condOf recovers the condition a change was graded under.
 func condOf(c Change) string {
 	switch {
-	case c.Kind == KindPropertyRemoved && c.Direction == DirectionOutput:
+	case c.Kind == kindPropertyRemoved && c.Direction == directionOutput:
 		if strings.HasPrefix(c.Message, condRequired) {
 			return condRequired
 		}
 		return condOptional
-	case c.Kind == KindPropertyAdded && c.Direction == DirectionInput:
+	case c.Kind == kindPropertyAdded && c.Direction == directionInput:
 		if strings.HasPrefix(c.Message, condRequired) {
 			return condRequired
 		}
@@ -438,7 +438,7 @@ func (g *grader) rootProved() bool {
 // verdict decides one change found at node.
 func (g *grader) verdict(c Change, node string) (v, witness string) {
 	if g.rootProved() {
-		return VerdictCompatible, ""
+		return verdictCompatible, ""
 	}
 	path, ok := g.sd.pathOf(node, g.oldIndex)
 	if !ok {
@@ -449,26 +449,26 @@ func (g *grader) verdict(c Change, node string) (v, witness string) {
 		// An enclosing schema on a monotone path proved inside.
 		for n := len(path); n >= 0; n-- {
 			if monotone(path[:n]) && g.provedAt(path[:n]) {
-				return VerdictCompatible, ""
+				return verdictCompatible, ""
 			}
 		}
 		if monotone(path) && widensAlone(c.Kind, kw, c.Direction) {
-			return VerdictCompatible, ""
+			return verdictCompatible, ""
 		}
 		// What the receiver asserts with the change's keyword (or of the
 		// change's member) holds of everything the sender sends there.
 		if monotone(path) && g.keywordCompatible(path, c, kw, member) {
-			return VerdictCompatible, ""
+			return verdictCompatible, ""
 		}
 	}
 	members := []string{member}
-	if c.Kind == KindPropertyRenamed {
+	if c.Kind == kindPropertyRenamed {
 		members = append(members, propertyNamed(c))
 	}
 	w, formatOnly := g.search().find(path, kw, members)
 	switch {
 	case w != "":
-		return VerdictBreaking, w
+		return verdictBreaking, w
 	case formatOnly != "":
 		return VerdictUndetermined, formatOnly
 	}
@@ -485,7 +485,7 @@ func (g *grader) keywordCompatible(path []step, c Change, kw, member string) boo
 		return false
 	}
 	members := []string{member}
-	if c.Kind == KindPropertyRenamed {
+	if c.Kind == kindPropertyRenamed {
 		members = append(members, propertyNamed(c))
 	}
 	for _, m := range members {
@@ -502,7 +502,7 @@ func (g *grader) keywordCompatible(path []step, c Change, kw, member string) boo
 // its properties or any branch of it): a property kept in a branch is not
 // one the schema merely tolerates.
 func (g *grader) declaredInReceiver(c Change, node string) bool {
-	if c.Kind != KindPropertyRemoved && c.Kind != KindPropertyRenamed {
+	if c.Kind != kindPropertyRemoved && c.Kind != kindPropertyRenamed {
 		return false
 	}
 	path, ok := g.sd.pathOf(node, g.oldIndex)

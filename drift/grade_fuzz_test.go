@@ -31,17 +31,17 @@ func FuzzGrading(f *testing.F) {
 			if _, ok := cat.Lookup(c.RuleID); !ok {
 				t.Fatalf("change graded by %q, not in the catalogue: %+v", c.RuleID, c)
 			}
-			if c.Verdict == VerdictBreaking && c.Witness == "" {
+			if c.Verdict == verdictBreaking && c.Witness == "" {
 				t.Fatalf("breaking change without a witness: %+v", c)
 			}
-			if c.Verdict == VerdictBreaking || c.Verdict == VerdictUndetermined || c.Kind == KindSchemaTooDeep {
+			if c.Verdict == verdictBreaking || c.Verdict == VerdictUndetermined || c.Kind == kindSchemaTooDeep {
 				open[c.Direction] = true
 			}
 		}
 		for _, sd := range []struct {
 			dir  Direction
 			s, t any
-		}{{DirectionInput, old, new}, {DirectionOutput, new, old}} {
+		}{{directionInput, old, new}, {directionOutput, new, old}} {
 			if open[sd.dir] {
 				continue
 			}

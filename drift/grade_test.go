@@ -122,10 +122,10 @@ var gradeCases = []gradeCase{
 
 func TestGradeByInstances(t *testing.T) {
 	for _, tc := range gradeCases {
-		for _, dir := range []Direction{DirectionInput, DirectionOutput} {
+		for _, dir := range []Direction{directionInput, directionOutput} {
 			t.Run(tc.name+"/"+string(dir), func(t *testing.T) {
 				root, want := "/inputSchema", tc.in
-				if dir == DirectionOutput {
+				if dir == directionOutput {
 					root, want = "/outputSchema", tc.out
 				}
 				var got []string
@@ -134,10 +134,10 @@ func TestGradeByInstances(t *testing.T) {
 						continue // descriptions, defaults
 					}
 					got = append(got, fmt.Sprintf("%s %s %s", strings.TrimPrefix(c.Pointer, root), c.Verdict, c.RuleID))
-					if (c.Verdict == VerdictBreaking && c.Witness == "") || (c.Verdict == VerdictCompatible && c.Witness != "") {
+					if (c.Verdict == verdictBreaking && c.Witness == "") || (c.Verdict == verdictCompatible && c.Witness != "") {
 						t.Errorf("%s: verdict %s with witness %q", c.Pointer, c.Verdict, c.Witness)
 					}
-					if c.Breaking != (c.Verdict == VerdictBreaking) {
+					if c.Breaking != (c.Verdict == verdictBreaking) {
 						t.Errorf("%s: breaking %v with verdict %s", c.Pointer, c.Breaking, c.Verdict)
 					}
 				}
@@ -151,13 +151,13 @@ func TestGradeByInstances(t *testing.T) {
 
 // A witness names where the value is and what it is, from the schemas.
 func TestWitnessShown(t *testing.T) {
-	cs := Diff([]mcp.Tool{schemaTool(t, DirectionInput, `{"type":"object","properties":{"count":{"type":"number"}}}`)},
-		[]mcp.Tool{schemaTool(t, DirectionInput, `{"type":"object","properties":{"count":{"type":"number","maximum":10}}}`)})
+	cs := Diff([]mcp.Tool{schemaTool(t, directionInput, `{"type":"object","properties":{"count":{"type":"number"}}}`)},
+		[]mcp.Tool{schemaTool(t, directionInput, `{"type":"object","properties":{"count":{"type":"number","maximum":10}}}`)})
 	if len(cs) != 1 || cs[0].Witness != "/count = 10.000000000001" && !strings.HasPrefix(cs[0].Witness, "/count = ") {
 		t.Fatalf("changes %+v", cs)
 	}
-	fs := ChangeFindings(cs)
-	if len(fs) != 1 || fs[0].Rule != RuleSchema || !strings.Contains(fs[0].Evidence, "rejected by the new: /count = ") {
+	fs := changeFindings(cs)
+	if len(fs) != 1 || fs[0].Rule != ruleSchema || !strings.Contains(fs[0].Evidence, "rejected by the new: /count = ") {
 		t.Errorf("finding %+v", fs)
 	}
 }

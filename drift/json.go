@@ -2,9 +2,6 @@ package drift
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
-	"strconv"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
@@ -20,20 +17,6 @@ func canonical(v any) []byte { return jsonvalue.Canonical(v) }
 
 // equalJSON reports whether two decoded values have the same canonical form.
 func equalJSON(a, b any) bool { return bytes.Equal(canonical(a), canonical(b)) }
-
-// number reads a decoded JSON number as float64.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
-}
 
 // short renders a schema value for a message, truncated. It is only ever
 // called on values declared in a schema, never on a tool result.
@@ -51,23 +34,4 @@ func joinPointer(ptr string, tokens ...string) string {
 		ptr = jsonvalue.PointerAppend(ptr, t)
 	}
 	return ptr
-}
-
-// describeType names the JSON type of a decoded value.
-func describeType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case json.Number, float64, int, int64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -42,13 +42,13 @@ type Unreadable struct {
 	Reason string
 }
 
-// Readable splits listed tools into those that can be compared (CheckTool)
+// Readable splits listed tools into those that can be compared (checkTool)
 // and the entries that cannot, with the reason.
 func Readable(ts []mcp.Tool) ([]mcp.Tool, []Unreadable) {
 	out := make([]mcp.Tool, 0, len(ts))
 	var bad []Unreadable
 	for _, t := range ts {
-		if err := CheckTool(t); err != nil {
+		if err := checkTool(t); err != nil {
 			bad = append(bad, Unreadable{Name: strings.TrimSpace(t.Name), Reason: err.Error()})
 			continue
 		}
@@ -103,9 +103,9 @@ func IsRefused(err error) bool {
 	return errors.As(err, &je) && je.Code == jsonrpc.CodeUnsupportedProtocolVersion
 }
 
-// RefusedFinding is the finding for a server that refused the protocol
+// refusedFinding is the finding for a server that refused the protocol
 // revision: no tools were compared.
-func RefusedFinding(err error) report.Finding {
+func refusedFinding(err error) report.Finding {
 	msg := "the server refused the protocol revision; no tool list was obtained, so no tools were compared"
 	var supported string
 	if err != nil {
@@ -113,7 +113,7 @@ func RefusedFinding(err error) report.Finding {
 			supported = err.Error()[i:]
 		}
 	}
-	return report.Finding{Rule: RuleProtocolUnsupported, Severity: report.SeverityError, Message: msg, Evidence: supported}
+	return report.Finding{Rule: ruleProtocolUnsupported, Severity: report.SeverityError, Message: msg, Evidence: supported}
 }
 
 // SessionFindings reports what the listing itself established: a legacy
@@ -122,15 +122,15 @@ func RefusedFinding(err error) report.Finding {
 func (o *Observation) SessionFindings() []report.Finding {
 	var fs []report.Finding
 	if o.Session.Era == mcp.EraLegacy && o.ForcedProtocol == "" {
-		fs = append(fs, report.Finding{Rule: RuleLegacyServer, Severity: report.SeverityInfo,
+		fs = append(fs, report.Finding{Rule: ruleLegacyServer, Severity: report.SeverityInfo,
 			Message: fmt.Sprintf("no server/discover; negotiated %s with initialize and compared anyway (no newer revision is claimed)", o.Session.Revision)})
 	}
 	switch {
 	case o.ToolsCapped:
-		fs = append(fs, report.Finding{Rule: RulePaginationCapped, Severity: report.SeverityWarn,
+		fs = append(fs, report.Finding{Rule: rulePaginationCapped, Severity: report.SeverityWarn,
 			Message: fmt.Sprintf("tools/list stopped at the tool cap after %d tool(s) on %d page(s); missing-tool findings are suppressed", len(o.Tools), o.Pages)})
 	case o.Capped:
-		fs = append(fs, report.Finding{Rule: RulePaginationCapped, Severity: report.SeverityWarn,
+		fs = append(fs, report.Finding{Rule: rulePaginationCapped, Severity: report.SeverityWarn,
 			Message: fmt.Sprintf("tools/list stopped after %d page(s) with a cursor still set; missing-tool findings are suppressed", o.Pages)})
 	}
 	return fs
@@ -154,23 +154,23 @@ type Side struct {
 // incomplete, undeclared ones when the declared side is. Each fact has one
 // rule: presence changes are never also reported as schema changes.
 func Compare(declared, served Side) []report.Finding {
-	fs, _ := CompareContext(context.Background(), declared, served)
+	fs, _ := compareContext(context.Background(), declared, served)
 	return fs
 }
 
-// CompareContext is Compare under ctx: once ctx ends the comparison stops
-// (DiffContext) and ctx's error is returned, with no findings.
-func CompareContext(ctx context.Context, declared, served Side) ([]report.Finding, error) {
+// compareContext is Compare under ctx: once ctx ends the comparison stops
+// (diffContext) and ctx's error is returned, with no findings.
+func compareContext(ctx context.Context, declared, served Side) ([]report.Finding, error) {
 	var fs []report.Finding
 	if declared.Incomplete {
-		fs = append(fs, report.Finding{Rule: RuleManifestTruncated, Severity: report.SeverityWarn,
+		fs = append(fs, report.Finding{Rule: ruleManifestTruncated, Severity: report.SeverityWarn,
 			Message: "the manifest was saved with a nextCursor (one page of a longer list); undeclared-tool findings are suppressed"})
 	}
 	unread := map[string]bool{}
 	var isDeclared map[string]bool // built once, on the first unreadable entry
 	for _, u := range served.Unreadable {
 		unread[u.Name] = true
-		f := report.Finding{Rule: RuleToolUnreadable, Severity: report.SeverityError, Tool: u.Name,
+		f := report.Finding{Rule: ruleToolUnreadable, Severity: report.SeverityError, Tool: u.Name,
 			Message: "a served tool entry could not be read, so it was not compared", Evidence: u.Reason}
 		if isDeclared == nil {
 			isDeclared = make(map[string]bool, len(declared.Tools))
@@ -183,7 +183,7 @@ func CompareContext(ctx context.Context, declared, served Side) ([]report.Findin
 		}
 		fs = append(fs, f)
 	}
-	changes, err := DiffContext(ctx, declared.Tools, served.Tools)
+	changes, err := diffContext(ctx, declared.Tools, served.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -200,8 +200,8 @@ func CompareContext(ctx context.Context, declared, served Side) ([]report.Findin
 	return fs, nil
 }
 
-// ChangeFindings converts changes without any suppression.
-func ChangeFindings(cs []Change) []report.Finding {
+// changeFindings converts changes without any suppression.
+func changeFindings(cs []Change) []report.Finding {
 	var fs []report.Finding
 	for _, c := range cs {
 		f, _ := changeFinding(c, false, false)
@@ -223,24 +223,24 @@ func changeFinding(c Change, declaredIncomplete, servedIncomplete bool) (report.
 		if servedIncomplete {
 			return f, false
 		}
-		f.Rule, f.Severity = RuleToolMissing, report.SeverityError
+		f.Rule, f.Severity = ruleToolMissing, report.SeverityError
 		f.Message = "declared tool is not served"
 	case KindToolAdded:
 		if declaredIncomplete {
 			return f, false
 		}
-		f.Rule, f.Severity = RuleToolUndeclared, report.SeverityWarn
+		f.Rule, f.Severity = ruleToolUndeclared, report.SeverityWarn
 		f.Message = "served tool is not declared"
-	case KindAnnotationChanged:
-		f.Rule = RuleAnnotation
+	case kindAnnotationChanged:
+		f.Rule = ruleAnnotation
 	default:
 		switch {
 		case c.Breaking:
-			f.Rule = RuleSchema
+			f.Rule = ruleSchema
 		case c.Verdict == VerdictUndetermined:
-			f.Rule = RuleSchemaUndetermined
+			f.Rule = ruleSchemaUndetermined
 		default:
-			f.Rule = RuleSchemaCompatible
+			f.Rule = ruleSchemaCompatible
 		}
 	}
 	return f, true
@@ -255,7 +255,7 @@ func changeEvidence(c Change) string {
 		return e
 	}
 	what := "a value clients send by the old schema, rejected by the new"
-	if c.Direction == DirectionOutput {
+	if c.Direction == directionOutput {
 		what = "a value the new schema admits and the old one rejects"
 	}
 	return e + "; " + what + ": " + c.Witness

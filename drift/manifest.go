@@ -7,14 +7,15 @@ import (
 	"slices"
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
 // Manifest shapes ParseManifest accepts.
 const (
-	ShapeListResult = "tools/list result"
-	ShapeBareArray  = "bare array"
-	ShapeRPCFrame   = "JSON-RPC response"
+	shapeListResult = "tools/list result"
+	shapeBareArray  = "bare array"
+	shapeRPCFrame   = "JSON-RPC response"
 )
 
 // Manifest is a declared tool set read from a file.
@@ -77,7 +78,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 	var list []any
 	switch x := v.(type) {
 	case []any:
-		m.Shape, list = ShapeBareArray, x
+		m.Shape, list = shapeBareArray, x
 	case map[string]any:
 		if _, ok := x["jsonrpc"]; ok {
 			if e, ok := x["error"]; ok && e != nil {
@@ -87,9 +88,9 @@ func ParseManifest(b []byte) (Manifest, error) {
 			if !ok {
 				return Manifest{}, fmt.Errorf("%w: the JSON-RPC frame has no result object", ErrNotManifest)
 			}
-			m.Shape, x = ShapeRPCFrame, res
+			m.Shape, x = shapeRPCFrame, res
 		} else {
-			m.Shape = ShapeListResult
+			m.Shape = shapeListResult
 		}
 		if _, ok := x["mcpServers"]; ok {
 			return Manifest{}, fmt.Errorf("%w: this is an MCP client configuration (mcpServers), not a tools/list result", ErrNotManifest)
@@ -103,7 +104,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 			m.NextCursor = c
 		}
 	default:
-		return Manifest{}, fmt.Errorf("%w: expected an object or an array, got %s", ErrNotManifest, describeType(v))
+		return Manifest{}, fmt.Errorf("%w: expected an object or an array, got %s", ErrNotManifest, jsonvalue.Kind(v))
 	}
 	seen := map[string]bool{}
 	for i, e := range list {

@@ -11,10 +11,10 @@ func TestParseManifestShapes(t *testing.T) {
 	cases := []struct {
 		name, doc, shape, cursor string
 	}{
-		{"list result", `{"tools":[` + tool + `],"ttlMs":1000,"cacheScope":"session"}`, ShapeListResult, ""},
-		{"list result with cursor", `{"tools":[` + tool + `],"nextCursor":"p2"}`, ShapeListResult, "p2"},
-		{"bare array", `[` + tool + `]`, ShapeBareArray, ""},
-		{"rpc frame", `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tool + `]}}`, ShapeRPCFrame, ""},
+		{"list result", `{"tools":[` + tool + `],"ttlMs":1000,"cacheScope":"session"}`, shapeListResult, ""},
+		{"list result with cursor", `{"tools":[` + tool + `],"nextCursor":"p2"}`, shapeListResult, "p2"},
+		{"bare array", `[` + tool + `]`, shapeBareArray, ""},
+		{"rpc frame", `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tool + `]}}`, shapeRPCFrame, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

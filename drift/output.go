@@ -109,8 +109,8 @@ func (r *Report) Plain() []report.Finding {
 	return out
 }
 
-// TargetOf describes an observed session.
-func TargetOf(o *Observation, headerNames []string) *Target {
+// targetOf describes an observed session.
+func targetOf(o *Observation, headerNames []string) *Target {
 	if o == nil {
 		return nil
 	}

@@ -74,7 +74,7 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 		var fs []report.Finding
 		refused := IsRefused(err)
 		if refused {
-			fs = append(fs, RefusedFinding(err))
+			fs = append(fs, refusedFinding(err))
 		}
 		posture := o.Posture != nil && cfg.URL != ""
 		if posture {
@@ -93,7 +93,7 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 		rep.SetFindings(fs)
 		return rep, err
 	}
-	rep.Target = TargetOf(obs, o.HeaderNames)
+	rep.Target = targetOf(obs, o.HeaderNames)
 	live := obs.Tools
 	if o.Structural {
 		live = Structural(obs.Tools)
@@ -101,7 +101,7 @@ func Run(ctx context.Context, cfg mcp.Config, m *Manifest, o RunOptions) (*Repor
 	rep.Fingerprint.Live = Fingerprint(live)
 	rep.Tools.Live = len(obs.Tools)
 	rep.Compared = true
-	fs, err := CompareContext(ctx, Side{Tools: declared, Incomplete: m.Truncated()}, Side{Tools: live, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
+	fs, err := compareContext(ctx, Side{Tools: declared, Incomplete: m.Truncated()}, Side{Tools: live, Incomplete: obs.Capped, Unreadable: obs.Unreadable})
 	if err != nil {
 		return nil, fmt.Errorf("compare %d declared with %d served tool(s): %w", len(m.Tools), len(obs.Tools), err)
 	}

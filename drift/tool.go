@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 )
 
@@ -17,22 +18,22 @@ import (
 var ErrInvalidTool = errors.New("invalid tool definition")
 
 // ParseTool reads one tool object and checks that it can be compared
-// (CheckTool). raw is copied.
+// (checkTool). raw is copied.
 func ParseTool(raw []byte) (mcp.Tool, error) {
 	t := mcp.ParseTool(bytes.Clone(raw))
-	return t, CheckTool(t)
+	return t, checkTool(t)
 }
 
-// CheckTool reports why a tool cannot be compared: it does not decode
+// checkTool reports why a tool cannot be compared: it does not decode
 // (mcp.Tool.Value: too deep, a number too large), it is not a JSON object,
 // or it has no non-blank string name.
-func CheckTool(t mcp.Tool) error {
+func checkTool(t mcp.Tool) error {
 	v, err := t.Value()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidTool, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, describeType(v))
+		return fmt.Errorf("%w: a tool must be a JSON object, got %s", ErrInvalidTool, jsonvalue.Kind(v))
 	}
 	if strings.TrimSpace(t.Name) == "" {
 		return fmt.Errorf("%w: a tool needs a non-blank string \"name\"", ErrInvalidTool)
@@ -44,5 +45,5 @@ func CheckTool(t mcp.Tool) error {
 // the canonical encoding.
 func toolFromValue(v any) (mcp.Tool, error) {
 	t := mcp.ParseDecodedTool(canonical(v), v)
-	return t, CheckTool(t)
+	return t, checkTool(t)
 }

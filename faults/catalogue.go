@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // ParamType is the type of one fault parameter.
@@ -267,7 +269,7 @@ func convertParam(p Param, v any) (any, error) {
 				d = msDuration(ms)
 			}
 		default:
-			f, ok := number(v)
+			f, ok := jsonvalue.Number(v)
 			if !ok {
 				return nil, fmt.Errorf("want a duration, got %T", v)
 			}
@@ -281,7 +283,7 @@ func convertParam(p Param, v any) (any, error) {
 		}
 		return d, nil
 	case TypeInt:
-		f, ok := number(v)
+		f, ok := jsonvalue.Number(v)
 		if !ok {
 			s, isStr := v.(string)
 			if !isStr {
@@ -301,7 +303,7 @@ func convertParam(p Param, v any) (any, error) {
 		}
 		return int64(f), nil
 	case TypeFloat:
-		f, ok := number(v)
+		f, ok := jsonvalue.Number(v)
 		if !ok {
 			if s, isStr := v.(string); isStr {
 				var err error
@@ -356,21 +358,4 @@ func msDuration(ms float64) time.Duration {
 		return 25 * time.Hour // rejected by the range check
 	}
 	return time.Duration(ms * float64(time.Millisecond))
-}
-
-// number converts the numeric types YAML and JSON decoders produce.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	}
-	return 0, false
 }

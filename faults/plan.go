@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpdrill/mcpdrill/internal/jsonvalue"
 )
 
 // Plan is a validated set of fault rules and the seed that drives them.
@@ -294,7 +296,7 @@ func parseRule(i int, m map[string]any) (Rule, []error) {
 		if !ok {
 			continue
 		}
-		f, isNum := number(v)
+		f, isNum := jsonvalue.Number(v)
 		if !isNum || math.IsNaN(f) || f < 0 || f > 1 {
 			bad("%s: want a number within [0,1], got %v", key, v)
 			continue
@@ -309,7 +311,7 @@ func parseRule(i int, m map[string]any) (Rule, []error) {
 		if !ok {
 			continue
 		}
-		f, isNum := number(v)
+		f, isNum := jsonvalue.Number(v)
 		if !isNum || f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
 			bad("%s: want a non-negative integer, got %v", c.key, v)
 			continue

@@ -136,7 +136,7 @@ var methodologyAnchors = []struct{ prefix, anchor string }{
 	{"MCP-OUT-", "2-output-contract"},
 	{"MCP-ERR-", "3-error-conformance"},
 	{"MCP-SCAN-", "1-connection-and-era-detection"},
-	{"MCP-CONFIG-", "tool-name-collisions-across-a-configuration"},
+	{"MCP-CONFIG-", "part-viii--text-a-server-controls-and-files-you-did-not-write"},
 	{"MCP-PROV-", "7-provider-acceptance"},
 	{"MCP-AUTH-", "authentication-posture-auth_posture-http-only"},
 	{"MCP-GUARD-", "part-iv--guard-mode-pinning-a-servers-tool-set"},

@@ -409,3 +409,28 @@ func (s *scanner) invoke(ctx context.Context) {
 	s.rep.Findings = append(s.rep.Findings, ExecuteInvocation(ctx, s.c, inv, s.opts.Tracer)...)
 	s.mark = s.opts.Tracer.Mark()
 }
+
+// InvokeDeclared is the opt-in invocation of a drift comparison: the named
+// tools are resolved against the declared tool set (a manifest or a
+// baseline: a server cannot offer a name and have it called), a planned
+// call of a tool the server does not also serve (served) is unresolved and
+// not invoked, and with o.Execute the rest are sent over a new session to
+// cfg's server, stamped with tr's spans. The invocation is returned even
+// when connecting fails; the error is then mcp.Connect's.
+func InvokeDeclared(ctx context.Context, cfg mcp.Config, o InvokeOptions, cls target.Classification, declared []mcp.Tool, served []string, tr *telemetry.Tracer) (*Invocation, []report.Finding, error) {
+	inv, fs := PlanInvocation(o, cls, declared, "declared")
+	for i := range inv.Calls {
+		if inv.Calls[i].Outcome == OutcomePlanned && !slices.Contains(served, inv.Calls[i].Tool) {
+			inv.Calls[i].Outcome, inv.Calls[i].Detail = OutcomeUnresolved, "declared but not served; not invoked"
+		}
+	}
+	if !o.Execute {
+		return inv, fs, nil
+	}
+	c, err := mcp.Connect(ctx, cfg)
+	if err != nil {
+		return inv, nil, err // the caller names the server it could not reach
+	}
+	defer c.Close()
+	return inv, append(fs, ExecuteInvocation(ctx, c, inv, tr)...), nil
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,9 +16,9 @@ import (
 // they are: `guard quarantine -- -x` names the server -x, which is then
 // refused as an id, and never reads as a flag. A help flag among them
 // shows the command's help and stops the command (exit 0) before it acts.
-func interspersed(c *cli.Context) ([]string, error) {
+func interspersed(c *cmdLine) ([]string, error) {
 	in := c.Args().Slice()
-	if dashed(c) {
+	if dashed(c.cli) {
 		return in, nil
 	}
 	var pos []string
@@ -27,13 +28,13 @@ func interspersed(c *cli.Context) ([]string, error) {
 			pos = append(pos, in[i+1:]...)
 			break
 		}
-		if len(a) < 2 || a[0] != '-' {
+		if len(a) < 2 || a[0] != '-' || negativeNumber(a) {
 			pos = append(pos, a)
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		var def cli.Flag
-		for _, f := range c.Command.Flags {
+		for _, f := range c.cli.Command.Flags {
 			for _, n := range f.Names() {
 				if n == name {
 					def = f
@@ -44,7 +45,7 @@ func interspersed(c *cli.Context) ([]string, error) {
 			return nil, usageErr("flag provided but not defined: -%s", name)
 		}
 		if def == cli.HelpFlag {
-			_ = cli.ShowSubcommandHelp(c)
+			_ = cli.ShowSubcommandHelp(c.cli)
 			return nil, exitErr(exitOK, nil)
 		}
 		if _, isBool := def.(*cli.BoolFlag); isBool {
@@ -58,11 +59,21 @@ func interspersed(c *cli.Context) ([]string, error) {
 			i++
 			value = in[i]
 		}
-		if err := c.Set(def.Names()[0], value); err != nil {
+		if err := c.cli.Set(def.Names()[0], value); err != nil {
 			return nil, usageErr("invalid value %q for flag -%s: %v", value, name, err)
 		}
 	}
 	return pos, nil
+}
+
+// negativeNumber reports whether a is a negative number (-1, -0.5, -1e3):
+// a positional argument, never a flag (no flag's name is a number).
+func negativeNumber(a string) bool {
+	if len(a) < 2 || a[0] != '-' || (a[1] < '0' || a[1] > '9') && a[1] != '.' {
+		return false
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err == nil
 }
 
 // dashed reports whether urfave/cli ended c's flags at a "--" right before

@@ -20,7 +20,7 @@ import (
 
 // clientCommand is the `mcpdrill client` command; run (nil: runClient)
 // drills what the parsed clientOptions ask for.
-func clientCommand(run func(*cli.Context, *clientOptions) error) *cli.Command {
+func clientCommand(run func(context.Context, *clientOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "client",
 		ArgsUsage: "[--] CMD [ARGS...]",
@@ -53,33 +53,48 @@ func clientServerCommand() *cli.Command {
 		Name:   "client-server",
 		Hidden: true,
 		Usage:  "the stdio server of `mcpdrill client` (started by the drilled client)",
-		Flags:  []cli.Flag{&cli.StringFlag{Name: "socket", Usage: "the drill's socket `PATH`"}},
-		Action: func(c *cli.Context) error {
-			if err := noArguments(c); err != nil {
-				return err
-			}
-			if c.String("socket") == "" {
-				return usageErr("missing --socket PATH (mcpdrill client starts this command with it)")
-			}
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if err := clientdrill.Relay(ctx, c.String("socket"), os.Stdin, c.App.Writer); err != nil {
-				return exitErr(exitUnreachable, err)
-			}
-			return nil
-		},
+		Flags:  []cli.Flag{&cli.StringFlag{Name: "socket", Usage: "the drill's socket `PATH` (required)"}},
+		Action: action(parseClientServerOptions, nil, runClientServer),
 	}
+}
+
+// clientServerOptions is what the drilled client's `mcpdrill
+// client-server` asks for: the drill's socket.
+type clientServerOptions struct {
+	env
+	socket string
+}
+
+func parseClientServerOptions(c *cmdLine) (*clientServerOptions, error) {
+	if err := noArguments(c); err != nil {
+		return nil, err
+	}
+	if c.String("socket") == "" {
+		return nil, usageErr("--socket is required")
+	}
+	return &clientServerOptions{socket: c.String("socket")}, nil
+}
+
+// runClientServer relays between stdin and stdout and the drill's socket.
+func runClientServer(ctx context.Context, o *clientServerOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := clientdrill.Relay(ctx, o.socket, o.stdin, o.stdout); err != nil {
+		return exitErr(exitUnreachable, err)
+	}
+	return nil
 }
 
 // clientOptions is what one `mcpdrill client` asks for.
 type clientOptions struct {
-	list   bool
-	out    outputFormat
-	drill  clientdrill.Options
-	stderr bool
+	env
+	list       bool
+	out        outputFormat
+	drill      clientdrill.Options
+	passStderr bool
 }
 
-func parseClientOptions(c *cli.Context) (*clientOptions, error) {
+func parseClientOptions(c *cmdLine) (*clientOptions, error) {
 	o := &clientOptions{list: c.Bool("list")}
 	out, err := outputOptions(c)
 	if err != nil {
@@ -116,12 +131,12 @@ func parseClientOptions(c *cli.Context) (*clientOptions, error) {
 		}
 	}
 	o.drill = d
-	o.stderr = c.Bool("client-stderr")
+	o.passStderr = c.Bool("client-stderr")
 	return o, nil
 }
 
-func runClient(c *cli.Context, o *clientOptions) error {
-	w := c.App.Writer
+func runClient(ctx context.Context, o *clientOptions) error {
+	w := o.stdout
 	if o.list {
 		if o.out.format == "json" {
 			return writeJSON(w, clientdrill.Catalogue())
@@ -134,12 +149,12 @@ func runClient(c *cli.Context, o *clientOptions) error {
 	}
 	d := o.drill
 	d.ServerArgv = []string{exe, "client-server"}
-	if o.stderr {
-		d.Stderr = c.App.ErrWriter
+	if o.passStderr {
+		d.Stderr = o.stderr
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
+	start := o.now()
 	rep, err := clientdrill.Run(ctx, d)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -149,7 +164,7 @@ func runClient(c *cli.Context, o *clientOptions) error {
 	case err != nil:
 		return exitErr(exitInternal, err)
 	}
-	if err := renderClientReport(w, o.out, rep, time.Since(start)); err != nil {
+	if err := renderClientReport(w, o.out, rep, o.now().Sub(start)); err != nil {
 		return err
 	}
 	if report.Fails(rep.Findings, o.out.threshold) {
@@ -159,26 +174,26 @@ func runClient(c *cli.Context, o *clientOptions) error {
 }
 
 // renderClientReport writes a drill in the asked format.
-func renderClientReport(w io.Writer, out outputFormat, rep *clientdrill.Report, took time.Duration) error {
-	switch out.format {
+func renderClientReport(w io.Writer, format outputFormat, rep *clientdrill.Report, took time.Duration) error {
+	switch format.format {
 	case "json":
 		return writeJSON(w, rep)
 	case "table":
 		return renderClientTable(w, rep, outputWidth(w))
 	}
-	o := report.Output{Command: "client", Duration: took}
+	out := report.Output{Command: "client", Duration: took}
 	for _, f := range rep.Findings {
-		o.Results = append(o.Results, report.Result{Finding: f, Location: report.Location{Path: ".mcpdrill/client", Line: 1}})
+		out.Results = append(out.Results, report.Result{Finding: f, Location: report.Location{Path: ".mcpdrill/client", Line: 1}})
 	}
 	for _, r := range rep.Results {
 		sc, _ := clientdrill.Lookup(r.Scenario)
 		rule, ptr := sc.Rule(), "/"+string(r.Transport)
-		o.Checks = append(o.Checks, report.Check{Class: "scenarios", Name: r.Scenario + " (" + string(r.Transport) + "): " + r.Verdict(),
+		out.Checks = append(out.Checks, report.Check{Class: "scenarios", Name: r.Scenario + " (" + string(r.Transport) + "): " + r.Verdict(),
 			Claims: func(x report.Result) bool {
 				return x.Pointer == ptr && (x.Rule == rule || (x.Rule == clientdrill.RuleBlindRetry && strings.Contains(x.Message, " "+sc.ID+",")))
 			}})
 	}
-	_, err := writeFindings(w, out, o)
+	_, err := writeFindings(w, format, out)
 	return err
 }
 

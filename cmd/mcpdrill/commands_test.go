@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ type parseCase[O any] struct {
 // checkParses runs each case through parseInto with mk's command: a case
 // with a check must parse and pass it, one without must be refused with a
 // usage error before the run.
-func checkParses[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, cases []parseCase[O]) {
+func checkParses[O any](t *testing.T, mk func(func(context.Context, *O) error) *cli.Command, cases []parseCase[O]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,8 +84,8 @@ func TestWrapFlagsParseIntoOptions(t *testing.T) {
 }
 
 // guardSubcommand is the guard subcommand named name, with run.
-func guardSubcommand(name string) func(func(*cli.Context, *guardOptions) error) *cli.Command {
-	return func(run func(*cli.Context, *guardOptions) error) *cli.Command {
+func guardSubcommand(name string) func(func(context.Context, *guardOptions) error) *cli.Command {
+	return func(run func(context.Context, *guardOptions) error) *cli.Command {
 		for _, c := range guardCommands(run) {
 			if c.Name == name {
 				return c

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,7 +10,7 @@ import (
 
 // completionCommand is the `mcpdrill completion` command; run (nil:
 // runCompletion) prints the script of the parsed shell.
-func completionCommand(run func(*cli.Context, *completionOptions) error) *cli.Command {
+func completionCommand(run func(context.Context, *completionOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		ArgsUsage: "bash|zsh|fish",
@@ -25,28 +26,33 @@ func completionCommand(run func(*cli.Context, *completionOptions) error) *cli.Co
 }
 
 // completionOptions is what one `mcpdrill completion` asks for: the shell.
-type completionOptions struct{ shell string }
+type completionOptions struct {
+	env
+	shell string
+	// app is the CLI whose commands and flags the script completes.
+	app *cli.App
+}
 
 // parseCompletionOptions checks that one known shell is named.
-func parseCompletionOptions(c *cli.Context) (*completionOptions, error) {
+func parseCompletionOptions(c *cmdLine) (*completionOptions, error) {
 	if c.NArg() != 1 {
 		return nil, usageErr("completion: name one shell: bash, zsh or fish")
 	}
 	switch shell := c.Args().First(); shell {
 	case "bash", "zsh", "fish":
-		return &completionOptions{shell: shell}, nil
+		return &completionOptions{shell: shell, app: c.cli.App}, nil
 	default:
 		return nil, usageErr("completion: unknown shell %q (want bash, zsh or fish)", shell)
 	}
 }
 
 // runCompletion prints the shell's completion script.
-func runCompletion(c *cli.Context, o *completionOptions) error {
-	script, err := completionScript(c.App, o.shell)
+func runCompletion(ctx context.Context, o *completionOptions) error {
+	script, err := completionScript(o.app, o.shell)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(c.App.Writer, script)
+	_, err = fmt.Fprint(o.stdout, script)
 	return err
 }
 

@@ -93,7 +93,7 @@ func (t liveTarget) show(rep *scan.Report) {
 
 // liveTargets are the servers the target flags or --config name; command
 // is the stdio command given after "--".
-func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
+func liveTargets(c *cmdLine, command []string) ([]liveTarget, error) {
 	source := c.String("config")
 	if source == "" {
 		for _, f := range []string{"server", "input"} {
@@ -144,7 +144,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 			case len(pick) > 0 && !slices.Contains(pick, s.Name):
 				continue
 			case len(pick) == 0 && s.Disabled:
-				fmt.Fprintf(c.App.ErrWriter, "mcpdrill: server %s of %s is disabled: not used (name it with --server to use it)\n", safetext.Quote(s.Name), safetext.Text(f.path))
+				fmt.Fprintf(c.stderr, "mcpdrill: server %s of %s is disabled: not used (name it with --server to use it)\n", safetext.Quote(s.Name), safetext.Text(f.path))
 				continue
 			}
 			x := clientconfig.NewExpander(r)
@@ -199,7 +199,7 @@ func liveTargets(c *cli.Context, command []string) ([]liveTarget, error) {
 }
 
 // oneLiveTarget is liveTargets for a command that talks to one server.
-func oneLiveTarget(c *cli.Context, command []string) (liveTarget, error) {
+func oneLiveTarget(c *cmdLine, command []string) (liveTarget, error) {
 	ts, err := liveTargets(c, command)
 	if err != nil {
 		return liveTarget{}, err
@@ -225,7 +225,7 @@ type configFile struct {
 
 // configFiles reads --config: one file, or every configuration found: the
 // user's own, and a workspace's only when --workspace names it.
-func configFiles(c *cli.Context, source string) ([]configFile, error) {
+func configFiles(c *cmdLine, source string) ([]configFile, error) {
 	p, err := currentPlatform(c, false)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func configFiles(c *cli.Context, source string) ([]configFile, error) {
 	var out []configFile
 	for _, f := range clientconfig.Discover(p, inputfile.Read) {
 		if f.Err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: skipping %s (%s): %s\n", safetext.Text(f.Path), f.Client, safetext.Text(f.Err.Error()))
+			fmt.Fprintf(c.stderr, "mcpdrill: skipping %s (%s): %s\n", safetext.Text(f.Path), f.Client, safetext.Text(f.Err.Error()))
 			continue
 		}
 		out = append(out, configFile{path: f.Path, cfg: f.Config, own: f.Scope != "workspace"})
@@ -256,11 +256,11 @@ func configFiles(c *cli.Context, source string) ([]configFile, error) {
 // holding the current directory, else the current directory. Without
 // guess and without --workspace there is none: a workspace's files are
 // read only when the user names it.
-func currentPlatform(c *cli.Context, guess bool) (clientconfig.Platform, error) {
+func currentPlatform(c *cmdLine, guess bool) (clientconfig.Platform, error) {
 	var p clientconfig.Platform
 	p.Home, _ = os.UserHomeDir()
 	p.ConfigDir, _ = os.UserConfigDir()
-	p.CodexHome = os.Getenv("CODEX_HOME")
+	p.CodexHome = c.getenv("CODEX_HOME")
 	ws := c.String("workspace")
 	if ws == "" && !guess {
 		return p, nil

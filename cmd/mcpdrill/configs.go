@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 // configsCommand is the `mcpdrill configs` command; run (nil:
 // runConfigs) lists what the parsed configsOptions ask for.
-func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command {
+func configsCommand(run func(context.Context, *configsOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "configs",
 		Usage: "list the MCP client configurations on this machine and their servers",
@@ -43,12 +44,13 @@ func configsCommand(run func(*cli.Context, *configsOptions) error) *cli.Command 
 // configsOptions is what one `mcpdrill configs` asks for: where to look
 // (home, configuration and workspace directories), --all and --json.
 type configsOptions struct {
+	env
 	platform  clientconfig.Platform
 	all, json bool
 }
 
 // parseConfigsOptions reads configs' flags; problems are usage errors.
-func parseConfigsOptions(c *cli.Context) (*configsOptions, error) {
+func parseConfigsOptions(c *cmdLine) (*configsOptions, error) {
 	if err := noArguments(c); err != nil {
 		return nil, err
 	}
@@ -81,7 +83,7 @@ type configServer struct {
 }
 
 // runConfigs lists the configuration files found and their servers.
-func runConfigs(c *cli.Context, o *configsOptions) error {
+func runConfigs(ctx context.Context, o *configsOptions) error {
 	p := o.platform
 	found := clientconfig.Discover(p, inputfile.Read)
 	var entries []configEntry
@@ -113,9 +115,9 @@ func runConfigs(c *cli.Context, o *configsOptions) error {
 		if entries == nil {
 			entries = []configEntry{}
 		}
-		return writeJSON(c.App.Writer, map[string]any{"configs": entries})
+		return writeJSON(o.stdout, map[string]any{"configs": entries})
 	}
-	return renderConfigs(c.App.Writer, entries, p.Home)
+	return renderConfigs(o.stdout, entries, p.Home)
 }
 
 // renderConfigs prints one row per server (or per file without servers);

@@ -48,7 +48,7 @@ func driftOutputFlags() []cli.Flag {
 
 // driftCommand is the `mcpdrill drift` command. run does the comparison
 // once the flags are parsed into driftOptions (nil: runDrift).
-func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
+func driftCommand(run func(context.Context, *driftOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:        "drift",
 		Usage:       "compare a manifest or baseline with the live server: graded schema and behaviour drift",
@@ -62,7 +62,7 @@ func driftCommand(run func(*cli.Context, *driftOptions) error) *cli.Command {
 
 // driftCaptureCommand is `drift capture`; run (nil: runDriftCapture)
 // captures what the parsed driftCaptureOptions name.
-func driftCaptureCommand(run func(*cli.Context, *driftCaptureOptions) error) *cli.Command {
+func driftCaptureCommand(run func(context.Context, *driftCaptureOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "capture",
 		Usage:     "snapshot tools/list and canary fingerprints of the server named in a YAML spec",
@@ -83,7 +83,7 @@ for errors, a normalised error signature. No tool result value and no header val
 
 // driftCheckCommand is `drift check`; run (nil: runDriftCheck) compares
 // what the parsed driftCheckOptions name.
-func driftCheckCommand(run func(*cli.Context, *driftCheckOptions) error) *cli.Command {
+func driftCheckCommand(run func(context.Context, *driftCheckOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "diff a current capture (or a live capture from --spec) against a baseline",
@@ -123,6 +123,7 @@ func captureLimitFlags() []cli.Flag {
 
 // driftOptions is what one `mcpdrill drift MANIFEST` asks for.
 type driftOptions struct {
+	env
 	out outputFormat
 	// expect is the expected-findings gate (nil: none).
 	expect *expectGate
@@ -143,7 +144,7 @@ type driftOptions struct {
 
 // parseDriftOptions reads and checks drift's flags and arguments and the
 // manifest they name; problems are usage errors.
-func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
+func parseDriftOptions(c *cmdLine) (*driftOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	if len(args) == 0 {
 		return nil, usageErr("missing MANIFEST (see --help)")
 	}
-	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: time.Now(), structural: c.Bool("structural")}
+	o := &driftOptions{manifestPath: args[0], deadline: c.Duration("deadline"), start: c.now(), structural: c.Bool("structural")}
 	if o.out, err = outputOptions(c); err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 	}
 	// Decoding 100,000 tools takes seconds on a busy machine: it is part
 	// of the run the deadline bounds.
-	ctx, cancel := runContextFrom(c, o.start, o.deadline)
+	ctx, cancel := runContextFrom(c.ctx, o.start, o.deadline)
 	defer cancel()
 	var parseErr error
 	if err := beforeDeadline(ctx, func() { o.manifest, parseErr = drift.ParseManifest(o.data) }); err != nil {
@@ -191,20 +192,20 @@ func parseDriftOptions(c *cli.Context) (*driftOptions, error) {
 }
 
 // runDrift compares the manifest with the live server and writes the report.
-func runDrift(c *cli.Context, o *driftOptions) (err error) {
+func runDrift(ctx context.Context, o *driftOptions) (err error) {
 	cfg, g := o.live.cfg, o.live.gate
 	mask := maskOf([]liveTarget{o.live.liveTarget})
 	defer func() { err = maskErr(err, mask) }()
-	w := newMaskedWriter(c.App.Writer, mask)
+	w := newMaskedWriter(o.stdout, mask)
 	defer func() {
 		if ferr := w.Flush(); err == nil {
 			err = ferr
 		}
 	}()
-	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools)
-	ctx, cancel := runContextFrom(c, o.start, o.deadline)
+	place := newDriftPlace(o.manifestPath, o.data, o.manifest.Tools, o.now)
+	ctx, cancel := runContextFrom(ctx, o.start, o.deadline)
 	defer cancel()
-	defer flushTracer(c, g.tracer)
+	defer flushTracer(o.stderr, g.tracer)
 	opts := drift.RunOptions{Baseline: o.manifestPath, Live: o.live.name(), HeaderNames: headerNames(cfg.Headers), Tracer: g.tracer, Structural: o.structural,
 		Posture: func(ctx context.Context, l drift.Listing) (*tgt.Posture, []report.Finding) {
 			res := scan.ProbeAuth(ctx, cfg, scan.AuthOptions{Class: g.class, SkipAnonymousProbe: g.skipAuthProbe, Revision: l.Revision, Tracer: g.tracer},
@@ -227,7 +228,7 @@ func runDrift(c *cli.Context, o *driftOptions) (err error) {
 		return connectError(o.live.name(), err)
 	}
 	place.add(rep.Served)
-	return judgeDrift(ctx, w, c.App.ErrWriter, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
+	return judgeDrift(ctx, w, o.stderr, rep, o.out, place, o.expect, rep.Target == nil || rep.Target.Complete)
 }
 
 // writeDriftBy is writeDrift within ctx's deadline: the report is placed
@@ -285,27 +286,15 @@ type heldWriter struct {
 // Unwrap is the writer the output goes to.
 func (h *heldWriter) Unwrap() io.Writer { return h.to }
 
-// driftInvoke plans the named calls against the declared manifest (a server
-// cannot offer a name and have it called) and, with --execute, sends those
-// the server also serves over a new session.
+// driftInvoke is the opt-in invocation of a drift (scan.InvokeDeclared),
+// recorded in rep.
 func driftInvoke(ctx context.Context, cfg mcp.Config, g gate, declared []mcp.Tool, served []string, rep *drift.Report) ([]report.Finding, error) {
-	inv, fs := scan.PlanInvocation(g.invoke, g.target, declared, "declared")
-	inv.ResolvedAgainst = "declared"
+	inv, fs, err := scan.InvokeDeclared(ctx, cfg, g.invoke, g.target, declared, served, g.tracer)
 	rep.Invocation = inv
-	for i := range inv.Calls {
-		if inv.Calls[i].Outcome == scan.OutcomePlanned && !slices.Contains(served, inv.Calls[i].Tool) {
-			inv.Calls[i].Outcome, inv.Calls[i].Detail = scan.OutcomeUnresolved, "declared but not served; not invoked"
-		}
-	}
-	if !g.invoke.Execute {
-		return fs, nil
-	}
-	c, err := mcp.Connect(ctx, cfg)
 	if err != nil {
 		return nil, connectError(targetName(cfg), err)
 	}
-	defer c.Close()
-	return append(fs, scan.ExecuteInvocation(ctx, c, inv, g.tracer)...), nil
+	return fs, nil
 }
 
 // liveSpec is a spec-driven live server: the spec, the client
@@ -319,6 +308,7 @@ type liveSpec struct {
 
 // driftCaptureOptions is what one `mcpdrill drift capture` asks for.
 type driftCaptureOptions struct {
+	env
 	liveSpec
 	// output is -o: the capture's file ("-": stdout).
 	output string
@@ -326,7 +316,7 @@ type driftCaptureOptions struct {
 
 // parseDriftCaptureOptions reads and checks capture's flags and its spec;
 // problems are usage errors.
-func parseDriftCaptureOptions(c *cli.Context) (*driftCaptureOptions, error) {
+func parseDriftCaptureOptions(c *cmdLine) (*driftCaptureOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -348,18 +338,18 @@ func parseDriftCaptureOptions(c *cli.Context) (*driftCaptureOptions, error) {
 }
 
 // runDriftCapture captures the spec's server and writes the capture.
-func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
-	ctx, cancel := runContext(c, o.deadline)
+func runDriftCapture(ctx context.Context, o *driftCaptureOptions) error {
+	ctx, cancel := runContext(ctx, o.deadline)
 	defer cancel()
 	capt, obs, err := drift.RunCapture(ctx, o.spec, o.cfg, drift.CaptureOptions{Now: time.Now, Version: version})
 	if err != nil {
 		return connectError(targetName(o.cfg), err)
 	}
 	for _, u := range obs.Unreadable {
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), safetext.Text(u.Reason))
+		fmt.Fprintf(o.stderr, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the capture, which is marked incomplete: %s\n", entryName(u.Name), safetext.Text(u.Reason))
 	}
 	if o.output == "-" {
-		return writeJSON(c.App.Writer, capt)
+		return writeJSON(o.stdout, capt)
 	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, capt); err != nil {
@@ -368,13 +358,14 @@ func runDriftCapture(c *cli.Context, o *driftCaptureOptions) error {
 	if err := outfile.Write(o.output, buf.Bytes(), 0o644); err != nil {
 		return usageErr("-o: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
+	fmt.Fprintf(o.stderr, "captured %d tool(s), %d canary(ies), fingerprint %s -> %s\n",
 		len(capt.Tools), len(capt.Canaries), capt.Fingerprint, o.output)
 	return nil
 }
 
 // driftCheckOptions is what one `mcpdrill drift check` asks for.
 type driftCheckOptions struct {
+	env
 	out outputFormat
 	// expect is the expected-findings gate (nil: none).
 	expect *expectGate
@@ -392,7 +383,7 @@ type driftCheckOptions struct {
 
 // parseDriftCheckOptions reads and checks check's flags and the files they
 // name; problems are usage errors.
-func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
+func parseDriftCheckOptions(c *cmdLine) (*driftCheckOptions, error) {
 	if err := noArguments(c); err != nil {
 		return nil, err
 	}
@@ -430,14 +421,14 @@ func parseDriftCheckOptions(c *cli.Context) (*driftCheckOptions, error) {
 
 // runDriftCheck compares the current capture (taken live with --spec) with
 // the baseline and writes the report.
-func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
-	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet())
+func runDriftCheck(ctx context.Context, o *driftCheckOptions) error {
+	place := newDriftPlace(o.baselinePath, nil, o.base.ToolSet(), o.now)
 	current, live := o.current, o.currentPath
 	var deadline time.Duration
 	if o.live != nil {
 		deadline = o.live.deadline
 	}
-	ctx, cancel := runContext(c, deadline)
+	ctx, cancel := runContext(ctx, deadline)
 	defer cancel()
 	if o.live != nil {
 		live = targetName(o.live.cfg)
@@ -447,7 +438,7 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 				return connectError(live, err)
 			}
 			refused := drift.CheckRefusedReport(o.baselinePath, live, o.base, err)
-			if werr := writeDriftBy(ctx, c.App.Writer, refused, o.out, place); werr != nil {
+			if werr := writeDriftBy(ctx, o.stdout, refused, o.out, place); werr != nil {
 				return werr
 			}
 			return connectError(live, err)
@@ -460,7 +451,7 @@ func runDriftCheck(c *cli.Context, o *driftCheckOptions) error {
 	rep := drift.CheckReport(o.baselinePath, live, base, current)
 	rep.Structural = o.structural
 	place.add(drift.ToolNames(current.ToolSet()))
-	return judgeDrift(ctx, c.App.Writer, c.App.ErrWriter, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
+	return judgeDrift(ctx, o.stdout, o.stderr, rep, o.out, place, o.expect, o.base.Complete && current.Complete)
 }
 
 func loadState(path string) (*drift.Capture, error) {
@@ -477,12 +468,12 @@ func loadState(path string) (*drift.Capture, error) {
 
 // loadSpec reads and parses the spec at path and the capture limit flags
 // that go with it; problems are usage errors.
-func loadSpec(c *cli.Context, path string) (liveSpec, error) {
+func loadSpec(c *cmdLine, path string) (liveSpec, error) {
 	b, err := inputfile.Read(path)
 	if err != nil {
 		return liveSpec{}, usageErr("read spec: %v", err)
 	}
-	spec, err := drift.ParseSpec(b, os.LookupEnv)
+	spec, err := drift.ParseSpec(b, c.lookupEnv)
 	if err != nil {
 		return liveSpec{}, usageErr("%s: %v", path, err)
 	}
@@ -497,15 +488,15 @@ func loadSpec(c *cli.Context, path string) (liveSpec, error) {
 	return liveSpec{spec: spec, cfg: cfg, deadline: c.Duration("deadline")}, nil
 }
 
-// runContext is the context of a run that talks to a server: c's, ended
+// runContext is the context of a run that talks to a server: ctx, ended
 // by an interrupt or SIGTERM and, when deadline is positive, after it.
-func runContext(c *cli.Context, deadline time.Duration) (context.Context, context.CancelFunc) {
-	return runContextFrom(c, time.Now(), deadline)
+func runContext(ctx context.Context, deadline time.Duration) (context.Context, context.CancelFunc) {
+	return runContextFrom(ctx, time.Now(), deadline)
 }
 
 // runContextFrom is runContext with the deadline counted from start.
-func runContextFrom(c *cli.Context, start time.Time, deadline time.Duration) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+func runContextFrom(parent context.Context, start time.Time, deadline time.Duration) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	if deadline > 0 {
 		ctx2, cancel := context.WithDeadline(ctx, start.Add(deadline))
 		return ctx2, func() { cancel(); stop() }
@@ -592,13 +583,15 @@ type driftPlace struct {
 	data  []byte
 	tools []string
 	seen  map[string]bool // the names in tools, so that add stays linear
+	// start is when the run began by the clock now: a report's duration.
 	start time.Time
+	now   func() time.Time
 }
 
 // newDriftPlace places a report in the file at path; data is its content
-// when already read.
-func newDriftPlace(path string, data []byte, tools []mcp.Tool) *driftPlace {
-	p := &driftPlace{path: path, data: data, start: time.Now(), seen: map[string]bool{}}
+// when already read; now is the run's clock.
+func newDriftPlace(path string, data []byte, tools []mcp.Tool, now func() time.Time) *driftPlace {
+	p := &driftPlace{path: path, data: data, now: now, start: now(), seen: map[string]bool{}}
 	p.add(drift.ToolNames(tools))
 	return p
 }
@@ -629,7 +622,7 @@ func driftOutput(rep *drift.Report, place *driftPlace, out outputFormat) report.
 	if out.format != "json" && out.format != "table" {
 		lines = place.lines()
 	}
-	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: time.Since(place.start)}
+	o := report.Output{Command: rep.Command, Results: report.Locate(rep.Plain(), artifactPath(place.path), lines), Duration: place.now().Sub(place.start)}
 	tools := slices.Sorted(slices.Values(place.tools))
 	for _, t := range tools {
 		o.Checks = append(o.Checks, report.Check{Class: "tools", Name: t, Claims: claimTool(t)})

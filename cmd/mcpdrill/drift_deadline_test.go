@@ -78,7 +78,7 @@ func TestDriftDeadlineCoversManifest(t *testing.T) {
 // The tools of both sides are gathered once each, in first-seen order,
 // whatever their number (a set, not a scan of the list per name).
 func TestDriftPlaceAdd(t *testing.T) {
-	p := newDriftPlace("m.json", []byte(`[]`), nil)
+	p := newDriftPlace("m.json", []byte(`[]`), nil, time.Now)
 	p.add([]string{"b", "a", "b"})
 	p.add([]string{"c", "a"})
 	if got := strings.Join(p.tools, ","); got != "b,a,c" {

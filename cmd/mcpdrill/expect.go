@@ -37,7 +37,7 @@ type expectGate struct {
 
 // parseExpectGate reads the expected-findings flags and the file they
 // name; problems are usage errors. It returns nil without the flags.
-func parseExpectGate(c *cli.Context) (*expectGate, error) {
+func parseExpectGate(c *cmdLine) (*expectGate, error) {
 	path, update := c.String("expected-findings"), c.Bool("update-expected")
 	switch {
 	case path == "" && update:

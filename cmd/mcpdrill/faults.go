@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 // faultsCommand is the `mcpdrill faults` command; run (nil: runFaults)
 // prints what the parsed faultsOptions ask for.
-func faultsCommand(run func(*cli.Context, *faultsOptions) error) *cli.Command {
+func faultsCommand(run func(context.Context, *faultsOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "faults",
 		ArgsUsage: "[NAME]",
@@ -27,13 +28,14 @@ func faultsCommand(run func(*cli.Context, *faultsOptions) error) *cli.Command {
 // faultsOptions is what one `mcpdrill faults` asks for: the catalogue as
 // JSON, or one fault (nil: the table of all).
 type faultsOptions struct {
+	env
 	json bool
 	one  *faults.Spec
 }
 
 // parseFaultsOptions reads faults' flags and looks NAME up; an unknown
 // fault is a usage error (--json writes the whole catalogue, NAME or not).
-func parseFaultsOptions(c *cli.Context) (*faultsOptions, error) {
+func parseFaultsOptions(c *cmdLine) (*faultsOptions, error) {
 	o := &faultsOptions{json: c.Bool("json")}
 	if c.NArg() > 1 {
 		return nil, usageErr("faults: want at most one NAME")
@@ -49,8 +51,8 @@ func parseFaultsOptions(c *cli.Context) (*faultsOptions, error) {
 }
 
 // runFaults prints the catalogue, or one fault's parameters.
-func runFaults(c *cli.Context, o *faultsOptions) error {
-	w := c.App.Writer
+func runFaults(ctx context.Context, o *faultsOptions) error {
+	w := o.stdout
 	cat := faults.Catalogue()
 	if o.json {
 		return writeJSON(w, cat)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,7 +16,7 @@ import (
 
 // fingerprintCommand is the `mcpdrill fingerprint` command; run (nil:
 // runFingerprint) prints what the parsed fingerprintOptions name.
-func fingerprintCommand(run func(*cli.Context, *fingerprintOptions) error) *cli.Command {
+func fingerprintCommand(run func(context.Context, *fingerprintOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "fingerprint",
 		ArgsUsage: "[MANIFEST | --url URL | -- COMMAND ARGS...]",
@@ -41,6 +42,7 @@ rewording does not change the fingerprint; a name, a type or a constraint does.
 // fingerprintOptions is what one `mcpdrill fingerprint` asks for: a
 // manifest's tools, or a live server.
 type fingerprintOptions struct {
+	env
 	// manifest names the manifest and tools are its tools; otherwise live
 	// is the server, listed by the run within deadline.
 	manifest string
@@ -53,7 +55,7 @@ type fingerprintOptions struct {
 
 // parseFingerprintOptions reads and checks fingerprint's flags and the
 // manifest they name, if any; problems are usage errors.
-func parseFingerprintOptions(c *cli.Context) (*fingerprintOptions, error) {
+func parseFingerprintOptions(c *cmdLine) (*fingerprintOptions, error) {
 	m := c.String("manifest")
 	if m == "" && (c.String("url") != "" || !looksLikeManifest(c.Args().Slice())) {
 		cfg, err := targetConfig(c)
@@ -86,27 +88,27 @@ func parseFingerprintOptions(c *cli.Context) (*fingerprintOptions, error) {
 
 // fingerprintFlags sets o's output flags and deadline, read once the flags
 // after MANIFEST are applied.
-func fingerprintFlags(c *cli.Context, o *fingerprintOptions) *fingerprintOptions {
+func fingerprintFlags(c *cmdLine, o *fingerprintOptions) *fingerprintOptions {
 	o.json, o.perTool, o.structural, o.deadline = c.Bool("json"), c.Bool("tools"), c.Bool("structural"), c.Duration("deadline")
 	return o
 }
 
 // runFingerprint fingerprints the manifest's tools or the live server's
 // and prints the report.
-func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
+func runFingerprint(ctx context.Context, o *fingerprintOptions) error {
 	tools := o.tools
 	if o.live != nil {
-		ctx, cancel := runContext(c, o.deadline)
+		ctx, cancel := runContext(ctx, o.deadline)
 		defer cancel()
 		obs, err := drift.Observe(ctx, *o.live)
 		if err != nil {
 			return connectError(targetName(*o.live), err)
 		}
 		if obs.Capped {
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)
+			fmt.Fprintf(o.stderr, "mcpdrill: warning: tools/list was capped after %d page(s); the fingerprint covers a partial list\n", obs.Pages)
 		}
 		for _, u := range obs.Unreadable {
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), safetext.Text(u.Reason))
+			fmt.Fprintf(o.stderr, "mcpdrill: warning: a tool entry (%s) could not be read and is not in the fingerprint: %s\n", entryName(u.Name), safetext.Text(u.Reason))
 		}
 		tools = obs.Tools
 	}
@@ -115,7 +117,7 @@ func runFingerprint(c *cli.Context, o *fingerprintOptions) error {
 	}
 	rep := drift.FingerprintTools(tools)
 	rep.Structural = o.structural
-	w := c.App.Writer
+	w := o.stdout
 	if o.json {
 		return writeJSON(w, rep)
 	}

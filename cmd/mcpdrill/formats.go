@@ -42,7 +42,7 @@ type outputFormat struct {
 	category string
 }
 
-func outputOptions(c *cli.Context) (outputFormat, error) {
+func outputOptions(c *cmdLine) (outputFormat, error) {
 	th, err := report.ParseThreshold(c.String("fail-on"))
 	if err != nil {
 		return outputFormat{}, exitErr(exitUsage, err)

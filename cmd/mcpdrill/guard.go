@@ -41,7 +41,7 @@ func guardCommand() *cli.Command {
 
 // guardCommands are guard's subcommands; run (nil: each one's own) does
 // the work once the flags are parsed into guardOptions.
-func guardCommands(run func(*cli.Context, *guardOptions) error) []*cli.Command {
+func guardCommands(run func(context.Context, *guardOptions) error) []*cli.Command {
 	dir := &cli.StringFlag{Name: "dir", EnvVars: []string{guardDirEnv}, Usage: "guard store `DIR` (the one given to `wrap --guard`)"}
 	actor := &cli.StringFlag{Name: "actor", Usage: "who is acting, for the audit log (default: $USER)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "write JSON"}
@@ -102,6 +102,7 @@ func guardCommands(run func(*cli.Context, *guardOptions) error) []*cli.Command {
 
 // guardOptions is what one guard subcommand asks for.
 type guardOptions struct {
+	env
 	store *guard.Store
 	// hint is the store directory the suggested commands name ([hintDir]).
 	hint string
@@ -122,8 +123,8 @@ type guardOptions struct {
 
 // parseGuardOptions is the parse of a guard subcommand that takes one
 // SERVER (optional: at most one); problems are usage errors.
-func parseGuardOptions(optional bool) func(*cli.Context) (*guardOptions, error) {
-	return func(c *cli.Context) (*guardOptions, error) {
+func parseGuardOptions(optional bool) func(*cmdLine) (*guardOptions, error) {
+	return func(c *cmdLine) (*guardOptions, error) {
 		o, _, err := parseGuardArgs(c, optional, false)
 		return o, err
 	}
@@ -133,7 +134,7 @@ func parseGuardOptions(optional bool) func(*cli.Context) (*guardOptions, error) 
 // named, by --fingerprint, or --current says to take whatever was seen
 // last; never neither, so that a set that changed after the user's review
 // is not approved unseen.
-func parseGuardApproveOptions(c *cli.Context) (*guardOptions, error) {
+func parseGuardApproveOptions(c *cmdLine) (*guardOptions, error) {
 	o, _, err := parseGuardArgs(c, false, false)
 	if err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func parseGuardApproveOptions(c *cli.Context) (*guardOptions, error) {
 
 // parseGuardDiffOptions is diff's parse: SERVER, then the live server's
 // command if any.
-func parseGuardDiffOptions(c *cli.Context) (*guardOptions, error) {
+func parseGuardDiffOptions(c *cmdLine) (*guardOptions, error) {
 	o, args, err := parseGuardArgs(c, false, true)
 	if err != nil {
 		return nil, err
@@ -174,7 +175,7 @@ func parseGuardDiffOptions(c *cli.Context) (*guardOptions, error) {
 // which must be valid, and optional says whether it may be missing; rest
 // whether more may follow it (diff's server command). It returns the
 // positional arguments too.
-func parseGuardArgs(c *cli.Context, optional, rest bool) (*guardOptions, []string, error) {
+func parseGuardArgs(c *cmdLine, optional, rest bool) (*guardOptions, []string, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, nil, err
@@ -188,9 +189,9 @@ func parseGuardArgs(c *cli.Context, optional, rest bool) (*guardOptions, []strin
 	case len(args) == 0 && optional:
 		return o, args, nil
 	case len(args) == 0:
-		return nil, nil, usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.Command.Name)
+		return nil, nil, usageErr("%s: want a SERVER id (see `mcpdrill guard status`)", c.cli.Command.Name)
 	case len(args) > 1 && !rest:
-		return nil, nil, usageErr("%s: unexpected %q after SERVER", c.Command.Name, args[1])
+		return nil, nil, usageErr("%s: unexpected %q after SERVER", c.cli.Command.Name, args[1])
 	}
 	if err := guard.ValidServerName(args[0]); err != nil {
 		return nil, nil, exitErr(exitUsage, err)
@@ -202,7 +203,7 @@ func parseGuardArgs(c *cli.Context, optional, rest bool) (*guardOptions, []strin
 // hintDir is the store directory that the commands guard suggests must
 // name with --dir: the one given, unless $MCPDRILL_GUARD_DIR names it, so
 // that a suggestion pasted as it is acts on the same store.
-func hintDir(c *cli.Context) string { return hintFor(c.String("dir")) }
+func hintDir(c *cmdLine) string { return hintFor(c.String("dir")) }
 
 // hintFor is hintDir for the store directory d, made absolute so that a
 // suggestion works from any directory.
@@ -255,7 +256,7 @@ func shellQuote(s string) string {
 }
 
 // openGuardStore opens --dir (or $MCPDRILL_GUARD_DIR); it must exist.
-func openGuardStore(c *cli.Context) (*guard.Store, error) {
+func openGuardStore(c *cmdLine) (*guard.Store, error) {
 	d := c.String("dir")
 	if d == "" {
 		return nil, usageErr("no guard store: give --dir DIR (or set %s)", guardDirEnv)
@@ -270,11 +271,11 @@ func openGuardStore(c *cli.Context) (*guard.Store, error) {
 	return s, nil
 }
 
-func guardActor(c *cli.Context) string {
+func guardActor(c *cmdLine) string {
 	if a := strings.TrimSpace(c.String("actor")); a != "" {
 		return a
 	}
-	if u := os.Getenv("USER"); u != "" {
+	if u := c.getenv("USER"); u != "" {
 		return u
 	}
 	return "unknown"
@@ -332,7 +333,7 @@ func statusRow(dir string, r *guard.Record) guardStatusRow {
 
 // runGuardStatus shows every server's status, or SERVER's; exit 1 when a
 // shown server is withheld.
-func runGuardStatus(c *cli.Context, o *guardOptions) error {
+func runGuardStatus(ctx context.Context, o *guardOptions) error {
 	var recs []guard.Record
 	if o.server != "" {
 		r, err := o.record()
@@ -353,10 +354,10 @@ func runGuardStatus(c *cli.Context, o *guardOptions) error {
 		held = held || !rows[i].Serves
 	}
 	if o.json {
-		if err := writeJSON(c.App.Writer, map[string]any{"servers": rows}); err != nil {
+		if err := writeJSON(o.stdout, map[string]any{"servers": rows}); err != nil {
 			return err
 		}
-	} else if err := renderGuardStatus(c.App.Writer, rows); err != nil {
+	} else if err := renderGuardStatus(o.stdout, rows); err != nil {
 		return err
 	}
 	if held {
@@ -424,13 +425,13 @@ func renderGuardStatus(w io.Writer, rows []guardStatusRow) error {
 
 // runGuardDiff compares SERVER's approved tool set with the last-seen
 // one, or the live server's; exit 1 when they differ.
-func runGuardDiff(c *cli.Context, o *guardOptions) error {
+func runGuardDiff(ctx context.Context, o *guardOptions) error {
 	r, err := o.record()
 	if err != nil {
 		return err
 	}
 	server := o.server
-	ctx, cancel := context.WithTimeout(c.Context, o.deadline)
+	ctx, cancel := context.WithTimeout(ctx, o.deadline)
 	defer cancel()
 	rep, err := guard.Diff(ctx, server, r, o.live)
 	switch {
@@ -445,7 +446,7 @@ func runGuardDiff(c *cli.Context, o *guardOptions) error {
 		return exitErr(exitUnreachable, err)
 	}
 	base, cur := rep.BaselineTools, rep.CurrentTools
-	w := c.App.Writer
+	w := o.stdout
 	if o.json {
 		if err := writeJSON(w, rep); err != nil {
 			return err
@@ -483,26 +484,26 @@ func runGuardDiff(c *cli.Context, o *guardOptions) error {
 
 // operatorAction runs one operator transition on SERVER and prints the
 // status change.
-func operatorAction(c *cli.Context, o *guardOptions, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
-	r, ev, err := act(o.store, o.server, o.actor, time.Now().UTC())
+func operatorAction(o *guardOptions, act func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error)) (*guard.Record, error) {
+	r, ev, err := act(o.store, o.server, o.actor, o.now().UTC())
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	fmt.Fprintf(c.App.Writer, "%s: %s → %s", o.server, ev.From, r.Status)
+	fmt.Fprintf(o.stdout, "%s: %s → %s", o.server, ev.From, r.Status)
 	return r, nil
 }
 
 // runGuardApprove re-baselines SERVER to its last-seen set, the one
 // --fingerprint names (or, with --current, whichever it is), and prints
 // the set it approved: its fingerprint and its tools' names.
-func runGuardApprove(c *cli.Context, o *guardOptions) error {
-	r, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+func runGuardApprove(ctx context.Context, o *guardOptions) error {
+	r, err := operatorAction(o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
 		return st.Approve(server, o.fingerprint, actor, now)
 	})
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
+	w := o.stdout
 	names := r.Baseline.Names()
 	fmt.Fprintf(w, "\napproved %s, %d tool(s):\n", r.Baseline.Fingerprint, len(names))
 	for _, n := range names {
@@ -512,38 +513,38 @@ func runGuardApprove(c *cli.Context, o *guardOptions) error {
 }
 
 // runGuardQuarantine puts SERVER on hold.
-func runGuardQuarantine(c *cli.Context, o *guardOptions) error {
-	_, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+func runGuardQuarantine(ctx context.Context, o *guardOptions) error {
+	_, err := operatorAction(o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
 		return st.Quarantine(server, o.note, actor, now)
 	})
 	if err == nil {
-		fmt.Fprintln(c.App.Writer)
+		fmt.Fprintln(o.stdout)
 	}
 	return err
 }
 
 // runGuardRelease lifts SERVER's quarantine.
-func runGuardRelease(c *cli.Context, o *guardOptions) error {
-	r, err := operatorAction(c, o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
+func runGuardRelease(ctx context.Context, o *guardOptions) error {
+	r, err := operatorAction(o, func(st *guard.Store, server, actor string, now time.Time) (*guard.Record, *guard.Event, error) {
 		return st.Release(server, actor, now)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(c.App.Writer)
+	fmt.Fprintln(o.stdout)
 	if !r.Serves() {
-		fmt.Fprintln(c.App.Writer, guard.Explain(guardHint(o.hint), r.Server, r))
+		fmt.Fprintln(o.stdout, guard.Explain(guardHint(o.hint), r.Server, r))
 	}
 	return nil
 }
 
 // runGuardAudit prints the audit log, or SERVER's events.
-func runGuardAudit(c *cli.Context, o *guardOptions) error {
+func runGuardAudit(ctx context.Context, o *guardOptions) error {
 	evs, err := o.store.Audit(o.server)
 	if err != nil {
 		return storeErr(err)
 	}
-	w := c.App.Writer
+	w := o.stdout
 	if o.json {
 		if evs == nil {
 			evs = []guard.Event{}
@@ -583,7 +584,7 @@ type wrapGuardOptions struct {
 }
 
 // parseWrapGuard reads and checks wrap's guard flags; nil without --guard.
-func parseWrapGuard(c *cli.Context) (*wrapGuardOptions, error) {
+func parseWrapGuard(c *cmdLine) (*wrapGuardOptions, error) {
 	if !c.IsSet("guard") {
 		for _, f := range []string{"posture", "recheck", "server-id"} {
 			if c.IsSet(f) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 // mcpCommand is `mcpdrill mcp`; run (nil: runMCP) serves what the parsed
 // mcpOptions describe.
-func mcpCommand(run func(*cli.Context, *mcpOptions) error) *cli.Command {
+func mcpCommand(run func(context.Context, *mcpOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "mcp",
 		ArgsUsage: " ",
@@ -47,13 +48,14 @@ func mcpCommand(run func(*cli.Context, *mcpOptions) error) *cli.Command {
 
 // mcpOptions is what one `mcpdrill mcp` serves with.
 type mcpOptions struct {
+	env
 	server mcpserve.Options
 }
 
 // parseMCPOptions reads and checks mcp's flags: every --config must be a
 // configuration that reads, and one the user did not write needs
 // --trust-workspace.
-func parseMCPOptions(c *cli.Context) (*mcpOptions, error) {
+func parseMCPOptions(c *cmdLine) (*mcpOptions, error) {
 	if err := noArguments(c); err != nil {
 		return nil, err
 	}
@@ -98,11 +100,11 @@ func parseMCPOptions(c *cli.Context) (*mcpOptions, error) {
 }
 
 // runMCP serves on stdin and stdout until stdin ends.
-func runMCP(c *cli.Context, o *mcpOptions) error {
-	o.server.Log = c.App.ErrWriter
-	ctx, cancel := runContext(c, 0)
+func runMCP(ctx context.Context, o *mcpOptions) error {
+	o.server.Log = o.stderr
+	ctx, cancel := runContext(ctx, 0)
 	defer cancel()
-	if err := mcpserve.Serve(ctx, o.server, c.App.Reader, c.App.Writer); err != nil && ctx.Err() == nil {
+	if err := mcpserve.Serve(ctx, o.server, o.stdin, o.stdout); err != nil && ctx.Err() == nil {
 		return exitErr(exitInternal, fmt.Errorf("mcp: %w", err))
 	}
 	return nil

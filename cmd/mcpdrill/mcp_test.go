@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ func TestMCPFlags(t *testing.T) {
 		}
 	}
 	var got *mcpOptions
-	app := appOf([]*cli.Command{mcpCommand(func(_ *cli.Context, o *mcpOptions) error { got = o; return nil })})
+	app := appOf([]*cli.Command{mcpCommand(func(_ context.Context, o *mcpOptions) error { got = o; return nil })})
 	if code := execute(app, []string{"mcpdrill", "mcp", "--config", cfg, "--trust-workspace", "--allow-url", "http://127.0.0.1:3000"}, os.Stderr); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}

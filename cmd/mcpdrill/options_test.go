@@ -19,10 +19,10 @@ import (
 // first word, or a subcommand of it) runs with a run function that keeps
 // the parsed options and runs nothing. It returns them (nil when parsing
 // failed), the exit code and stderr.
-func parseInto[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, argv ...string) (*O, int, string) {
+func parseInto[O any](t *testing.T, mk func(func(context.Context, *O) error) *cli.Command, argv ...string) (*O, int, string) {
 	t.Helper()
 	var got *O
-	cmd := mk(func(_ *cli.Context, o *O) error { got = o; return nil })
+	cmd := mk(func(_ context.Context, o *O) error { got = o; return nil })
 	cmds := commands()
 	replaced := false
 	for i, c := range cmds {
@@ -50,7 +50,7 @@ func parseInto[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.C
 
 // refused reports whether `mcpdrill ARGV` is a usage error found while
 // parsing, before mk's run would run.
-func refused[O any](t *testing.T, mk func(func(*cli.Context, *O) error) *cli.Command, argv ...string) bool {
+func refused[O any](t *testing.T, mk func(func(context.Context, *O) error) *cli.Command, argv ...string) bool {
 	t.Helper()
 	o, code, _ := parseInto(t, mk, argv...)
 	return code == exitUsage && o == nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -21,7 +22,7 @@ var ruleCatalogues = []func() report.Catalogue{clientdrill.RulesCatalogue, scan.
 
 // rulesCommand is the `mcpdrill rules` command; run (nil: runRules)
 // prints what the parsed rulesOptions ask for.
-func rulesCommand(run func(*cli.Context, *rulesOptions) error) *cli.Command {
+func rulesCommand(run func(context.Context, *rulesOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "rules",
 		ArgsUsage: "[ID]",
@@ -45,6 +46,7 @@ A reported change id such as CHG-PROPERTY-REMOVED-1a2b3c4d is explained by its k
 // rulesOptions is what one `mcpdrill rules` asks for: the catalogue, one
 // rule of it, or one revision's requirements.
 type rulesOptions struct {
+	env
 	json bool
 	// cat is the merged catalogue and rule ID's entry (nil: all).
 	cat  report.Catalogue
@@ -58,7 +60,7 @@ type rulesOptions struct {
 
 // parseRulesOptions reads rules' flags and looks up the rule or the
 // revision; an unknown one is a usage error.
-func parseRulesOptions(c *cli.Context) (*rulesOptions, error) {
+func parseRulesOptions(c *cmdLine) (*rulesOptions, error) {
 	o := &rulesOptions{json: c.Bool("json")}
 	if c.NArg() > 1 {
 		return nil, usageErr("want at most one rule ID")
@@ -105,8 +107,8 @@ func allRules() (report.Catalogue, error) {
 }
 
 // runRules prints the catalogue, a rule or a revision's requirements.
-func runRules(c *cli.Context, o *rulesOptions) error {
-	w := c.App.Writer
+func runRules(ctx context.Context, o *rulesOptions) error {
+	w := o.stdout
 	width := outputWidth(w)
 	switch {
 	case o.rev != "":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ import (
 // scanCommand is the `mcpdrill scan` command. run does the work once the
 // flags are parsed into scanOptions (nil: runScan); a test passes its own to
 // see what an argv asks for without scanning anything.
-func scanCommand(run func(*cli.Context, *scanOptions) error) *cli.Command {
+func scanCommand(run func(context.Context, *scanOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "scan",
 		Usage:     "score a live MCP server: output contracts, error and specification conformance",
@@ -54,6 +55,7 @@ const scanServersExitHelp = `   With several servers (--config): 1 when a findin
 
 // scanOptions is what one `mcpdrill scan` asks for.
 type scanOptions struct {
+	env
 	out outputFormat
 	// targets are the servers to scan, each with its gate (target class,
 	// auth probe, invocation and tracer flags checked against it).
@@ -74,7 +76,7 @@ type gatedTarget struct {
 
 // parseScanOptions reads and checks scan's flags and arguments; problems
 // are usage errors.
-func parseScanOptions(c *cli.Context) (*scanOptions, error) {
+func parseScanOptions(c *cmdLine) (*scanOptions, error) {
 	out, err := outputOptions(c)
 	if err != nil {
 		return nil, err
@@ -116,19 +118,19 @@ func parseScanOptions(c *cli.Context) (*scanOptions, error) {
 
 // runScan scans every target in turn, judges the findings (against
 // --expected-findings, when given) and writes the reports.
-func runScan(c *cli.Context, o *scanOptions) (err error) {
+func runScan(ctx context.Context, o *scanOptions) (err error) {
 	targets := make([]liveTarget, len(o.targets))
 	for i, t := range o.targets {
 		targets[i] = t.liveTarget
 	}
 	mask := maskOf(targets)
 	defer func() { err = maskErr(err, mask) }()
-	w := newMaskedWriter(c.App.Writer, mask)
-	errw := newMaskedWriter(c.App.ErrWriter, mask)
+	w := newMaskedWriter(o.stdout, mask)
+	errw := newMaskedWriter(o.stderr, mask)
 	defer errw.Flush()
 	reps := make([]*scan.Report, len(o.targets))
 	for i, t := range o.targets {
-		if reps[i], err = scanOne(c, t, o.scan); err != nil {
+		if reps[i], err = scanOne(ctx, o.stderr, t, o.scan); err != nil {
 			return err
 		}
 	}
@@ -212,12 +214,12 @@ func scansEstablished(ts []liveTarget, reps []*scan.Report) func(string) bool {
 }
 
 // scanOne scans one target.
-func scanOne(c *cli.Context, t gatedTarget, so scan.Options) (*scan.Report, error) {
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+func scanOne(ctx context.Context, stderr io.Writer, t gatedTarget, so scan.Options) (*scan.Report, error) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	so.TargetClass, so.SkipAuthProbe, so.Invoke, so.Tracer = t.gate.class, t.gate.skipAuthProbe, t.gate.invoke, t.gate.tracer
 	rep, err := scan.Run(ctx, t.cfg, so)
-	flushTracer(c, t.gate.tracer)
+	flushTracer(stderr, t.gate.tracer)
 	if err != nil {
 		switch { // the gate's refusals, worded with the flags that lift them
 		case errors.Is(err, scan.ErrExecuteWithoutTools):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -43,7 +44,7 @@ func outputFlag(def, usage string) cli.Flag {
 
 // studyRunCommand is `study run`; run (nil: runStudy) does the work once
 // the flags are parsed into studyRunOptions.
-func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Command {
+func studyRunCommand(run func(context.Context, *studyRunOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "scan every server of a servers.json (mcpServers format) into results.json",
@@ -82,7 +83,7 @@ func studyRunCommand(run func(*cli.Context, *studyRunOptions) error) *cli.Comman
 
 // studyMergeCommand is `study merge`; run (nil: runStudyMerge) merges the
 // parsed studyMergeOptions.
-func studyMergeCommand(run func(*cli.Context, *studyMergeOptions) error) *cli.Command {
+func studyMergeCommand(run func(context.Context, *studyMergeOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "merge",
 		Usage:     "join shard results into one results.json, identical to an unsharded run outside meta",
@@ -94,7 +95,7 @@ func studyMergeCommand(run func(*cli.Context, *studyMergeOptions) error) *cli.Co
 
 // studyReportCommand is `study report`; run (nil: runStudyReport) writes
 // the pages of the parsed studyReportOptions.
-func studyReportCommand(run func(*cli.Context, *studyReportOptions) error) *cli.Command {
+func studyReportCommand(run func(context.Context, *studyReportOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "report",
 		Usage:     "write " + pages.SummaryFile + " and a self-contained HTML scoreboard (" + pages.ScoreboardFile + ") from results.json",
@@ -107,7 +108,7 @@ func studyReportCommand(run func(*cli.Context, *studyReportOptions) error) *cli.
 
 // studyImportCommand is `study import`; run (nil: runStudyImport) imports
 // the parsed studyImportOptions.
-func studyImportCommand(run func(*cli.Context, *studyImportOptions) error) *cli.Command {
+func studyImportCommand(run func(context.Context, *studyImportOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "turn a saved MCP Registry list (GET /v0.1/servers) into a servers.json",
@@ -146,7 +147,7 @@ type studySpec struct {
 
 // parseStudySpec reads and parses the one servers.json that command (as
 // its usage messages name it) takes, its flags before or after it.
-func parseStudySpec(c *cli.Context, command string) (studySpec, error) {
+func parseStudySpec(c *cmdLine, command string) (studySpec, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return studySpec{}, err
@@ -175,6 +176,7 @@ func readStudySpec(path, command string) (studySpec, error) {
 
 // studyRunOptions is what one `mcpdrill study run` asks for.
 type studyRunOptions struct {
+	env
 	out outputFormat
 	studySpec
 	// output is -o: where results.json goes ("-" or "": stdout).
@@ -187,7 +189,7 @@ type studyRunOptions struct {
 
 // parseStudyRunOptions reads and checks study run's flags and its
 // servers.json; problems are usage errors.
-func parseStudyRunOptions(c *cli.Context) (*studyRunOptions, error) {
+func parseStudyRunOptions(c *cmdLine) (*studyRunOptions, error) {
 	s, err := parseStudySpec(c, "study run")
 	if err != nil {
 		return nil, err
@@ -233,14 +235,14 @@ func parseStudyRunOptions(c *cli.Context) (*studyRunOptions, error) {
 }
 
 // runStudy runs the study and writes results.json and the chosen format.
-func runStudy(c *cli.Context, o *studyRunOptions) error {
+func runStudy(ctx context.Context, o *studyRunOptions) error {
 	so := o.run
 	if !o.quiet {
-		so.Progress = newProgress(c.App.ErrWriter)
+		so.Progress = newProgress(o.stderr, o.stderrTTY)
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
+	start := o.now()
 	res, err := studies.Run(ctx, o.spec, so)
 	if err != nil {
 		return exitErr(exitInternal, err)
@@ -250,11 +252,11 @@ func runStudy(c *cli.Context, o *studyRunOptions) error {
 		return exitErr(exitInternal, err)
 	}
 	if o.out.format == "json" || (o.output != "-" && o.output != "") {
-		if err := writeOutput(c, o.output, buf.Bytes()); err != nil {
+		if err := writeOutput(o.stdout, o.output, buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	if err := writeStudy(c.App.Writer, res, o.out, o.path, o.data, time.Since(start)); err != nil {
+	if err := writeStudy(o.stdout, res, o.out, o.path, o.data, o.now().Sub(start)); err != nil {
 		return err
 	}
 	return studyExit(res, o.out.threshold)
@@ -340,6 +342,7 @@ func renderStudy(w io.Writer, res *studies.Results, rs []report.Result, width in
 
 // studyMergeOptions is what one `mcpdrill study merge` asks for.
 type studyMergeOptions struct {
+	env
 	// parts are the shard results, read and schema-checked.
 	parts []*studies.Results
 	// output is -o ("-" or "": stdout).
@@ -348,7 +351,7 @@ type studyMergeOptions struct {
 
 // parseStudyMergeOptions reads and checks every shard results.json;
 // problems are usage errors.
-func parseStudyMergeOptions(c *cli.Context) (*studyMergeOptions, error) {
+func parseStudyMergeOptions(c *cmdLine) (*studyMergeOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -368,7 +371,7 @@ func parseStudyMergeOptions(c *cli.Context) (*studyMergeOptions, error) {
 }
 
 // runStudyMerge merges the shards and writes the merged results.json.
-func runStudyMerge(c *cli.Context, o *studyMergeOptions) error {
+func runStudyMerge(ctx context.Context, o *studyMergeOptions) error {
 	merged, err := studies.Merge(o.parts)
 	if err != nil {
 		return exitErr(exitUsage, err)
@@ -377,11 +380,12 @@ func runStudyMerge(c *cli.Context, o *studyMergeOptions) error {
 	if err := studies.Write(&buf, merged); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	return writeOutput(c, o.output, buf.Bytes())
+	return writeOutput(o.stdout, o.output, buf.Bytes())
 }
 
 // studyReportOptions is what one `mcpdrill study report` asks for.
 type studyReportOptions struct {
+	env
 	// results is the results.json, read and schema-checked.
 	results *studies.Results
 	// dir is -o: the directory the pages go into.
@@ -393,7 +397,7 @@ type studyReportOptions struct {
 
 // parseStudyReportOptions reads and checks the one results.json; problems
 // are usage errors.
-func parseStudyReportOptions(c *cli.Context) (*studyReportOptions, error) {
+func parseStudyReportOptions(c *cmdLine) (*studyReportOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -415,7 +419,7 @@ func parseStudyReportOptions(c *cli.Context) (*studyReportOptions, error) {
 }
 
 // runStudyReport writes the study's pages into the directory.
-func runStudyReport(_ *cli.Context, o *studyReportOptions) error {
+func runStudyReport(_ context.Context, o *studyReportOptions) error {
 	ps, err := pages.Pages(o.results)
 	if err != nil {
 		return exitErr(exitInternal, err)
@@ -436,6 +440,7 @@ func runStudyReport(_ *cli.Context, o *studyReportOptions) error {
 
 // studyImportOptions is what one `mcpdrill study import` asks for.
 type studyImportOptions struct {
+	env
 	// path names the saved registry list and data is its bytes.
 	path string
 	data []byte
@@ -447,7 +452,7 @@ type studyImportOptions struct {
 
 // parseStudyImportOptions reads the saved registry list and checks the
 // flags; problems are usage errors.
-func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
+func parseStudyImportOptions(c *cmdLine) (*studyImportOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -473,7 +478,7 @@ func parseStudyImportOptions(c *cli.Context) (*studyImportOptions, error) {
 }
 
 // runStudyImport imports the registry list and writes servers.json.
-func runStudyImport(c *cli.Context, o *studyImportOptions) error {
+func runStudyImport(ctx context.Context, o *studyImportOptions) error {
 	im, err := registry.Import(o.data, o.imp)
 	if err != nil {
 		return exitErr(exitUsage, fmt.Errorf("%s: %w", o.path, err))
@@ -492,16 +497,16 @@ func runStudyImport(c *cli.Context, o *studyImportOptions) error {
 	if o.imp.PyPIVenv {
 		pypi = "venvs"
 	}
-	fmt.Fprintf(c.App.ErrWriter, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
+	fmt.Fprintf(o.stderr, "study import: %d registry servers (%d documents): %d rows, %d excluded; PyPI packages run from %s\n",
 		im.Names, im.Documents, len(im.Servers), excluded, pypi)
 	what := "dropped (they widen the container's reach into this machine; --allow-container-reach keeps them)"
 	if im.Kept {
 		what = "kept (--allow-container-reach)"
 	}
 	for _, d := range im.Dropped {
-		fmt.Fprintf(c.App.ErrWriter, "  %s: %q %s\n", d.Row, d.Args, what)
+		fmt.Fprintf(o.stderr, "  %s: %q %s\n", d.Row, d.Args, what)
 	}
-	return writeOutput(c, o.output, buf.Bytes())
+	return writeOutput(o.stdout, o.output, buf.Bytes())
 }
 
 // maxResults bounds a results.json read (by merge and report): 1 GiB,
@@ -525,9 +530,9 @@ func readResults(path string) (*studies.Results, error) {
 // writeOutput writes b to path ("-" is stdout) with outfile.Write: a
 // regular file is replaced atomically, so an interrupted run never leaves
 // half a results.json; a device or FIFO is written to as it is.
-func writeOutput(c *cli.Context, path string, b []byte) error {
+func writeOutput(stdout io.Writer, path string, b []byte) error {
 	if path == "-" || path == "" {
-		_, err := c.App.Writer.Write(b)
+		_, err := stdout.Write(b)
 		return err
 	}
 	if err := outfile.Write(path, b, 0o644); err != nil {
@@ -538,13 +543,7 @@ func writeOutput(c *cli.Context, path string, b []byte) error {
 
 // newProgress reports progress: a live status line on a terminal, one plain
 // line per finished server otherwise.
-func newProgress(w io.Writer) func(studies.Event) {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+func newProgress(w io.Writer, tty bool) func(studies.Event) {
 	return func(ev studies.Event) {
 		if ev.Kind == studies.EventDone {
 			if tty {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -19,7 +20,7 @@ const defaultClientSpec = "studies/clients/clients.json"
 
 // studyClientsCommand is `study clients`; run (nil: runStudyClients) does
 // the work once the flags are parsed.
-func studyClientsCommand(run func(*cli.Context, *studyClientsOptions) error) *cli.Command {
+func studyClientsCommand(run func(context.Context, *studyClientsOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "clients",
 		ArgsUsage: "[SPEC]",
@@ -41,13 +42,14 @@ func studyClientsCommand(run func(*cli.Context, *studyClientsOptions) error) *cl
 
 // studyClientsOptions is what one `study clients` asks for.
 type studyClientsOptions struct {
+	env
 	spec  string
 	out   string
 	run   studies.ClientRunOptions
 	quiet bool
 }
 
-func parseStudyClientsOptions(c *cli.Context) (*studyClientsOptions, error) {
+func parseStudyClientsOptions(c *cmdLine) (*studyClientsOptions, error) {
 	if c.NArg() > 1 {
 		return nil, usageErr("want at most one SPEC")
 	}
@@ -62,7 +64,7 @@ func parseStudyClientsOptions(c *cli.Context) (*studyClientsOptions, error) {
 	return o, nil
 }
 
-func runStudyClients(c *cli.Context, o *studyClientsOptions) error {
+func runStudyClients(ctx context.Context, o *studyClientsOptions) error {
 	spec, err := studies.ReadClientSpec(o.spec)
 	if err != nil {
 		return usageErr("%v", err)
@@ -80,13 +82,13 @@ func runStudyClients(c *cli.Context, o *studyClientsOptions) error {
 	if !o.quiet {
 		ro.Progress = func(r studies.ClientRow) {
 			if r.Error != "" {
-				fmt.Fprintf(c.App.ErrWriter, "mcpdrill study clients: %s: not drilled: %s\n", r.Name, r.Error)
+				fmt.Fprintf(o.stderr, "mcpdrill study clients: %s: not drilled: %s\n", r.Name, r.Error)
 				return
 			}
-			fmt.Fprintf(c.App.ErrWriter, "mcpdrill study clients: %s: %d cells\n", r.Name, len(r.Results))
+			fmt.Fprintf(o.stderr, "mcpdrill study clients: %s: %d cells\n", r.Name, len(r.Results))
 		}
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := studies.RunClients(ctx, spec, ro)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,7 +18,7 @@ import (
 
 // studyInstallCommand is `study install`; run (nil: runStudyInstall)
 // installs what the parsed studyInstallOptions ask for.
-func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cli.Command {
+func studyInstallCommand(run func(context.Context, *studyInstallOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "install",
 		Usage:     "install the pinned package of every servers.json entry under the study directory",
@@ -64,6 +65,7 @@ func studyInstallCommand(run func(*cli.Context, *studyInstallOptions) error) *cl
 
 // studyInstallOptions is what one `mcpdrill study install` asks for.
 type studyInstallOptions struct {
+	env
 	studySpec
 	// log is --log: where the install log goes ("": beside servers.json).
 	log string
@@ -76,7 +78,7 @@ type studyInstallOptions struct {
 
 // parseStudyInstallOptions reads and checks study install's flags and its
 // servers.json; problems are usage errors.
-func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
+func parseStudyInstallOptions(c *cmdLine) (*studyInstallOptions, error) {
 	s, err := parseStudySpec(c, "study install")
 	if err != nil {
 		return nil, err
@@ -96,16 +98,16 @@ func parseStudyInstallOptions(c *cli.Context) (*studyInstallOptions, error) {
 }
 
 // runStudyInstall installs the packages and writes the install log.
-func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
+func runStudyInstall(ctx context.Context, o *studyInstallOptions) error {
 	so := o.install
 	if !o.quiet {
 		done := 0
 		so.Progress = func(u studies.InstallUnit) {
 			done++
-			fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s (%s)\n", done, u.Status, safetext.Text(u.Key), (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+			fmt.Fprintf(o.stderr, "[%d] %s %s (%s)\n", done, u.Status, safetext.Text(u.Key), (time.Duration(u.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
 		}
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log, err := install.Run(ctx, o.spec, so)
 	if err != nil {
@@ -118,7 +120,7 @@ func runStudyInstall(c *cli.Context, o *studyInstallOptions) error {
 	if err := studies.WriteInstallLog(dest, log); err != nil {
 		return exitErr(exitInternal, err)
 	}
-	install.Summary(c.App.ErrWriter, log)
+	install.Summary(o.stderr, log)
 	return nil
 }
 

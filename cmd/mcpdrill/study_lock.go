@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 // studyLockCommand is `study lock`; run (nil: runStudyLock) locks what the
 // parsed studyLockOptions ask for.
-func studyLockCommand(run func(*cli.Context, *studyLockOptions) error) *cli.Command {
+func studyLockCommand(run func(context.Context, *studyLockOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "lock",
 		Usage:     "write the npm project and lockfile of every npm package-version of a servers.json, each alone",
@@ -42,6 +43,7 @@ func studyLockCommand(run func(*cli.Context, *studyLockOptions) error) *cli.Comm
 
 // studyLockOptions is what one `mcpdrill study lock` asks for.
 type studyLockOptions struct {
+	env
 	studySpec
 	only  []string
 	jobs  int
@@ -51,7 +53,7 @@ type studyLockOptions struct {
 
 // parseStudyLockOptions reads and checks study lock's flags and its
 // servers.json; problems are usage errors.
-func parseStudyLockOptions(c *cli.Context) (*studyLockOptions, error) {
+func parseStudyLockOptions(c *cmdLine) (*studyLockOptions, error) {
 	s, err := parseStudySpec(c, "study lock")
 	if err != nil {
 		return nil, err
@@ -77,8 +79,8 @@ func parseStudyLockOptions(c *cli.Context) (*studyLockOptions, error) {
 }
 
 // runStudyLock locks the projects and says what became of each.
-func runStudyLock(c *cli.Context, o *studyLockOptions) error {
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+func runStudyLock(ctx context.Context, o *studyLockOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := 0
 	progress := func(r install.Locked) {
@@ -92,7 +94,7 @@ func runStudyLock(c *cli.Context, o *studyLockOptions) error {
 		} else if r.Lock.LegacyPeers {
 			what = "locked (legacy-peer-deps: npm refused the tree with its peers)"
 		}
-		fmt.Fprintf(c.App.ErrWriter, "[%d] %s %s\n", done, r.Dir, what)
+		fmt.Fprintf(o.stderr, "[%d] %s %s\n", done, r.Dir, what)
 	}
 	res, err := install.LockSpec(ctx, o.spec, o.only, o.jobs, o.lock, progress)
 	if err != nil {
@@ -104,7 +106,7 @@ func runStudyLock(c *cli.Context, o *studyLockOptions) error {
 			failed++
 		}
 	}
-	fmt.Fprintf(c.App.ErrWriter, "study lock: %d of %d npm projects locked\n", len(res)-failed, len(res))
+	fmt.Fprintf(o.stderr, "study lock: %d of %d npm projects locked\n", len(res)-failed, len(res))
 	if failed > 0 {
 		return exitErr(exitFindings, errors.New("study lock: some projects could not be locked (above)"))
 	}

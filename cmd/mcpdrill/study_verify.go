@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,7 +19,7 @@ import (
 
 // studyVerifyCommand is `study verify`; run (nil: runStudyVerify) checks
 // the row the parsed studyVerifyOptions name.
-func studyVerifyCommand(run func(*cli.Context, *studyVerifyOptions) error) *cli.Command {
+func studyVerifyCommand(run func(context.Context, *studyVerifyOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "reinstall one servers.json row alone in a scratch directory, run it again, and say its outcome and why",
@@ -47,6 +48,7 @@ func studyVerifyCommand(run func(*cli.Context, *studyVerifyOptions) error) *cli.
 
 // studyVerifyOptions is what one `mcpdrill study verify` asks for.
 type studyVerifyOptions struct {
+	env
 	studySpec
 	// row names the server; expect is --expect.
 	row, expect string
@@ -55,7 +57,7 @@ type studyVerifyOptions struct {
 
 // parseStudyVerifyOptions reads and checks study verify's flags, its
 // servers.json and its row; problems are usage errors.
-func parseStudyVerifyOptions(c *cli.Context) (*studyVerifyOptions, error) {
+func parseStudyVerifyOptions(c *cmdLine) (*studyVerifyOptions, error) {
 	args, err := interspersed(c)
 	if err != nil {
 		return nil, err
@@ -98,8 +100,8 @@ func parseStudyVerifyOptions(c *cli.Context) (*studyVerifyOptions, error) {
 }
 
 // runStudyVerify reinstalls and runs the row, and prints what it found.
-func runStudyVerify(c *cli.Context, o *studyVerifyOptions) error {
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+func runStudyVerify(ctx context.Context, o *studyVerifyOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	v, err := install.Verify(ctx, o.spec, o.row, o.verify)
 	if err != nil {
@@ -112,7 +114,7 @@ func runStudyVerify(c *cli.Context, o *studyVerifyOptions) error {
 	if o.verify.Keep {
 		fmt.Fprintf(&b, "  kept:    %s\n", v.Dir)
 	}
-	if _, err := c.App.Writer.Write(b.Bytes()); err != nil {
+	if _, err := o.stdout.Write(b.Bytes()); err != nil {
 		return exitErr(exitInternal, err)
 	}
 	if o.expect != "" && v.Row.Outcome != o.expect {

@@ -138,6 +138,10 @@ func explainUsage(c *cli.Context, err error) error {
 	switch {
 	case flagUndefined.MatchString(msg):
 		name := flagUndefined.FindStringSubmatch(msg)[1]
+		if negativeNumber("-" + name) {
+			// urfave/cli reads flags up to the first positional argument.
+			return usageErr("-%s before the first argument reads as a flag: put -- before the arguments, or a flag or another argument first", name)
+		}
 		var names []string
 		for _, f := range flags {
 			names = append(names, f.Names()...)

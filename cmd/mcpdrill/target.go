@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -44,20 +45,20 @@ func startupTimeoutFlag() cli.Flag {
 
 // targetConfig builds the client configuration from the shared flags; the
 // arguments are the stdio server's command.
-func targetConfig(c *cli.Context) (mcp.Config, error) {
+func targetConfig(c *cmdLine) (mcp.Config, error) {
 	return targetConfigFor(c, c.Args().Slice())
 }
 
 // targetConfigFor is targetConfig with the stdio command given apart, for
 // commands whose arguments also hold something else (a server id, a manifest).
-func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
+func targetConfigFor(c *cmdLine, command []string) (mcp.Config, error) {
 	cfg, err := clientConfig(c)
 	if err != nil {
 		return cfg, err
 	}
 	cfg.URL, cfg.Command = c.String("url"), command
 	switch {
-	case cfg.URL == "" && len(cfg.Command) == 0 && hasFlag(c, "config"):
+	case cfg.URL == "" && len(cfg.Command) == 0 && hasFlag(c.cli, "config"):
 		return cfg, usageErr("no target: give --url URL, a server command after --, or --config FILE (an MCP client's configuration; auto: yours, as `mcpdrill configs` lists them)")
 	case cfg.URL == "" && len(cfg.Command) == 0:
 		return cfg, usageErr("no target: give --url URL or a server command after --")
@@ -77,7 +78,7 @@ func targetConfigFor(c *cli.Context, command []string) (mcp.Config, error) {
 
 // clientConfig is the client configuration the shared flags give, less
 // the target: limits, protocol, and the extra --env and --header.
-func clientConfig(c *cli.Context) (mcp.Config, error) {
+func clientConfig(c *cmdLine) (mcp.Config, error) {
 	cfg := mcp.Config{
 		Env:            c.StringSlice("env"),
 		Protocol:       c.String("protocol"),
@@ -102,7 +103,7 @@ func clientConfig(c *cli.Context) (mcp.Config, error) {
 			return cfg, usageErr("--env %q: want KEY=VALUE", kv)
 		}
 	}
-	h, err := parseHeaders(c.StringSlice("header"), os.LookupEnv)
+	h, err := parseHeaders(c.StringSlice("header"), c.lookupEnv)
 	if err != nil {
 		return cfg, exitErr(exitUsage, err)
 	}
@@ -190,7 +191,7 @@ type gate struct {
 // gateOptions reads and checks the gate flags; usage errors come back as
 // exit-2 errors. The tracer (nil without --otlp-endpoint) must be flushed
 // with flushTracer.
-func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
+func gateOptions(c *cmdLine, cfg mcp.Config) (gate, error) {
 	var g gate
 	if s := c.String("target-class"); s != "" {
 		k, err := tgt.ParseClass(s)
@@ -215,13 +216,13 @@ func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
 		return g, exitErr(exitUsage, err)
 	}
 	if ep := c.String("otlp-endpoint"); ep != "" {
-		tr, err := telemetry.New(c.Context, telemetry.Options{Endpoint: ep, ServiceVersion: version})
+		tr, err := telemetry.New(c.ctx, telemetry.Options{Endpoint: ep, ServiceVersion: version})
 		if err != nil {
 			return g, exitErr(exitUsage, err)
 		}
 		g.tracer = tr
 	} else {
-		g.tracer = envTracer(c)
+		g.tracer = envTracer(c.ctx, c.env)
 	}
 	return g, nil
 }
@@ -230,24 +231,24 @@ func gateOptions(c *cli.Context, cfg mcp.Config) (gate, error) {
 // (OTEL_EXPORTER_OTLP_ENDPOINT and its kin), nil when it asks for none. An
 // endpoint or protocol there that cannot be used is a warning, not a
 // failed run: the variables may have been set for other programs.
-func envTracer(c *cli.Context) *telemetry.Tracer {
-	ep, err := telemetry.EndpointFromEnv(os.Getenv)
+func envTracer(ctx context.Context, e env) *telemetry.Tracer {
+	ep, err := telemetry.EndpointFromEnv(e.getenv)
 	if err == nil && ep != "" {
 		var tr *telemetry.Tracer
-		if tr, err = telemetry.New(c.Context, telemetry.Options{Endpoint: ep, ServiceVersion: version}); err == nil {
+		if tr, err = telemetry.New(ctx, telemetry.Options{Endpoint: ep, ServiceVersion: version}); err == nil {
 			return tr
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "warning: no spans exported: %v\n", err)
+		fmt.Fprintf(e.stderr, "warning: no spans exported: %v\n", err)
 	}
 	return nil
 }
 
 // flushTracer exports the run's spans; a collector that is down is a
 // warning on stderr, never a failed run.
-func flushTracer(c *cli.Context, tr *telemetry.Tracer) {
+func flushTracer(stderr io.Writer, tr *telemetry.Tracer) {
 	if err := tr.Flush(context.Background()); err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %v\n", err)
+		fmt.Fprintf(stderr, "warning: %v\n", err)
 	}
 }

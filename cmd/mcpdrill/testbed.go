@@ -20,7 +20,7 @@ import (
 
 // testbedCommand is the `mcpdrill testbed` command; run (nil: runTestbed)
 // serves what the parsed testbedOptions ask for.
-func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command {
+func testbedCommand(run func(context.Context, *testbedOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "testbed",
 		ArgsUsage: " ",
@@ -50,6 +50,7 @@ func testbedCommand(run func(*cli.Context, *testbedOptions) error) *cli.Command 
 // testbedOptions is what one `mcpdrill testbed` asks for: the profile list,
 // or a server with its options over stdio or, at addr, HTTP.
 type testbedOptions struct {
+	env
 	list   bool
 	server testbed.Options
 	// addr is --http, checked against --allow-remote ("": stdio).
@@ -58,7 +59,7 @@ type testbedOptions struct {
 
 // parseTestbedOptions reads and checks testbed's flags; problems are
 // usage errors.
-func parseTestbedOptions(c *cli.Context) (*testbedOptions, error) {
+func parseTestbedOptions(c *cmdLine) (*testbedOptions, error) {
 	if c.Bool("list") {
 		return &testbedOptions{list: true}, nil
 	}
@@ -95,17 +96,17 @@ func parseTestbedOptions(c *cli.Context) (*testbedOptions, error) {
 
 // runTestbed prints the profiles, or serves one until its client leaves
 // (stdio) or a signal.
-func runTestbed(c *cli.Context, t *testbedOptions) error {
+func runTestbed(ctx context.Context, t *testbedOptions) error {
 	if t.list {
-		return renderProfiles(c.App.Writer, outputWidth(c.App.Writer))
+		return renderProfiles(t.stdout, outputWidth(t.stdout))
 	}
 	o := t.server
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if t.addr != "" {
-		return serveTestbedHTTP(ctx, c, t.addr, o)
+		return serveTestbedHTTP(ctx, t.stderr, t.addr, o)
 	}
-	err := testbed.ServeStdio(ctx, o, os.Stdin, c.App.Writer, c.App.ErrWriter)
+	err := testbed.ServeStdio(ctx, o, t.stdin, t.stdout, t.stderr)
 	switch {
 	case errors.Is(err, testbed.ErrCrashed):
 		return exitErr(exitFindings, nil) // a crashing server exits 1
@@ -115,23 +116,23 @@ func runTestbed(c *cli.Context, t *testbedOptions) error {
 	return exitErr(exitInternal, err)
 }
 
-func serveTestbedHTTP(ctx context.Context, c *cli.Context, addr string, o testbed.Options) error {
+func serveTestbedHTTP(ctx context.Context, stderr io.Writer, addr string, o testbed.Options) error {
 	o.OnCrash = func() { os.Exit(exitFindings) } // a crashing server exits 1
 	h, err := testbed.NewHandler(o)
 	if err != nil {
 		return exitErr(exitInternal, err)
 	}
-	return serveHTTP(ctx, c, addr, "profile "+o.Profile, testbed.PathMCP, h)
+	return serveHTTP(ctx, stderr, addr, "profile "+o.Profile, testbed.PathMCP, h)
 }
 
 // serveHTTP listens on addr (checked by the parse), prints the URL on
 // stderr and serves h until ctx ends.
-func serveHTTP(ctx context.Context, c *cli.Context, addr, what, path string, h http.Handler) error {
+func serveHTTP(ctx context.Context, stderr io.Writer, addr, what, path string, h http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return listenError("--http", addr, err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "mcpdrill testbed: %s listening on http://%s%s\n", what, ln.Addr(), path)
+	fmt.Fprintf(stderr, "mcpdrill testbed: %s listening on http://%s%s\n", what, ln.Addr(), path)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/mcpdrill/mcpdrill/internal/clientconfig"
 	"github.com/mcpdrill/mcpdrill/internal/redact"
 	"github.com/mcpdrill/mcpdrill/internal/safetext"
@@ -98,7 +96,7 @@ func destination(raw string) string {
 // --trust-workspace gives it; on a terminal the user is shown each use and
 // asked; otherwise (or on anything but yes) it is a usage error that lists
 // them.
-func requireTrust(c *cli.Context, uses []untrustedUse) error {
+func requireTrust(c *cmdLine, uses []untrustedUse) error {
 	if len(uses) == 0 || c.Bool(trustFlag) {
 		return nil
 	}
@@ -107,9 +105,9 @@ func requireTrust(c *cli.Context, uses []untrustedUse) error {
 		list.WriteString("\n  " + u.String())
 	}
 	const head = "a configuration you did not write (not one of your own client configurations) would run code or send your secrets:"
-	if terminalIn(c.App.Reader) {
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill: %s%s\nTrust it and go on? [y/N] ", head, list.String())
-		answer, _ := bufio.NewReader(io.LimitReader(c.App.Reader, 256)).ReadString('\n')
+	if terminalIn(c.stdin) {
+		fmt.Fprintf(c.stderr, "mcpdrill: %s%s\nTrust it and go on? [y/N] ", head, list.String())
+		answer, _ := bufio.NewReader(io.LimitReader(c.stdin, 256)).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
 			return nil

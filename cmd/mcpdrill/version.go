@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -21,22 +22,35 @@ func versionCommand() *cli.Command {
 		Name:      "version",
 		Usage:     "print mcpdrill's version, the commit it was built from and the Go toolchain",
 		ArgsUsage: " ",
-		Action: func(c *cli.Context) error {
-			if err := noArguments(c); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version)
-			commit, modified := vcsRevision(debug.ReadBuildInfo)
-			if commit != "" {
-				if modified {
-					commit += " (modified)"
-				}
-				fmt.Fprintf(c.App.Writer, "commit %s\n", commit)
-			}
-			fmt.Fprintf(c.App.Writer, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
-		},
+		Action:    action(parseVersionOptions, nil, runVersion),
 	}
+}
+
+// versionOptions is what `mcpdrill version` needs: the app's name.
+type versionOptions struct {
+	env
+	app string
+}
+
+func parseVersionOptions(c *cmdLine) (*versionOptions, error) {
+	if err := noArguments(c); err != nil {
+		return nil, err
+	}
+	return &versionOptions{app: c.cli.App.Name}, nil
+}
+
+// runVersion prints the version, the commit and the toolchain.
+func runVersion(_ context.Context, o *versionOptions) error {
+	fmt.Fprintf(o.stdout, "%s version %s\n", o.app, version)
+	commit, modified := vcsRevision(debug.ReadBuildInfo)
+	if commit != "" {
+		if modified {
+			commit += " (modified)"
+		}
+		fmt.Fprintf(o.stdout, "commit %s\n", commit)
+	}
+	fmt.Fprintf(o.stdout, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
 }
 
 // buildVersion is the version to report: the one given by -ldflags when

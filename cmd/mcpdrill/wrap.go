@@ -28,7 +28,7 @@ import (
 
 // wrapCommand is the `mcpdrill wrap` command; run (nil: runWrap) starts
 // the proxy the parsed wrapOptions describe.
-func wrapCommand(run func(*cli.Context, *wrapOptions) error) *cli.Command {
+func wrapCommand(run func(context.Context, *wrapOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "wrap",
 		ArgsUsage: "[-- SERVER COMMAND...]",
@@ -75,6 +75,7 @@ func wrapFlags() []cli.Flag {
 
 // wrapOptions is what one `mcpdrill wrap` asks for.
 type wrapOptions struct {
+	env
 	// plan is the fault plan (nil: none, pure pass-through) and maxFrame
 	// --max-frame.
 	plan     *faults.Plan
@@ -102,7 +103,7 @@ type wrapHTTPOptions struct {
 
 // parseWrapOptions reads and checks wrap's flags, arguments and --plan;
 // problems are usage errors.
-func parseWrapOptions(c *cli.Context) (*wrapOptions, error) {
+func parseWrapOptions(c *cmdLine) (*wrapOptions, error) {
 	plan, err := wrapPlan(c)
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func parseWrapOptions(c *cli.Context) (*wrapOptions, error) {
 
 // parseWrapHTTP reads and checks HTTP mode's flags; bridge is whether a
 // server command was given, guarded whether --guard was.
-func parseWrapHTTP(c *cli.Context, bridge, guarded bool) (*wrapHTTPOptions, error) {
+func parseWrapHTTP(c *cmdLine, bridge, guarded bool) (*wrapHTTPOptions, error) {
 	o := &wrapHTTPOptions{addr: c.String("listen"), upstream: c.String("upstream"), allowOrigins: c.StringSlice("allow-origin"), budget: c.Int64("memory-budget")}
 	switch {
 	case bridge && o.upstream != "":
@@ -161,11 +162,11 @@ func parseWrapHTTP(c *cli.Context, bridge, guarded bool) (*wrapHTTPOptions, erro
 
 // runWrap runs the proxy until its server exits (stdio) or a signal ends
 // it (HTTP).
-func runWrap(c *cli.Context, o *wrapOptions) error {
+func runWrap(ctx context.Context, o *wrapOptions) error {
 	plan := o.plan
 	cfg := proxy.Config{Plan: plan, MaxFrame: o.maxFrame}
 	if plan != nil && !o.quiet {
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
+		fmt.Fprintf(o.stderr, "mcpdrill wrap: seed %d, session %q, %d rule(s)\n", plan.Seed, plan.Session, len(plan.Rules))
 	}
 	if o.log != "" {
 		f, err := openLog(o.log)
@@ -182,26 +183,26 @@ func runWrap(c *cli.Context, o *wrapOptions) error {
 		cfg.Recorder = rec
 		defer func() {
 			if err := rec.Err(); err != nil {
-				fmt.Fprintln(c.App.ErrWriter, "mcpdrill wrap: event log:", err)
+				fmt.Fprintln(o.stderr, "mcpdrill wrap: event log:", err)
 			}
 		}()
 	}
 	if plan != nil && !o.quiet {
-		cfg.Recorder = &faultNotices{w: c.App.ErrWriter, next: cfg.Recorder}
+		cfg.Recorder = &faultNotices{w: o.stderr, next: cfg.Recorder}
 	}
 	if o.guard != nil {
-		g, err := o.guard.start(c.App.ErrWriter)
+		g, err := o.guard.start(o.stderr)
 		if err != nil {
 			return err
 		}
-		defer stopGuard(g, c.App.ErrWriter)
+		defer stopGuard(g, o.stderr)
 		cfg.Guard = g
 	}
-	ctx, stop := context.WithCancel(c.Context)
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 
 	if o.http != nil {
-		return wrapHTTP(ctx, c, cfg, o.argv, o.http, o.quiet)
+		return wrapHTTP(ctx, o.env, cfg, o.argv, o.http, o.quiet)
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -210,13 +211,13 @@ func runWrap(c *cli.Context, o *wrapOptions) error {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
 		Config: cfg, Command: o.argv,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Signals: sigs,
+		Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr, Signals: sigs,
 	})
 	if err != nil {
 		return exitErr(exitUnreachable, err)
 	}
 	if code != 0 {
-		fmt.Fprintf(c.App.ErrWriter, "mcpdrill wrap: the server exited with status %d; wrap exits with it\n", code)
+		fmt.Fprintf(o.stderr, "mcpdrill wrap: the server exited with status %d; wrap exits with it\n", code)
 		return exitErr(code, nil)
 	}
 	return nil
@@ -224,7 +225,7 @@ func runWrap(c *cli.Context, o *wrapOptions) error {
 
 // wrapPlan builds the plan from --plan or the short flags; nil means no
 // faults at all (pure pass-through).
-func wrapPlan(c *cli.Context) (*faults.Plan, error) {
+func wrapPlan(c *cmdLine) (*faults.Plan, error) {
 	var plan *faults.Plan
 	switch {
 	case c.IsSet("plan") && c.IsSet("faults"):
@@ -295,9 +296,9 @@ func randomSeed() uint64 {
 // argv (a bridge: one server process per session), until a signal.
 // quiet leaves out the line that says where it listens unless the system
 // chose the port.
-func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []string, o *wrapHTTPOptions, quiet bool) error {
-	errOut := c.App.ErrWriter
-	if os.Getenv("GOMEMLIMIT") == "" {
+func wrapHTTP(ctx context.Context, e env, cfg proxy.Config, argv []string, o *wrapHTTPOptions, quiet bool) error {
+	errOut := e.stderr
+	if e.getenv("GOMEMLIMIT") == "" {
 		// Freed bodies are garbage until a collection: without a limit
 		// the heap may grow to twice what the budget holds.
 		debug.SetMemoryLimit(o.budget + 128<<20)
@@ -306,7 +307,7 @@ func wrapHTTP(ctx context.Context, c *cli.Context, cfg proxy.Config, argv []stri
 	var serve func(context.Context, net.Listener) error
 	to := redact.URL(o.upstream)
 	if len(argv) > 0 {
-		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: os.Stderr, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
+		b, err := proxy.NewBridge(proxy.BridgeOptions{Config: cfg, Command: argv, Stderr: e.stderr, AllowOrigins: o.allowOrigins, MemoryBudget: o.budget, OnError: onError})
 		if err != nil {
 			return usageErr("wrap: %v", err)
 		}

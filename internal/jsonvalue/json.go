@@ -274,6 +274,40 @@ func Type(v any) string {
 	return ""
 }
 
+// Kind returns the JSON type of a decoded value as JSON names its types:
+// "object", "array", "string", "number", "boolean" or "null" (Type without
+// its split of numbers into integer and number). It returns "" where Type
+// does.
+func Kind(v any) string {
+	if t := Type(v); t != "integer" {
+		return t
+	}
+	return "number"
+}
+
+// Number reads a decoded number as a float64: a json.Number (as
+// DecodeJSON decodes one), or a float or integer as YAML and other
+// decoders give them. ok is false for anything else and for json.Number
+// text that is no number.
+func Number(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
 func floatType(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return ""

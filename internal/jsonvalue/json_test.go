@@ -68,6 +68,39 @@ func TestType(t *testing.T) {
 	}
 }
 
+func TestKind(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{map[string]any{}, "object"}, {[]any{}, "array"}, {"x", "string"}, {true, "boolean"}, {nil, "null"},
+		{json.Number("1e2"), "number"}, {json.Number("1.25"), "number"}, {2.0, "number"}, {7, "number"},
+		{json.Number("bogus"), ""}, {struct{}{}, ""},
+	}
+	for _, tt := range tests {
+		if got := Kind(tt.v); got != tt.want {
+			t.Errorf("Kind(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	tests := []struct {
+		v    any
+		want float64
+		ok   bool
+	}{
+		{json.Number("1.5"), 1.5, true}, {json.Number("-2e3"), -2000, true}, {json.Number("x"), 0, false},
+		{2.5, 2.5, true}, {float32(0.5), 0.5, true}, {7, 7, true}, {int64(-8), -8, true}, {uint64(9), 9, true},
+		{"1", 0, false}, {nil, 0, false}, {true, 0, false},
+	}
+	for _, tt := range tests {
+		if got, ok := Number(tt.v); got != tt.want || ok != tt.ok {
+			t.Errorf("Number(%#v) = %v, %v; want %v, %v", tt.v, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 func TestCanonical(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"b":1,"a":2}`, `{"a":2,"b":1}`},

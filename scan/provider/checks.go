@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -320,7 +319,7 @@ func enumStrings(t *tool, c *Constraint, _ *Profile, v *violations) {
 
 func minItems(t *tool, c *Constraint, _ *Profile, v *violations) {
 	for _, n := range t.nodes {
-		if m, ok := number(n.obj["minItems"]); ok && m > float64(c.Params.Limit) {
+		if m, ok := jsonvalue.Number(n.obj["minItems"]); ok && m > float64(c.Params.Limit) {
 			v.add(c, at(n.loc, "minItems"), fmt.Sprintf("minItems above %d", c.Params.Limit), false)
 		}
 	}
@@ -541,13 +540,3 @@ func stringSet(v any) map[string]bool {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// number reads a JSON number (json.Number, as jsonvalue decodes it).
-func number(v any) (float64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	f, err := n.Float64()
-	return f, err == nil
-}

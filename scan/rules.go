@@ -108,6 +108,7 @@ var gradedBeyondDefault = map[string][]report.Severity{
 	RuleResourceRead:      {report.SeverityInfo},
 	RuleResourceMissing:   {report.SeverityWarn, report.SeverityInfo},
 	RuleToolSetStable:     {report.SeverityWarn},
+	RuleHTTPGet:           {report.SeverityWarn},
 }
 
 // gradedSeverities lists every severity a finding of rule id may carry,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/jsonrpc"
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
+	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // Values the transport checks send (METHODOLOGY, Part I §4): a request id
@@ -256,7 +257,8 @@ func (s *scanner) httpGetCheck(ctx context.Context, modern bool) {
 		}
 	}
 	if len(bad) > 0 {
-		s.find(RuleHTTPGet, "", "", joinAnd(bad))
+		// REQ-HTTP-05 is a SHOULD: a warning, as the rule says.
+		s.findSev(RuleHTTPGet, report.SeverityWarn, "", "", joinAnd(bad))
 		s.check(RuleHTTPGet, CheckFail, "")
 		return
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpdrill/mcpdrill/internal/mcp"
 	"github.com/mcpdrill/mcpdrill/internal/mcptest/testutil"
+	"github.com/mcpdrill/mcpdrill/internal/testbed"
+	"github.com/mcpdrill/mcpdrill/report"
 )
 
 // sloppyTransport is a 2025-11-25 Streamable HTTP server that gets the
@@ -151,5 +153,29 @@ func TestTransportChecksFail(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestModernGETIsAWarning: on 2026-07-28 a GET or DELETE answered other
+// than 405 breaks REQ-HTTP-05, a SHOULD, so the finding is a warning and
+// cites it; before 2026-07-28 the same rule grades a MUST (REQ-HTTP-04).
+func TestModernGETIsAWarning(t *testing.T) {
+	h, err := testbed.NewHandler(testbed.Options{Profile: "good", Revisions: []string{mcp.Rev20260728}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	r := runScan(t, mcp.Config{URL: srv.URL + testbed.PathMCP, RequestTimeout: testutil.Hang})
+	f := finding(r, RuleHTTPGet)
+	if f.Severity != report.SeverityWarn || f.Requirement == nil || f.Requirement.ID != "REQ-HTTP-05" || !strings.Contains(f.Message, "GET was answered HTTP 200 instead of 405") {
+		t.Fatalf("%+v (protocol %+v)", f, r.Protocol)
 	}
 }

@@ -463,13 +463,20 @@ func (r *readmeRun) run(t *testing.T, l readmeLine) {
 	}
 }
 
-// exec runs a line to its end and returns its exit status and output.
+// exec runs a line to its end (runLine), in r's environment when env is nil.
 func (r *readmeRun) exec(t *testing.T, line, dir string, env []string) (int, string) {
 	t.Helper()
 	if env == nil {
 		env = r.env
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return runLine(t, line, dir, env)
+}
+
+// runLine runs a shell line to its end in dir and returns its exit status
+// and output (stdout and stderr as they come).
+func runLine(t *testing.T, line, dir string, env []string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Hang)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", line)
 	if strings.Contains(line, "completion zsh") {

@@ -433,7 +433,7 @@ func TestStdioStartError(t *testing.T) {
 			t.Parallel()
 			cfg := fakeCfg(t, tc.mode)
 			if tc.cause == ErrTimeout {
-				cfg.RequestTimeout = 300 * time.Millisecond
+				cfg.RequestTimeout, cfg.StartupTimeout = 300*time.Millisecond, 300*time.Millisecond
 			}
 			_, err := Connect(context.Background(), cfg)
 			var se *StartError

@@ -416,6 +416,9 @@ func TestHostile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := stdioConfig(t, tc.opts)
 			cfg.RequestTimeout, cfg.DiscoverTimeout = 0, 0 // defaults
+			// but the start-up allowance, whose default minute (a cold npx)
+			// TestStartupAllowance covers: a hung server would wait it out.
+			cfg.StartupTimeout = 5 * time.Second
 			stop := samplePeakHeap()
 			start := time.Now()
 			r := runScan(t, cfg)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mcpdrill/mcpdrill/internal/safetext"
 	"github.com/mcpdrill/mcpdrill/studies/install"
 )
 
@@ -85,16 +86,9 @@ func runStudyLock(ctx context.Context, o *studyLockOptions) error {
 	done := 0
 	progress := func(r install.Locked) {
 		done++
-		if o.quiet {
-			return
+		if !o.quiet {
+			fmt.Fprintln(o.stderr, lockLine(done, r))
 		}
-		what := "locked"
-		if r.Err != nil {
-			what = "failed: " + r.Err.Error()
-		} else if r.Lock.LegacyPeers {
-			what = "locked (legacy-peer-deps: npm refused the tree with its peers)"
-		}
-		fmt.Fprintf(o.stderr, "[%d] %s %s\n", done, r.Dir, what)
 	}
 	res, err := install.LockSpec(ctx, o.spec, o.only, o.jobs, o.lock, progress)
 	if err != nil {
@@ -111,4 +105,16 @@ func runStudyLock(ctx context.Context, o *studyLockOptions) error {
 		return exitErr(exitFindings, errors.New("study lock: some projects could not be locked (above)"))
 	}
 	return nil
+}
+
+// lockLine is the progress line of the done-th project locked. npm's error
+// quotes registry text, so the line is made safe as every renderer does.
+func lockLine(done int, r install.Locked) string {
+	what := "locked"
+	if r.Err != nil {
+		what = "failed: " + r.Err.Error()
+	} else if r.Lock != nil && r.Lock.LegacyPeers {
+		what = "locked (legacy-peer-deps: npm refused the tree with its peers)"
+	}
+	return fmt.Sprintf("[%d] %s %s", done, safetext.Text(r.Dir), safetext.Text(what))
 }

@@ -24,8 +24,10 @@ func TestStartupAllowance(t *testing.T) {
 		}
 	})
 	t.Run("allowance used up", func(t *testing.T) {
+		// The allowance lengthens a reply's wait, never shortens it: with
+		// the default 10 s request timeout the handshake would wait 10 s.
 		env, cmd := testbedArgs(t, testbed.Options{Profile: "slow-start", StartDelay: time.Hour})
-		code, _, errOut := runCLI(t, append([]string{"scan", "--startup-timeout", "1s", "--env", env, "--"}, cmd...)...)
+		code, _, errOut := runCLI(t, append([]string{"scan", "--startup-timeout", "1s", "--timeout", "1s", "--no-second-connection", "--env", env, "--"}, cmd...)...)
 		for _, want := range []string{cmd[0], "wrote nothing within its start-up allowance of 1s", "--startup-timeout", "a first npx or uvx run downloads the package"} {
 			if !strings.Contains(errOut, want) {
 				t.Errorf("stderr lacks %q", want)

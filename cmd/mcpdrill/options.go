@@ -17,8 +17,9 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// tty and stderrTTY report whether stdout and stderr are terminals.
-	tty, stderrTTY bool
+	// stderrTTY reports whether stderr is a terminal (renderers decide
+	// stdout's width and colour from the writer itself).
+	stderrTTY bool
 	// now is the clock (time.Now).
 	now func() time.Time
 	// lookupEnv reads an environment variable (os.LookupEnv).
@@ -29,9 +30,6 @@ type env struct {
 // the process's clock and environment.
 func envOf(c *cli.Context) env {
 	e := env{stdin: c.App.Reader, stdout: c.App.Writer, stderr: c.App.ErrWriter, now: time.Now, lookupEnv: os.LookupEnv}
-	if f, ok := outputFile(e.stdout); ok {
-		e.tty = isTerminal(f)
-	}
 	if f, ok := outputFile(e.stderr); ok {
 		e.stderrTTY = isTerminal(f)
 	}
